@@ -1,0 +1,53 @@
+// CaseConfig: everything that decides one test case (shapes, dtypes, layout flags, the
+// cursor/flush pattern, the seed). Every tool draws or decodes these, and every failing case
+// prints as the one-line string of to_string(), which parse_case_config() reads back
+// (the CLI's `kda-harness case "<line>"`).
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "contract/scalar_type.hpp"
+
+namespace kda {
+
+enum class ValueMode : unsigned char {
+  WellConditioned,  // as SGLang's tests: small A_log and dt_bias, modest logits
+  Adversarial       // large logits, gates near the softplus threshold 20, tiny/huge scales
+};
+
+struct CaseConfig {
+  int64_t B = 3, H = 2, HV = 4, K = 128, V = 128, L = 4, slots = 5;
+  ScalarType act_dtype = ScalarType::BFloat16;    // mixed_qkv, a, b, A_log, dt_bias
+  ScalarType state_dtype = ScalarType::Float32;   // initial_state
+  ScalarType ring_dtype = ScalarType::BFloat16;   // d_cache and k_cache (g_cache is float32)
+  ScalarType out_dtype = ScalarType::BFloat16;    // out
+  ScalarType index_dtype = ScalarType::Int32;     // ssm_state_indices
+  bool a_3d = false;          // a as [B, HV, K] instead of [B, HV*K]
+  bool dt_bias_2d = false;    // dt_bias as [HV, K] instead of [HV*K]
+  bool l2norm = true;         // use_qk_l2norm_in_kernel
+  bool force_flush = true;    // force_flush tensor present
+  bool envelope = false;      // strided state/rings: padded slot stride (+257 elements)
+  std::optional<double> lower_bound;  // absent: softplus gate
+  int64_t steps = 1;          // tokens in a rollout (T)
+  double pad_fraction = 0.25; // probability that a row is padding (slot -1)
+  double flush_prob = 0.2;    // per row and step, probability of a forced flush
+  bool random_cursors = true; // rows start at different cursors (divergent write_pos)
+  ValueMode values = ValueMode::WellConditioned;
+  uint64_t seed = 1;
+
+  bool operator==(const CaseConfig&) const = default;
+};
+
+// "B=3 H=2 HV=4 K=128 V=128 L=4 slots=5 act=bf16 state=f32 ring=bf16 out=bf16 idx=i32 a3d=0
+//  dt2d=0 l2=1 ff=1 env=0 lb=none steps=1 pad=0.25 flush=0.2 rcur=1 values=well seed=1"
+std::string to_string(const CaseConfig& c);
+// Reads to_string()'s form; keys may be omitted (defaults) and come in any order. Throws
+// std::invalid_argument naming the bad key.
+CaseConfig parse_case_config(std::string_view line);
+
+// Powers of two, GQA ratio, slots >= non-padding rows, ...: the config describes a VALID call.
+bool is_valid_config(const CaseConfig& c);
+
+}  // namespace kda

@@ -1,0 +1,143 @@
+#include "contract/host_tensor.hpp"
+
+#include <Eigen/Core>
+#include <cstring>
+#include <stdexcept>
+
+#include "contract/tensor_view.hpp"
+
+namespace kda {
+
+double load_element(const std::byte* p, ScalarType t) {
+  switch (t) {
+    case ScalarType::Float32: { float v; std::memcpy(&v, p, 4); return v; }
+    case ScalarType::BFloat16: { Eigen::bfloat16 v; std::memcpy(&v, p, 2); return static_cast<float>(v); }
+    case ScalarType::Float16: { Eigen::half v; std::memcpy(&v, p, 2); return static_cast<float>(v); }
+    case ScalarType::Int32: { int32_t v; std::memcpy(&v, p, 4); return v; }
+    case ScalarType::Int64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
+  }
+  return 0;
+}
+
+void store_element(std::byte* p, ScalarType t, double v) {
+  switch (t) {
+    case ScalarType::Float32: { float f = static_cast<float>(v); std::memcpy(p, &f, 4); return; }
+    // Through float first, as the kernels do (float32 arithmetic, then a rounding store).
+    case ScalarType::BFloat16: { Eigen::bfloat16 h(static_cast<float>(v)); std::memcpy(p, &h, 2); return; }
+    case ScalarType::Float16: { Eigen::half h(static_cast<float>(v)); std::memcpy(p, &h, 2); return; }
+    case ScalarType::Int32: { int32_t i = static_cast<int32_t>(v); std::memcpy(p, &i, 4); return; }
+    case ScalarType::Int64: { int64_t i = static_cast<int64_t>(v); std::memcpy(p, &i, 8); return; }
+  }
+}
+
+HostTensor::HostTensor(ScalarType type, std::vector<int64_t> shape, std::vector<int64_t> strides)
+    : shape_(std::move(shape)), strides_(std::move(strides)) {
+  if (strides_.empty()) {
+    strides_.resize(shape_.size());
+    int64_t s = 1;
+    for (int64_t d = static_cast<int64_t>(shape_.size()) - 1; d >= 0; --d) {
+      strides_[d] = s;
+      s *= shape_[d];
+    }
+  }
+  if (strides_.size() != shape_.size()) throw std::invalid_argument("HostTensor: strides rank != shape rank");
+  int64_t hi = 0;
+  bool empty = false;
+  for (std::size_t d = 0; d < shape_.size(); ++d) {
+    if (shape_[d] < 0 || strides_[d] < 0) throw std::invalid_argument("HostTensor: negative size or stride");
+    if (shape_[d] == 0) empty = true;
+    else hi += (shape_[d] - 1) * strides_[d];
+  }
+  storage_.assign(empty ? 1 : static_cast<std::size_t>(hi + 1) * size_of(type), std::byte{0});
+  dl_.dtype = to_dl(type);
+  dl_.device = {kDLCPU, 0};
+  relink();
+}
+
+HostTensor HostTensor::metadata(DLDataType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides,
+                                DLDevice device, bool strides_null) {
+  HostTensor t;
+  t.shape_ = std::move(shape);
+  t.strides_ = std::move(strides);
+  t.strides_null_ = strides_null;
+  if (!strides_null && t.strides_.size() != t.shape_.size())
+    throw std::invalid_argument("HostTensor::metadata: strides rank != shape rank");
+  t.dl_.dtype = dtype;
+  t.dl_.device = device;
+  t.relink();
+  return t;
+}
+
+void HostTensor::relink() {
+  dl_.ndim = static_cast<int32_t>(shape_.size());
+  dl_.shape = shape_.data();
+  dl_.strides = strides_null_ ? nullptr : strides_.data();
+  dl_.data = storage_.empty() ? nullptr : storage_.data();
+  dl_.byte_offset = 0;
+}
+
+HostTensor::HostTensor(const HostTensor& o)
+    : shape_(o.shape_), strides_(o.strides_), storage_(o.storage_), dl_(o.dl_), strides_null_(o.strides_null_) {
+  relink();
+}
+HostTensor& HostTensor::operator=(const HostTensor& o) {
+  if (this != &o) {
+    shape_ = o.shape_; strides_ = o.strides_; storage_ = o.storage_; dl_ = o.dl_; strides_null_ = o.strides_null_;
+    relink();
+  }
+  return *this;
+}
+HostTensor::HostTensor(HostTensor&& o) noexcept
+    : shape_(std::move(o.shape_)), strides_(std::move(o.strides_)), storage_(std::move(o.storage_)),
+      dl_(o.dl_), strides_null_(o.strides_null_) {
+  relink();
+  o.relink();
+}
+HostTensor& HostTensor::operator=(HostTensor&& o) noexcept {
+  if (this != &o) {
+    shape_ = std::move(o.shape_); strides_ = std::move(o.strides_); storage_ = std::move(o.storage_);
+    dl_ = o.dl_; strides_null_ = o.strides_null_;
+    relink();
+    o.relink();
+  }
+  return *this;
+}
+
+ScalarType HostTensor::type() const {
+  auto t = scalar_type_of(dl_.dtype);
+  if (!t) throw std::logic_error("HostTensor::type: dtype outside the five known types");
+  return *t;
+}
+
+int64_t HostTensor::numel() const { return kda::numel(dl_); }
+
+double HostTensor::get(const std::vector<int64_t>& index) const {
+  const auto t = type();
+  return load_element(storage_.data() + element_offset(dl_, index.data()) * size_of(t), t);
+}
+
+void HostTensor::set(const std::vector<int64_t>& index, double value) {
+  const auto t = type();
+  store_element(storage_.data() + element_offset(dl_, index.data()) * size_of(t), t, value);
+}
+
+static int64_t linear_to_offset(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, int64_t i) {
+  int64_t off = 0;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+    off += (i % shape[d]) * strides[d];
+    i /= shape[d];
+  }
+  return off;
+}
+
+double HostTensor::get_linear(int64_t i) const {
+  const auto t = type();
+  return load_element(storage_.data() + linear_to_offset(shape_, strides_, i) * size_of(t), t);
+}
+
+void HostTensor::set_linear(int64_t i, double value) {
+  const auto t = type();
+  store_element(storage_.data() + linear_to_offset(shape_, strides_, i) * size_of(t), t, value);
+}
+
+}  // namespace kda

@@ -1,0 +1,36 @@
+// The sixteen arguments of one ReplaySSM decode step (contract.md, "Arguments"), as
+// borrowed DLTensor views. Tensors the step writes are non-const.
+#pragma once
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <optional>
+
+namespace kda {
+
+struct StepArgs {
+  const DLTensor* mixed_qkv = nullptr;  // [B, 2*H*K + HV*V]
+  const DLTensor* a = nullptr;          // [B, HV*K] or [B, HV, K]
+  const DLTensor* b = nullptr;          // [B, HV]
+  const DLTensor* A_log = nullptr;      // [HV]
+  const DLTensor* dt_bias = nullptr;    // [HV*K] or [HV, K]
+  double scale = 1.0;
+  DLTensor* initial_state = nullptr;  // [slots, HV, V, K], in/out
+  DLTensor* d_cache = nullptr;        // [slots, HV, L, V], in/out
+  DLTensor* k_cache = nullptr;        // [slots, H, L, K], in/out
+  DLTensor* g_cache = nullptr;        // [slots, HV, L, K] float32, in/out
+  DLTensor* out = nullptr;            // [B, 1, HV, V]
+  const DLTensor* ssm_state_indices = nullptr;  // [B], negative = padding row
+  const DLTensor* write_pos = nullptr;          // [B] int32
+  const DLTensor* force_flush = nullptr;        // [B] int32, or null (absent)
+  bool use_qk_l2norm_in_kernel = false;
+  std::optional<double> lower_bound;  // absent: softplus gate
+};
+
+// What validate() infers (contract.md: B, H, HV, K, V, L; slots = initial_state.shape[0]).
+struct Dims {
+  int64_t B = 0, H = 0, HV = 0, K = 0, V = 0, L = 0, slots = 0;
+  bool operator==(const Dims&) const = default;
+};
+
+}  // namespace kda

@@ -1,0 +1,32 @@
+// Read-only questions about a DLTensor, with PyTorch's definitions (contract.md,
+// "Definitions"): null strides mean compact row-major; is_contiguous skips size-1 dims;
+// shapes print as Python tuples.
+#pragma once
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kda {
+
+int64_t ndim(const DLTensor& t);
+int64_t size(const DLTensor& t, int64_t dim);    // dim may be negative (Python style)
+int64_t stride(const DLTensor& t, int64_t dim);  // element stride; compact when strides == null
+std::vector<int64_t> shape_of(const DLTensor& t);
+std::vector<int64_t> strides_of(const DLTensor& t);  // never null: compact strides filled in
+int64_t numel(const DLTensor& t);
+bool is_contiguous(const DLTensor& t);
+bool same_device(const DLTensor& x, const DLTensor& y);
+// Python's tuple repr: "()", "(3,)", "(3, 1, 4, 128)".
+std::string tuple_repr(const std::vector<int64_t>& v);
+// Element offset of a multi-index (no bounds check).
+int64_t element_offset(const DLTensor& t, const int64_t* index);
+// The smallest and largest element offsets the tensor can address (0,0 when numel == 0).
+struct OffsetRange { int64_t lo = 0, hi = 0; };
+OffsetRange offset_range(const DLTensor& t);
+// True when two distinct in-bounds indices could name the same element (a stride pattern
+// that makes writes race), e.g. a zero stride on a dim of size > 1.
+bool may_self_overlap(const DLTensor& t);
+
+}  // namespace kda
