@@ -1,0 +1,59 @@
+// DeviceTensor: the one owner of GPU memory in the harness. It mirrors a HostTensor (same
+// shape, strides, dtype, and the same strided-envelope storage size) in one cudaMalloc'd
+// block with guard regions before and after the storage, filled with a known byte pattern,
+// so a test can prove that a kernel wrote nothing outside the tensor.
+//
+// All copies are synchronous (cudaMemcpy): this type is for tests and tools, not for the
+// timed path. Errors throw std::runtime_error with the CUDA error string.
+#pragma once
+#include <cuda_runtime_api.h>
+#include <dlpack/dlpack.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "contract/host_tensor.hpp"
+
+namespace kda::cuda {
+
+class DeviceTensor {
+ public:
+  static constexpr std::size_t kGuardBytes = 4096;          // each side; keeps storage 256-B aligned
+  static constexpr unsigned char kGuardPattern = 0xA5;
+
+  DeviceTensor() = default;
+  // Allocates on the current device, fills the guards, uploads host's storage bytes.
+  explicit DeviceTensor(const HostTensor& host);
+  ~DeviceTensor();
+  DeviceTensor(const DeviceTensor&) = delete;
+  DeviceTensor& operator=(const DeviceTensor&) = delete;
+  DeviceTensor(DeviceTensor&& other) noexcept;
+  DeviceTensor& operator=(DeviceTensor&& other) noexcept;
+
+  // A DLTensor view on kDLCUDA (device = the current device at construction).
+  DLTensor& dl() { return dl_; }
+  const DLTensor& dl() const { return dl_; }
+  DLTensor* get() { return &dl_; }
+
+  // Copies the whole storage envelope (every byte the strides span, gaps included) from /
+  // to a HostTensor of the same dtype and storage size (checked).
+  void upload(const HostTensor& host);
+  void download(HostTensor& host) const;
+  // The raw storage bytes (for untouched-byte checks of gaps between strided elements).
+  std::vector<std::byte> storage_bytes() const;
+  // Fills the storage bytes with one byte value (e.g. 0xFF: NaN poison for f32/bf16/f16).
+  void fill_bytes(unsigned char value);
+  // True when both guard regions still hold kGuardPattern in every byte.
+  bool guards_intact() const;
+  std::size_t storage_size() const { return storage_bytes_; }
+
+ private:
+  void release() noexcept;
+  std::vector<int64_t> shape_, strides_;
+  std::byte* block_ = nullptr;  // guard | storage | guard
+  std::size_t storage_bytes_ = 0;
+  DLTensor dl_{};
+};
+
+}  // namespace kda::cuda

@@ -1,0 +1,45 @@
+// The CUDA ReplaySSM decode step (semantics.md) over DLPack views of device tensors.
+//
+// replayssm_decode() validates the arguments through contract/ (the same checks, in the same
+// order, with the same ContractError as the reference; nothing is launched when one fails),
+// then enqueues ONE step on `stream` and returns. It never synchronizes the host, allocates
+// nothing and copies nothing device->host, so it can be captured into a CUDA graph and the
+// graph replayed with new contents of write_pos / force_flush / ssm_state_indices.
+//
+// Includable from host-only C++ (g++): only cuda_runtime_api.h types appear here.
+#pragma once
+#include <cuda_runtime_api.h>
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+
+#include "contract/step_args.hpp"
+
+namespace kda::cuda {
+
+// Per-row outcome, written (when the caller passes a status tensor) as int32 bit flags.
+// A row with any flag other than kRowPadding set is REJECTED: its out[row] is written with
+// zeros and nothing else is read or written for it (no checkpoint, no ring record). Runtime
+// values are judged on the device, so any content of ssm_state_indices / write_pos /
+// force_flush is safe: the kernel reads and writes only inside the tensors it was given.
+enum RowStatus : int32_t {
+  kRowOk = 0,
+  kRowPadding = 1,            // slot < 0: out[row] = 0, nothing else touched (not an error)
+  kRowSlotOutOfRange = 2,     // slot >= slots
+  kRowCursorOutOfRange = 4,   // write_pos[row] outside [0, L-1] (non-padding row)
+  kRowDuplicateSlot = 8,      // another non-padding row names the same slot; EVERY row of
+                              // that slot is flagged, so the outcome is order-independent
+};
+
+// A row is rejected when its status has any of these bits.
+inline constexpr int32_t kRowRejectedMask = kRowSlotOutOfRange | kRowCursorOutOfRange | kRowDuplicateSlot;
+
+// Validates (kda::validate(args, Backend::Cuda)) and enqueues one decode step on `stream`.
+// row_status, if given, must be a 1-D int32 tensor of B elements on the same CUDA device
+// (any stride); it receives each row's RowStatus flags. A malformed row_status throws
+// std::invalid_argument (not a contract error: it is the harness's own argument).
+// Launch failures (cudaGetLastError after the launch) throw std::runtime_error.
+// Returns the dims that validate() inferred.
+Dims replayssm_decode(const StepArgs& args, cudaStream_t stream, DLTensor* row_status = nullptr);
+
+}  // namespace kda::cuda
