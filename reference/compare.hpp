@@ -1,0 +1,35 @@
+// compare(): expected vs actual as blocks of consecutive logical elements (one block = one
+// output head o[row, hv] of V values, or one state matrix S[slot, hv] of V*K values). The
+// error of a block is the normwise relative error ||actual - expected||_2 / ||expected||_2;
+// a block whose expected norm is 0 has error 0 if actual is exactly 0 too, else +inf. Any
+// NaN (or inf) in actual or expected makes the block's error NaN/inf, which never passes.
+#pragma once
+#include <cstdint>
+#include <span>
+#include <string>
+
+#include "contract/host_tensor.hpp"
+
+namespace kda::reference {
+
+struct Comparison {
+  double worst_error = 0;     // max over blocks (NaN if any block is NaN)
+  int64_t worst_block = -1;   // index of the worst block (-1: nothing compared)
+  int64_t blocks = 0;         // how many blocks were compared
+  double tolerance = 0;
+  bool pass = true;           // every block's error <= tolerance (NaN fails)
+  std::string where;          // caller's label of the worst block, e.g. "token 7 row 2 hv 3"
+
+  // Keeps the worse of two comparisons (counts add up); used to fold many checks.
+  void merge(const Comparison& other);
+  // "worst 3.1e-04 <= 1.2e-03 (ratio 0.26) at token 7 row 2 hv 3 over 96 blocks" or "... FAIL".
+  std::string describe() const;
+};
+
+// expected.size() == actual.size(), a multiple of block_size.
+Comparison compare(std::span<const double> expected, std::span<const double> actual, int64_t block_size,
+                   double tolerance);
+// The same on two tensors of equal shape (any dtypes, any strides), by logical index.
+Comparison compare(const HostTensor& expected, const HostTensor& actual, int64_t block_size, double tolerance);
+
+}  // namespace kda::reference
