@@ -1,0 +1,133 @@
+#include "cases/case_config.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <charconv>
+#include <stdexcept>
+#include <vector>
+
+namespace kda {
+namespace {
+
+std::string_view short_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float32: return "f32";
+    case ScalarType::BFloat16: return "bf16";
+    case ScalarType::Float16: return "f16";
+    case ScalarType::Int32: return "i32";
+    case ScalarType::Int64: return "i64";
+  }
+  return "?";
+}
+
+[[noreturn]] void bad(std::string_view key, std::string_view value) {
+  throw std::invalid_argument(fmt::format("case config: bad value '{}' for key '{}'", value, key));
+}
+
+int64_t parse_int(std::string_view key, std::string_view v) {
+  int64_t x = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || p != v.data() + v.size()) bad(key, v);
+  return x;
+}
+
+uint64_t parse_uint(std::string_view key, std::string_view v) {
+  uint64_t x = 0;
+  auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc() || p != v.data() + v.size()) bad(key, v);
+  return x;
+}
+
+double parse_double(std::string_view key, std::string_view v) {
+  // strtod on a copy: from_chars for double is not in every supported standard library.
+  const std::string s(v);
+  char* end = nullptr;
+  const double x = std::strtod(s.c_str(), &end);
+  if (s.empty() || end != s.c_str() + s.size()) bad(key, v);
+  return x;
+}
+
+bool parse_bool(std::string_view key, std::string_view v) {
+  if (v == "1" || v == "true") return true;
+  if (v == "0" || v == "false") return false;
+  bad(key, v);
+}
+
+ScalarType parse_dtype(std::string_view key, std::string_view v) {
+  auto t = parse_scalar_type(v);
+  if (!t) bad(key, v);
+  return *t;
+}
+
+bool is_power_of_two(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
+
+}  // namespace
+
+std::string to_string(const CaseConfig& c) {
+  return fmt::format(
+      "B={} H={} HV={} K={} V={} L={} slots={} act={} state={} ring={} out={} idx={} a3d={} dt2d={} l2={} "
+      "ff={} env={} lb={} steps={} pad={} flush={} rcur={} values={} seed={}",
+      c.B, c.H, c.HV, c.K, c.V, c.L, c.slots, short_name(c.act_dtype), short_name(c.state_dtype),
+      short_name(c.ring_dtype), short_name(c.out_dtype), short_name(c.index_dtype), int(c.a_3d),
+      int(c.dt_bias_2d), int(c.l2norm), int(c.force_flush), int(c.envelope),
+      c.lower_bound ? fmt::format("{}", *c.lower_bound) : std::string("none"), c.steps, c.pad_fraction,
+      c.flush_prob, int(c.random_cursors), c.values == ValueMode::Adversarial ? "adv" : "well", c.seed);
+}
+
+CaseConfig parse_case_config(std::string_view line) {
+  CaseConfig c;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r')) ++i;
+    if (i == line.size()) break;
+    std::size_t j = i;
+    while (j < line.size() && line[j] != ' ' && line[j] != '\t' && line[j] != '\n' && line[j] != '\r') ++j;
+    const std::string_view item = line.substr(i, j - i);
+    i = j;
+    const auto eq = item.find('=');
+    if (eq == std::string_view::npos) throw std::invalid_argument(fmt::format("case config: '{}' is not key=value", item));
+    const std::string_view k = item.substr(0, eq), v = item.substr(eq + 1);
+    if (k == "B") c.B = parse_int(k, v);
+    else if (k == "H") c.H = parse_int(k, v);
+    else if (k == "HV") c.HV = parse_int(k, v);
+    else if (k == "K") c.K = parse_int(k, v);
+    else if (k == "V") c.V = parse_int(k, v);
+    else if (k == "L") c.L = parse_int(k, v);
+    else if (k == "slots") c.slots = parse_int(k, v);
+    else if (k == "act") c.act_dtype = parse_dtype(k, v);
+    else if (k == "state") c.state_dtype = parse_dtype(k, v);
+    else if (k == "ring") c.ring_dtype = parse_dtype(k, v);
+    else if (k == "out") c.out_dtype = parse_dtype(k, v);
+    else if (k == "idx") c.index_dtype = parse_dtype(k, v);
+    else if (k == "a3d") c.a_3d = parse_bool(k, v);
+    else if (k == "dt2d") c.dt_bias_2d = parse_bool(k, v);
+    else if (k == "l2") c.l2norm = parse_bool(k, v);
+    else if (k == "ff") c.force_flush = parse_bool(k, v);
+    else if (k == "env") c.envelope = parse_bool(k, v);
+    else if (k == "lb") c.lower_bound = v == "none" ? std::nullopt : std::optional<double>(parse_double(k, v));
+    else if (k == "steps") c.steps = parse_int(k, v);
+    else if (k == "pad") c.pad_fraction = parse_double(k, v);
+    else if (k == "flush") c.flush_prob = parse_double(k, v);
+    else if (k == "rcur") c.random_cursors = parse_bool(k, v);
+    else if (k == "values") {
+      if (v == "well") c.values = ValueMode::WellConditioned;
+      else if (v == "adv") c.values = ValueMode::Adversarial;
+      else bad(k, v);
+    } else if (k == "seed") c.seed = parse_uint(k, v);
+    else throw std::invalid_argument(fmt::format("case config: unknown key '{}'", k));
+  }
+  return c;
+}
+
+bool is_valid_config(const CaseConfig& c) {
+  const auto is_float = [](ScalarType t) { return is_floating(t); };
+  return c.B >= 1 && c.H >= 1 && c.HV >= c.H && c.HV % c.H == 0 && is_power_of_two(c.K) &&
+         is_power_of_two(c.V) && c.L >= 1 && c.slots >= c.B && is_float(c.act_dtype) &&
+         is_float(c.state_dtype) && is_float(c.ring_dtype) && is_float(c.out_dtype) &&
+         (c.index_dtype == ScalarType::Int32 || c.index_dtype == ScalarType::Int64) &&
+         (!c.lower_bound || std::isfinite(*c.lower_bound)) && c.steps >= 1 && c.pad_fraction >= 0 &&
+         c.pad_fraction <= 1 && c.flush_prob >= 0 && c.flush_prob <= 1 && c.L <= (int64_t{1} << 30);
+}
+
+}  // namespace kda

@@ -1,0 +1,212 @@
+#include "cases/case_tensors.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <stdexcept>
+
+#include "cases/case_values.hpp"
+#include "cases/rng.hpp"
+
+namespace kda {
+namespace {
+
+using rng::Counter;
+using rng::Stream;
+
+// Gap that the envelope layout leaves between slots (or ring pages), in elements: an odd
+// count, so no padded view is accidentally aligned like a compact one.
+constexpr int64_t kEnvelopeGap = 257;
+
+// Every byte of the tensor's storage set to 0xFF: NaN in float32, bfloat16 and float16. Any
+// element a step must not read (ring records at or past a cursor, unnamed slots, envelope
+// gaps) holds NaN, so reading it shows up in the outputs.
+void poison(HostTensor& t) { std::memset(t.storage().data(), 0xFF, t.storage().size()); }
+
+// Row-major strides of a shape whose outermost (slot) dim is padded by the gap.
+std::vector<int64_t> slot_padded_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size());
+  int64_t acc = 1;
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 1; --d) { s[d] = acc; acc *= shape[d]; }
+  s[0] = acc + kEnvelopeGap;
+  return s;
+}
+// [slots, heads, L, X] viewed page-major: storage [L][slots][heads][X], pages separated by
+// the gap. A ring layout where one cursor's records of all slots lie together.
+std::vector<int64_t> page_major_strides(int64_t slots, int64_t heads, int64_t L, int64_t X) {
+  (void)L;
+  return {heads * X, X, slots * heads * X + kEnvelopeGap, 1};
+}
+
+// A key vector as the kernel would store it: normalized when l2norm, else norm ~1.
+void write_key(const CaseConfig& c, const Counter& r, uint64_t base, HostTensor& t, int64_t offset_linear) {
+  std::vector<double> k(c.K);
+  double ss = 0;
+  for (int64_t i = 0; i < c.K; ++i) { k[i] = r.normal(base + i); ss += k[i] * k[i]; }
+  const double norm = c.l2norm ? std::sqrt(ss + 1e-6) : std::sqrt(static_cast<double>(c.K));
+  for (int64_t i = 0; i < c.K; ++i) t.set_linear(offset_linear + i, k[i] / norm);
+}
+
+void fill_parameters(CaseTensors& t) {
+  const CaseConfig& c = t.config;
+  for (int64_t hv = 0; hv < c.HV; ++hv) t.A_log.set_linear(hv, values::a_log(c, hv));
+  for (int64_t e = 0; e < c.HV * c.K; ++e) t.dt_bias.set_linear(e, values::dt_bias(c, e));
+  t.scale = values::query_scale(c);
+}
+
+// Slots: a seeded permutation; each non-padding row takes the next one. Cursors: random
+// in [0, L-1] (random_cursors) or 0.
+void fill_indices(CaseTensors& t) {
+  const CaseConfig& c = t.config;
+  std::vector<int64_t> order(c.slots);
+  std::iota(order.begin(), order.end(), 0);
+  const Counter so(c.seed, Stream::SlotOrder);
+  std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return so.bits(x) < so.bits(y); });
+  const Counter pad(c.seed, Stream::Padding), cur(c.seed, Stream::Cursor);
+  int64_t next = 0;
+  for (int64_t row = 0; row < c.B; ++row) {
+    const bool padding = pad.bernoulli(row, c.pad_fraction);
+    t.ssm_state_indices.set_linear(row, padding ? -1.0 : static_cast<double>(order[next++]));
+    const int64_t cursor = c.random_cursors ? static_cast<int64_t>(cur.below(row, c.L)) : 0;
+    t.write_pos.set_linear(row, static_cast<double>(cursor));
+  }
+}
+
+// A named slot: a random checkpoint and, for j < cursor, plausible ring records (what past
+// tokens would have stored). Records at and past the cursor stay NaN.
+void fill_slot(CaseTensors& t, int64_t slot, int64_t cursor) {
+  const CaseConfig& c = t.config;
+  const int64_t V = c.V, K = c.K, L = c.L;
+  const Counter st(c.seed, Stream::State, slot);
+  const double state_sigma = c.values == ValueMode::Adversarial ? 1.0 : 0.3;
+  for (int64_t e = 0; e < c.HV * V * K; ++e)
+    t.initial_state.set_linear(slot * c.HV * V * K + e, state_sigma * st.normal(e));
+  const Counter dr(c.seed, Stream::DRing, slot), kr(c.seed, Stream::KRing, slot), gr(c.seed, Stream::GRing, slot);
+  for (int64_t j = 0; j < cursor; ++j) {
+    for (int64_t hv = 0; hv < c.HV; ++hv) {
+      const int64_t dbase = ((slot * c.HV + hv) * L + j) * V;
+      for (int64_t i = 0; i < V; ++i) t.d_cache.set_linear(dbase + i, 0.5 * dr.normal(dbase + i));
+      const int64_t gbase = ((slot * c.HV + hv) * L + j) * K;
+      const double A_log = t.A_log.get_linear(hv);
+      for (int64_t i = 0; i < K; ++i) {
+        const double bias = t.dt_bias.get_linear(hv * K + i);
+        const double x = values::gate_logit(c, ~static_cast<uint64_t>(slot * L + j), gbase + i, bias) + bias;
+        t.g_cache.set_linear(gbase + i, values::gate(c, A_log, x));
+      }
+    }
+    for (int64_t h = 0; h < c.H; ++h)
+      write_key(c, kr, ((slot * c.H + h) * L + j) * K, t.k_cache, ((slot * c.H + h) * L + j) * K);
+  }
+}
+
+}  // namespace
+
+StepArgs CaseTensors::args() {
+  StepArgs s;
+  s.mixed_qkv = &mixed_qkv.dl();
+  s.a = &a.dl();
+  s.b = &b.dl();
+  s.A_log = &A_log.dl();
+  s.dt_bias = &dt_bias.dl();
+  s.scale = scale;
+  s.initial_state = &initial_state.dl();
+  s.d_cache = &d_cache.dl();
+  s.k_cache = &k_cache.dl();
+  s.g_cache = &g_cache.dl();
+  s.out = &out.dl();
+  s.ssm_state_indices = &ssm_state_indices.dl();
+  s.write_pos = &write_pos.dl();
+  s.force_flush = force_flush ? &force_flush->dl() : nullptr;
+  s.use_qk_l2norm_in_kernel = config.l2norm;
+  s.lower_bound = config.lower_bound;
+  return s;
+}
+
+CaseTensors materialize(const CaseConfig& c) {
+  if (!is_valid_config(c)) throw std::invalid_argument("materialize: invalid case config: " + to_string(c));
+  CaseTensors t;
+  t.config = c;
+  const int64_t B = c.B, H = c.H, HV = c.HV, K = c.K, V = c.V, L = c.L, S = c.slots;
+  const int64_t qkv_dim = 2 * H * K + HV * V;
+  const ScalarType act = c.act_dtype;
+  // Activations: mixed_qkv and b need only a unit last stride; with the envelope their rows
+  // are padded (a slice of a wider projection output). a, dt_bias, out must be contiguous.
+  t.mixed_qkv = c.envelope ? HostTensor(act, {B, qkv_dim}, {qkv_dim + kEnvelopeGap, 1}) : HostTensor(act, {B, qkv_dim});
+  t.b = c.envelope ? HostTensor(act, {B, HV}, {HV + 3, 1}) : HostTensor(act, {B, HV});
+  t.a = c.a_3d ? HostTensor(act, {B, HV, K}) : HostTensor(act, {B, HV * K});
+  t.A_log = HostTensor(act, {HV});
+  t.dt_bias = c.dt_bias_2d ? HostTensor(act, {HV, K}) : HostTensor(act, {HV * K});
+  if (c.envelope) {
+    t.initial_state = HostTensor(c.state_dtype, {S, HV, V, K}, slot_padded_strides({S, HV, V, K}));
+    t.d_cache = HostTensor(c.ring_dtype, {S, HV, L, V}, page_major_strides(S, HV, L, V));
+    t.k_cache = HostTensor(c.ring_dtype, {S, H, L, K}, slot_padded_strides({S, H, L, K}));
+    t.g_cache = HostTensor(ScalarType::Float32, {S, HV, L, K}, page_major_strides(S, HV, L, K));
+  } else {
+    t.initial_state = HostTensor(c.state_dtype, {S, HV, V, K});
+    t.d_cache = HostTensor(c.ring_dtype, {S, HV, L, V});
+    t.k_cache = HostTensor(c.ring_dtype, {S, H, L, K});
+    t.g_cache = HostTensor(ScalarType::Float32, {S, HV, L, K});
+  }
+  t.out = HostTensor(c.out_dtype, {B, 1, HV, V});
+  t.ssm_state_indices = HostTensor(c.index_dtype, {B});
+  t.write_pos = HostTensor(ScalarType::Int32, {B});
+  if (c.force_flush) t.force_flush = HostTensor(ScalarType::Int32, {B});
+  for (HostTensor* p : {&t.mixed_qkv, &t.b, &t.initial_state, &t.d_cache, &t.k_cache, &t.g_cache, &t.out}) poison(*p);
+
+  fill_parameters(t);
+  fill_indices(t);
+  for (int64_t row = 0; row < B; ++row) {
+    const auto slot = static_cast<int64_t>(t.ssm_state_indices.get_linear(row));
+    if (slot >= 0) fill_slot(t, slot, static_cast<int64_t>(t.write_pos.get_linear(row)));
+  }
+  fill_token(t, 0);
+  return t;
+}
+
+void fill_token(CaseTensors& t, int64_t token) {
+  const CaseConfig& c = t.config;
+  const int64_t H = c.H, HV = c.HV, K = c.K, V = c.V;
+  const int64_t qkv_dim = 2 * H * K + HV * V;
+  const auto tok = static_cast<uint64_t>(token);
+  const Counter qkv(c.seed, Stream::Qkv, tok), fl(c.seed, Stream::Flush, tok);
+  // Without the kernel's L2 norm, keys of norm ~1 keep beta ||k||^2 < 2 (no amplification);
+  // queries get the same scale.
+  const double qk_sigma = c.l2norm ? 1.0 : 1.0 / std::sqrt(static_cast<double>(K));
+  for (int64_t row = 0; row < c.B; ++row) {
+    const int64_t base = row * qkv_dim;
+    for (int64_t h = 0; h < H; ++h) {
+      const double mq = values::head_magnitude(c, tok, static_cast<uint64_t>(row * (2 * H + HV) + h));
+      // A key's magnitude only matters through the L2 norm; without it keys stay at norm ~1.
+      const double mk = c.l2norm ? values::head_magnitude(c, tok, static_cast<uint64_t>(row * (2 * H + HV) + H + h)) : 1.0;
+      for (int64_t i = 0; i < K; ++i) {
+        t.mixed_qkv.set_linear(base + h * K + i, mq * qk_sigma * qkv.normal(base + h * K + i));
+        t.mixed_qkv.set_linear(base + H * K + h * K + i, mk * qk_sigma * qkv.normal(base + H * K + h * K + i));
+      }
+    }
+    for (int64_t hv = 0; hv < HV; ++hv) {
+      const double mv = values::head_magnitude(c, tok, static_cast<uint64_t>(row * (2 * H + HV) + 2 * H + hv));
+      const int64_t vbase = base + 2 * H * K + hv * V;
+      for (int64_t i = 0; i < V; ++i) t.mixed_qkv.set_linear(vbase + i, mv * qkv.normal(vbase + i));
+      for (int64_t i = 0; i < K; ++i) {
+        const int64_t e = row * HV * K + hv * K + i;
+        t.a.set_linear(e, values::gate_logit(c, tok, static_cast<uint64_t>(e), t.dt_bias.get_linear(hv * K + i)));
+      }
+      t.b.set_linear(row * HV + hv, values::beta_logit(c, tok, static_cast<uint64_t>(row * HV + hv)));
+    }
+    if (t.force_flush) t.force_flush->set_linear(row, fl.bernoulli(row, c.flush_prob) ? 1.0 : 0.0);
+  }
+  t.token = token;
+}
+
+void advance_cursors(CaseTensors& t) {
+  const CaseConfig& c = t.config;
+  for (int64_t row = 0; row < c.B; ++row) {
+    if (t.ssm_state_indices.get_linear(row) < 0) continue;
+    const auto wp = static_cast<int64_t>(t.write_pos.get_linear(row));
+    const bool flushed = wp == c.L - 1 || (t.force_flush && t.force_flush->get_linear(row) != 0);
+    t.write_pos.set_linear(row, flushed ? 0.0 : static_cast<double>(wp + 1));
+  }
+}
+
+}  // namespace kda

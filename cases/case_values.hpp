@@ -1,0 +1,31 @@
+// The value ranges of the case generator, per ValueMode, in one place.
+// WellConditioned follows SGLang's tests: modest logits, small A_log and dt_bias, keys that
+// are L2-normalized in the kernel or drawn with norm ~1 (so beta ||k||^2 < 2 and the delta
+// rule never amplifies), |v| ~ 1, checkpoint entries ~0.3. Adversarial stresses the
+// arithmetic while keeping every value finite in float16: logits far out, gates at the
+// softplus threshold 20, beta saturated, value and query scales from 2^-4 to 2^4.
+#pragma once
+#include <cstdint>
+
+#include "cases/case_config.hpp"
+#include "cases/rng.hpp"
+
+namespace kda::values {
+
+// Gate logit a[row, hv*K + c] of a token (dt_bias is added by the step).
+double gate_logit(const CaseConfig& c, uint64_t token, uint64_t element, double dt_bias);
+// Beta logit b[row, hv].
+double beta_logit(const CaseConfig& c, uint64_t token, uint64_t element);
+// A_log[hv] and dt_bias[hv*K + c].
+double a_log(const CaseConfig& c, uint64_t hv);
+double dt_bias(const CaseConfig& c, uint64_t element);
+// The query scale (K^-0.5, times a power of two when adversarial).
+double query_scale(const CaseConfig& c);
+// Magnitude multiplier of one head's q or v in one token (1 when well conditioned).
+double head_magnitude(const CaseConfig& c, uint64_t token, uint64_t head_id);
+
+// The log-decay gate of semantics.md for one K column, in double (used to write plausible g
+// ring records: what a past token with that logit would have stored).
+double gate(const CaseConfig& c, double A_log, double x);
+
+}  // namespace kda::values
