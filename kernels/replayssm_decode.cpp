@@ -1,0 +1,108 @@
+// The launcher: validate through contract/, translate the DLPack views into the kernel's
+// plain parameters, enqueue. No host synchronization, allocation or device->host copy.
+#include "kernels/replayssm_decode.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "contract/scalar_type.hpp"
+#include "contract/tensor_view.hpp"
+#include "contract/validate.hpp"
+#include "kernels/replayssm_params.hpp"
+
+namespace kda::cuda {
+namespace {
+
+using detail::TensorRef;
+
+static_assert(static_cast<int>(ScalarType::Float32) == detail::kF32 &&
+              static_cast<int>(ScalarType::BFloat16) == detail::kBF16 &&
+              static_cast<int>(ScalarType::Float16) == detail::kF16 &&
+              static_cast<int>(ScalarType::Int32) == detail::kI32 &&
+              static_cast<int>(ScalarType::Int64) == detail::kI64,
+              "kernel dtype codes must follow ScalarType");
+
+// The tensor with its own strides (validate() has checked dtype and rank).
+TensorRef ref(const DLTensor& t) {
+  TensorRef r;
+  r.ptr = static_cast<char*>(t.data) + t.byte_offset;
+  r.dtype = static_cast<int32_t>(*scalar_type_of(t.dtype));
+  const auto strides = strides_of(t);
+  for (std::size_t d = 0; d < strides.size() && d < 4; ++d) r.stride[d] = strides[d];
+  return r;
+}
+
+// A tensor that holds [outer, K] logically as a flat dim of outer*K (2-D a, 1-D dt_bias) or
+// as two dims: the view [.., outer, K] with strides (.., s*K, s) or its own.
+TensorRef split_last(const DLTensor& t, int64_t K, int leading) {
+  TensorRef r = ref(t);
+  if (t.ndim == leading + 1) {  // flat: split the last dim into (outer, K)
+    const int64_t s = r.stride[leading];
+    r.stride[leading] = s * K;
+    r.stride[leading + 1] = s;
+  }
+  return r;
+}
+
+void check_row_status(const DLTensor& st, const DLTensor& like, int64_t B) {
+  const auto type = scalar_type_of(st.dtype);
+  if (st.data == nullptr || st.ndim != 1 || st.shape[0] != B || !type || *type != ScalarType::Int32)
+    throw std::invalid_argument("replayssm_decode: row_status must be a 1-D int32 tensor of B elements");
+  if (!same_device(st, like)) throw std::invalid_argument("replayssm_decode: row_status must be on the inputs' device");
+  if (stride(st, 0) < 0 || (B > 1 && stride(st, 0) == 0))
+    throw std::invalid_argument("replayssm_decode: row_status must have a positive stride");
+}
+
+detail::ReplayParams make_params(const StepArgs& a, const Dims& d, DLTensor* row_status) {
+  detail::ReplayParams p;
+  p.B = d.B, p.H = d.H, p.HV = d.HV, p.K = d.K, p.V = d.V, p.L = d.L, p.slots = d.slots;
+  p.qkv = ref(*a.mixed_qkv);
+  p.a = split_last(*a.a, d.K, 1);
+  p.b = ref(*a.b);
+  p.A_log = ref(*a.A_log);
+  p.dt_bias = split_last(*a.dt_bias, d.K, 0);
+  p.state = ref(*a.initial_state);
+  p.d_cache = ref(*a.d_cache);
+  p.k_cache = ref(*a.k_cache);
+  p.g_cache = ref(*a.g_cache);
+  p.out = ref(*a.out);  // [B, 1, HV, V]: drop the size-1 dim
+  p.out.stride[1] = p.out.stride[2];
+  p.out.stride[2] = p.out.stride[3];
+  p.out.stride[3] = 0;
+  p.indices = ref(*a.ssm_state_indices);
+  p.write_pos = ref(*a.write_pos);
+  if (a.force_flush != nullptr) p.force_flush = ref(*a.force_flush);
+  if (row_status != nullptr) p.row_status = ref(*row_status);
+  p.scale = static_cast<float>(a.scale);
+  p.l2norm = a.use_qk_l2norm_in_kernel;
+  p.has_lower_bound = a.lower_bound.has_value();
+  p.lower_bound = static_cast<float>(a.lower_bound.value_or(0.0));
+  return p;
+}
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("replayssm_decode: ") + what + ": " + cudaGetErrorString(e));
+}
+
+}  // namespace
+
+Dims replayssm_decode(const StepArgs& args, cudaStream_t stream, DLTensor* row_status) {
+  const Dims dims = validate(args, Backend::Cuda);
+  if (row_status != nullptr) check_row_status(*row_status, *args.mixed_qkv, dims.B);
+  const detail::ReplayParams p = make_params(args, dims, row_status);
+  const detail::LaunchShape shape = detail::default_launch_shape(p);
+  const int64_t blocks = dims.B * dims.HV * (dims.V / (dims.V < shape.BV ? dims.V : shape.BV));
+  if (blocks > 0x7fffffff) throw std::invalid_argument("replayssm_decode: B*HV*V tiles exceed the grid limit");
+
+  // Launch on the tensors' device; restore the caller's current device afterwards.
+  int current = 0;
+  check_cuda(cudaGetDevice(&current), "cudaGetDevice");
+  const int device = static_cast<int>(args.mixed_qkv->device.device_id);
+  if (device != current) check_cuda(cudaSetDevice(device), "cudaSetDevice");
+  const cudaError_t launched = detail::launch_replayssm(p, shape, stream);
+  if (device != current) check_cuda(cudaSetDevice(current), "cudaSetDevice (restore)");
+  check_cuda(launched, "kernel launch");
+  return dims;
+}
+
+}  // namespace kda::cuda

@@ -1,0 +1,61 @@
+// The plain-data form of one step that the launcher hands to the CUDA kernel: raw byte
+// pointers (byte_offset applied), dtype codes and element strides. C++17 and free of
+// DLPack/contract types, so the .cu file does not depend on the C++20 headers.
+#pragma once
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace kda::cuda::detail {
+
+// Same numbering as kda::ScalarType (checked by a static_assert in the launcher).
+enum DtypeCode : int32_t { kF32 = 0, kBF16 = 1, kF16 = 2, kI32 = 3, kI64 = 4 };
+
+// One tensor: data pointer (null = absent), dtype, element strides of the view the kernel
+// uses (see ReplayParams for each tensor's view; unused trailing strides are 0).
+struct TensorRef {
+  char* ptr = nullptr;
+  int32_t dtype = kF32;
+  int64_t stride[4] = {0, 0, 0, 0};
+};
+
+struct ReplayParams {
+  int64_t B = 0, H = 0, HV = 0, K = 0, V = 0, L = 0, slots = 0;
+  TensorRef qkv;        // [B, 2HK + HV V]
+  TensorRef a;          // viewed [B, HV, K]
+  TensorRef b;          // [B, HV]
+  TensorRef A_log;      // [HV]
+  TensorRef dt_bias;    // viewed [HV, K]
+  TensorRef state;      // [slots, HV, V, K]
+  TensorRef d_cache;    // [slots, HV, L, V]
+  TensorRef k_cache;    // [slots, H, L, K]
+  TensorRef g_cache;    // [slots, HV, L, K], float32
+  TensorRef out;        // viewed [B, HV, V]
+  TensorRef indices;    // [B], int32 or int64
+  TensorRef write_pos;  // [B], int32
+  TensorRef force_flush;  // [B], int32; ptr null when absent
+  TensorRef row_status;   // [B], int32; ptr null when the caller passed none
+  float scale = 1.0f;
+  float lower_bound = 0.0f;
+  bool has_lower_bound = false;
+  bool l2norm = false;
+};
+
+// How the work is cut: one CTA per (row, value head, tile of BV state rows); K is walked in
+// tiles of KT columns, the ring in chunks of JT records. All powers of two; JT a multiple
+// of 16 (the tensor-core k-step).
+struct LaunchShape {
+  int threads = 128;
+  int BV = 32;
+  int KT = 128;
+  int JT = 32;
+};
+
+LaunchShape default_launch_shape(const ReplayParams& p);
+// Bytes of dynamic shared memory a shape needs.
+std::size_t shared_bytes(const ReplayParams& p, const LaunchShape& s);
+// Enqueues the kernel; returns the launch's cudaGetLastError().
+cudaError_t launch_replayssm(const ReplayParams& p, const LaunchShape& s, cudaStream_t stream);
+
+}  // namespace kda::cuda::detail
