@@ -1,0 +1,56 @@
+// check_runtime_values(): the extensions on VALUES of the index tensors, for callers that
+// hold them on the host (the reference). The kernel cannot raise on values without a
+// device-to-host copy, so it reports per row instead (contract.md, "Harness extensions").
+#include <cstring>
+#include <stdexcept>
+#include <unordered_set>
+
+#include "contract/extension_messages.hpp"
+#include "contract/scalar_type.hpp"
+#include "contract/tensor_view.hpp"
+#include "contract/validate.hpp"
+
+namespace kda {
+namespace {
+
+// Element i of a validated 1-D int32/int64 host tensor.
+int64_t load_index(const DLTensor& t, int64_t i) {
+  const int64_t offset = i * stride(t, 0);
+  const auto* base = static_cast<const std::byte*>(t.data) + t.byte_offset;
+  if (t.dtype.bits == 64) {
+    int64_t v;
+    std::memcpy(&v, base + offset * 8, 8);
+    return v;
+  }
+  int32_t v;
+  std::memcpy(&v, base + offset * 4, 4);
+  return v;
+}
+
+void require_host(const DLTensor& t, const char* name, int64_t rows) {
+  if (t.device.device_type != kDLCPU || (rows > 0 && t.data == nullptr))
+    throw std::invalid_argument(std::string("check_runtime_values: `") + name + "` is not host-resident data");
+}
+
+}  // namespace
+
+void check_runtime_values(const StepArgs& args, const Dims& dims) {
+  if (!args.ssm_state_indices || !args.write_pos)
+    throw std::invalid_argument("check_runtime_values: index tensors are null");
+  const DLTensor& idx = *args.ssm_state_indices;
+  const DLTensor& wp = *args.write_pos;
+  require_host(idx, "ssm_state_indices", dims.B);
+  require_host(wp, "write_pos", dims.B);
+
+  std::unordered_set<int64_t> seen;
+  for (int64_t row = 0; row < dims.B; ++row) {
+    const int64_t slot = load_index(idx, row);
+    if (slot < 0) continue;  // padding row: nothing else about it matters
+    if (slot >= dims.slots) throw ContractError(error_id::kSlotIndex, extension_message::kSlotIndex);
+    const int64_t pos = load_index(wp, row);
+    if (pos < 0 || pos > dims.L - 1) throw ContractError(error_id::kWritePos, extension_message::kWritePos);
+    if (!seen.insert(slot).second) throw ContractError(error_id::kDuplicateSlot, extension_message::kDuplicateSlot);
+  }
+}
+
+}  // namespace kda

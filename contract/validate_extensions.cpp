@@ -1,0 +1,59 @@
+// The harness extensions, checked only after R10 so that they never pre-empt a documented
+// error (contract.md, "Harness extensions"). Metadata only; the runtime-value extensions
+// live in runtime_values.cpp.
+#include <optional>
+
+#include "contract/extension_messages.hpp"
+#include "contract/scalar_type.hpp"
+#include "contract/tensor_view.hpp"
+#include "contract/validate_internal.hpp"
+
+namespace kda::detail {
+namespace {
+
+bool has_negative_stride(const DLTensor& t) {
+  if (!t.strides) return false;
+  for (int64_t d = 0; d < t.ndim; ++d)
+    if (t.strides[d] < 0) return true;
+  return false;
+}
+
+}  // namespace
+
+void check_extensions(const StepArgs& args, const ValidationState& st, Backend backend) {
+  if (!st.a_view_ok) fail(error_id::kViewA, extension_message::kViewA);
+
+  for (const DLTensor* t : {args.mixed_qkv, args.a, args.b, args.A_log, args.dt_bias,
+                            static_cast<const DLTensor*>(args.initial_state),
+                            static_cast<const DLTensor*>(args.d_cache), static_cast<const DLTensor*>(args.k_cache),
+                            static_cast<const DLTensor*>(args.out)}) {
+    const std::optional<ScalarType> type = scalar_type_of(t->dtype);
+    if (!type || !is_floating(*type)) fail(error_id::kFloatDtype, extension_message::kFloatDtype);
+  }
+  const std::optional<ScalarType> index_type = scalar_type_of(args.ssm_state_indices->dtype);
+  if (index_type != ScalarType::Int32 && index_type != ScalarType::Int64)
+    fail(error_id::kIndexDtype, extension_message::kIndexDtype);
+
+  // R5-R7 made the rings 4-D; X-RING-SLOTS compares their slot counts.
+  const int64_t slots = args.initial_state->shape[0];
+  for (const DLTensor* ring : {args.d_cache, args.k_cache, args.g_cache})
+    if (ring->shape[0] != slots) fail(error_id::kRingSlots, extension_message::kRingSlots);
+
+  const DLTensor* const all[] = {args.mixed_qkv, args.a, args.b, args.A_log, args.dt_bias,
+                                 args.initial_state, args.d_cache, args.k_cache, args.g_cache, args.out,
+                                 args.ssm_state_indices, args.write_pos, args.force_flush};
+  for (const DLTensor* t : all)
+    if (t && has_negative_stride(*t)) fail(error_id::kStrides, extension_message::kStrides);
+  for (const DLTensor* t : {args.initial_state, args.d_cache, args.k_cache, args.g_cache, args.out})
+    if (may_self_overlap(*t)) fail(error_id::kStrides, extension_message::kStrides);
+
+  if (backend == Backend::Any) return;
+  const bool cpu = backend == Backend::Cpu;
+  const int want = cpu ? kDLCPU : kDLCUDA;
+  for (const DLTensor* t : all)
+    if (t && t->device.device_type != want)
+      fail(cpu ? error_id::kBackendCpu : error_id::kBackendCuda,
+           cpu ? extension_message::kBackendCpu : extension_message::kBackendCuda);
+}
+
+}  // namespace kda::detail

@@ -1,0 +1,37 @@
+// Shared state of validate()'s stages (validate.cpp runs them in contract.md's order):
+// the wrapper's preparation and the packed checks (validate_packed.cpp), the ReplaySSM
+// checks (validate_replayssm.cpp) and the harness extensions (validate_extensions.cpp).
+#pragma once
+#include <string>
+
+#include "contract/checked_int.hpp"
+#include "contract/contract_error.hpp"
+#include "contract/step_args.hpp"
+#include "contract/validate.hpp"
+
+namespace kda::detail {
+
+// What the stages learn as they go. Sizes that may exceed int64 (products, the flat view
+// of `a`) are kept wide so that messages print them exactly.
+struct ValidationState {
+  int64_t batch = 0;            // P0: mixed_qkv.size(0)
+  bool a_view_ok = true;        // W3: a.view(batch, -1) possible (else X-VIEW-A after R10)
+  i128 flat_a_cols = 0;         // flat a.shape[1] (when a_view_ok)
+  i128 flat_a_last_stride = 1;  // flat a.stride(-1)
+  i128 flat_dt_numel = 0;       // flat dt_bias.shape[0]
+  i128 flat_dt_stride = 1;      // flat dt_bias.stride(0)
+  int64_t HV = 0, V = 0, K = 0;  // initial_state.shape[1:]
+  i128 H = 0;                    // inferred from mixed_qkv (V22)
+  int64_t L = 0;                 // d_cache.size(2)
+};
+
+[[noreturn]] inline void fail(const char* id, const std::string& message) { throw ContractError(id, message); }
+
+// P0, W1-W3, V1-V22.
+void check_packed(const StepArgs& args, ValidationState& st);
+// R1-R10.
+void check_replayssm(const StepArgs& args, ValidationState& st);
+// X-VIEW-A, X-DTYPE-FLOAT, X-DTYPE-INDEX, X-RING-SLOTS, X-STRIDES, X-BACKEND-*.
+void check_extensions(const StepArgs& args, const ValidationState& st, Backend backend);
+
+}  // namespace kda::detail
