@@ -1,0 +1,182 @@
+#include "contract/metadata_json.hpp"
+
+#include <fmt/format.h>
+
+#include <charconv>
+#include <set>
+#include <string>
+
+#include "contract/scalar_type.hpp"
+
+namespace kda {
+namespace {
+
+using nlohmann::json;
+
+const std::set<std::string> kTensorKeys = {"mixed_qkv", "a", "b", "A_log", "dt_bias", "initial_state", "d_cache",
+                                           "k_cache", "g_cache", "out", "ssm_state_indices", "write_pos"};
+const std::set<std::string> kOtherKeys = {"force_flush", "scale", "use_qk_l2norm_in_kernel", "lower_bound"};
+
+[[noreturn]] void bad(const std::string& what) { throw MetadataError(what); }
+
+int64_t parse_int(const json& v, const std::string& where) {
+  if (!v.is_number_integer()) bad(where + " must be an integer");
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) bad(where + " is out of range");
+  return v.get<int64_t>();
+}
+
+std::optional<int64_t> parse_number_suffix(std::string_view s) {
+  int64_t n = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+  if (ec != std::errc() || p != s.data() + s.size() || n < 0 || n > INT32_MAX) return std::nullopt;
+  return n;
+}
+
+DLDevice parse_device(const json& v, const std::string& name) {
+  if (!v.is_string()) bad(name + ".device must be a string such as \"cpu\" or \"cuda:0\"");
+  const std::string s = v;
+  if (s == "cpu") return {kDLCPU, 0};
+  if (s == "cuda") return {kDLCUDA, 0};
+  for (auto [prefix, type] : {std::pair{"cpu:", kDLCPU}, std::pair{"cuda:", kDLCUDA}})
+    if (s.rfind(prefix, 0) == 0)
+      if (auto id = parse_number_suffix(std::string_view(s).substr(std::string_view(prefix).size())))
+        return {type, static_cast<int32_t>(*id)};
+  if (s.rfind("dlpack:", 0) == 0) {
+    const auto colon = s.find(':', 7);
+    if (colon != std::string::npos) {
+      auto type = parse_number_suffix(std::string_view(s).substr(7, colon - 7));
+      auto id = parse_number_suffix(std::string_view(s).substr(colon + 1));
+      if (type && id) return {static_cast<DLDeviceType>(*type), static_cast<int32_t>(*id)};
+    }
+  }
+  bad(name + ".device \"" + s + "\" is not \"cpu\", \"cuda\", \"cuda:N\" or \"dlpack:TYPE:N\"");
+}
+
+HostTensor parse_tensor(const json& v, const std::string& name) {
+  if (!v.is_object()) bad(name + " must be a tensor object {\"shape\", \"strides\", \"dtype\", \"device\"}");
+  for (const auto& [key, _] : v.items())
+    if (key != "shape" && key != "strides" && key != "dtype" && key != "device")
+      bad(fmt::format("unknown key \"{}\" in {} (expected shape, strides, dtype, device)", key, name));
+  for (const char* key : {"shape", "dtype", "device"})
+    if (!v.contains(key)) bad(fmt::format("{} has no \"{}\"", name, key));
+  if (!v["shape"].is_array()) bad(name + ".shape must be an array of sizes");
+  std::vector<int64_t> shape, strides;
+  for (const auto& s : v["shape"]) {
+    shape.push_back(parse_int(s, name + ".shape[]"));
+    if (shape.back() < 0) bad(name + ".shape has a negative size");
+  }
+  const bool strides_null = !v.contains("strides") || v["strides"].is_null();
+  if (!strides_null) {
+    if (!v["strides"].is_array()) bad(name + ".strides must be an array or null");
+    for (const auto& s : v["strides"]) strides.push_back(parse_int(s, name + ".strides[]"));
+    if (strides.size() != shape.size()) bad(name + ".strides must have one entry per dim of shape");
+  }
+  if (!v["dtype"].is_string()) bad(name + ".dtype must be a string");
+  std::string dtype_text = v["dtype"];
+  if (dtype_text.rfind("torch.", 0) == 0) dtype_text.erase(0, 6);
+  const std::optional<DLDataType> dtype = parse_dl_dtype(dtype_text);
+  if (!dtype) bad(fmt::format("{}.dtype \"{}\" is not a known dtype (float32, bfloat16, int32, ...)", name, dtype_text));
+  return HostTensor::metadata(*dtype, std::move(shape), std::move(strides), parse_device(v["device"], name),
+                              strides_null);
+}
+
+std::string device_text(DLDevice d) {
+  if (d.device_type == kDLCPU) return d.device_id == 0 ? "cpu" : fmt::format("cpu:{}", d.device_id);
+  if (d.device_type == kDLCUDA) return fmt::format("cuda:{}", d.device_id);
+  return fmt::format("dlpack:{}:{}", static_cast<int>(d.device_type), d.device_id);
+}
+
+nlohmann::ordered_json tensor_json(const DLTensor& t) {
+  nlohmann::ordered_json j;
+  j["shape"] = std::vector<int64_t>(t.shape, t.shape + t.ndim);
+  j["strides"] = t.strides ? nlohmann::ordered_json(std::vector<int64_t>(t.strides, t.strides + t.ndim))
+                           : nlohmann::ordered_json(nullptr);
+  j["dtype"] = dl_dtype_name(t.dtype);
+  j["device"] = device_text(t.device);
+  return j;
+}
+
+}  // namespace
+
+StepArgs CallMetadata::args() {
+  StepArgs s;
+  s.mixed_qkv = &mixed_qkv.dl();
+  s.a = &a.dl();
+  s.b = &b.dl();
+  s.A_log = &A_log.dl();
+  s.dt_bias = &dt_bias.dl();
+  s.scale = scale;
+  s.initial_state = &initial_state.dl();
+  s.d_cache = &d_cache.dl();
+  s.k_cache = &k_cache.dl();
+  s.g_cache = &g_cache.dl();
+  s.out = &out.dl();
+  s.ssm_state_indices = &ssm_state_indices.dl();
+  s.write_pos = &write_pos.dl();
+  s.force_flush = force_flush ? &force_flush->dl() : nullptr;
+  s.use_qk_l2norm_in_kernel = use_qk_l2norm_in_kernel;
+  s.lower_bound = lower_bound;
+  return s;
+}
+
+CallMetadata parse_call_metadata(const json& j) {
+  if (!j.is_object()) bad("the metadata must be a JSON object keyed by argument name");
+  for (const auto& [key, _] : j.items())
+    if (!kTensorKeys.count(key) && !kOtherKeys.count(key))
+      bad(fmt::format("unknown key \"{}\" (keys are contract.md's argument names)", key));
+  for (const auto& key : kTensorKeys)
+    if (!j.contains(key)) bad(fmt::format("missing key \"{}\"", key));
+  if (!j.contains("scale")) bad("missing key \"scale\"");
+
+  CallMetadata m;
+  HostTensor CallMetadata::*const fields[] = {
+      &CallMetadata::mixed_qkv, &CallMetadata::a, &CallMetadata::b, &CallMetadata::A_log,
+      &CallMetadata::dt_bias, &CallMetadata::initial_state, &CallMetadata::d_cache, &CallMetadata::k_cache,
+      &CallMetadata::g_cache, &CallMetadata::out, &CallMetadata::ssm_state_indices, &CallMetadata::write_pos};
+  const char* const names[] = {"mixed_qkv", "a", "b", "A_log", "dt_bias", "initial_state", "d_cache", "k_cache",
+                               "g_cache", "out", "ssm_state_indices", "write_pos"};
+  for (std::size_t i = 0; i < std::size(fields); ++i) m.*fields[i] = parse_tensor(j[names[i]], names[i]);
+  if (j.contains("force_flush") && !j["force_flush"].is_null())
+    m.force_flush = parse_tensor(j["force_flush"], "force_flush");
+  if (!j["scale"].is_number()) bad("scale must be a number");
+  m.scale = j["scale"];
+  if (j.contains("use_qk_l2norm_in_kernel")) {
+    if (!j["use_qk_l2norm_in_kernel"].is_boolean()) bad("use_qk_l2norm_in_kernel must be true or false");
+    m.use_qk_l2norm_in_kernel = j["use_qk_l2norm_in_kernel"];
+  }
+  if (j.contains("lower_bound") && !j["lower_bound"].is_null()) {
+    if (!j["lower_bound"].is_number()) bad("lower_bound must be null or a number");
+    m.lower_bound = j["lower_bound"].get<double>();
+  }
+  return m;
+}
+
+CallMetadata parse_call_metadata(std::string_view json_text) {
+  json j;
+  try {
+    j = json::parse(json_text);
+  } catch (const json::parse_error& e) {
+    bad(std::string("malformed JSON: ") + e.what());
+  }
+  return parse_call_metadata(j);
+}
+
+nlohmann::ordered_json call_metadata_json(const StepArgs& args) {
+  nlohmann::ordered_json j;
+  const std::pair<const char*, const DLTensor*> tensors[] = {
+      {"mixed_qkv", args.mixed_qkv}, {"a", args.a}, {"b", args.b}, {"A_log", args.A_log},
+      {"dt_bias", args.dt_bias}, {"initial_state", args.initial_state}, {"d_cache", args.d_cache},
+      {"k_cache", args.k_cache}, {"g_cache", args.g_cache}, {"out", args.out},
+      {"ssm_state_indices", args.ssm_state_indices}, {"write_pos", args.write_pos}};
+  for (const auto& [name, t] : tensors) {
+    if (!t) throw std::invalid_argument(fmt::format("call_metadata_json: `{}` is null", name));
+    j[name] = tensor_json(*t);
+  }
+  j["force_flush"] = args.force_flush ? tensor_json(*args.force_flush) : nlohmann::ordered_json(nullptr);
+  j["scale"] = args.scale;
+  j["use_qk_l2norm_in_kernel"] = args.use_qk_l2norm_in_kernel;
+  j["lower_bound"] = args.lower_bound ? nlohmann::ordered_json(*args.lower_bound) : nlohmann::ordered_json(nullptr);
+  return j;
+}
+
+}  // namespace kda
