@@ -3,6 +3,14 @@
 // error of a block is the normwise relative error ||actual - expected||_2 / ||expected||_2;
 // a block whose expected norm is 0 has error 0 if actual is exactly 0 too, else +inf. Any
 // NaN (or inf) in actual or expected makes the block's error NaN/inf, which never passes.
+//
+// Optional floors (one per block) put a lower limit on the denominator:
+// error = ||actual - expected|| / max(||expected||, floor). A quantity that cancels to far
+// below its natural scale is judged against that scale, because rounding errors scale with
+// the magnitude of the terms, not of their sum (an output o = S q is judged against
+// ||S||_F ||q|| / sqrt(K), its RMS size for a random q: see tolerance.cpp), and against the
+// smallest normal number of its dtype times sqrt(block size) (below it, storage rounds in
+// absolute, not relative, steps: subnormals). tolerance.hpp gives both floors.
 #pragma once
 #include <cstdint>
 #include <span>
@@ -13,14 +21,16 @@
 namespace kda::reference {
 
 struct Comparison {
-  double worst_error = 0;     // max over blocks (NaN if any block is NaN)
+  double worst_error = 0;     // the worst block's error (NaN if any block is NaN)
   int64_t worst_block = -1;   // index of the worst block (-1: nothing compared)
   int64_t blocks = 0;         // how many blocks were compared
-  double tolerance = 0;
+  double tolerance = 0;       // the worst block's tolerance
+  double ratio() const { return worst_error / tolerance; }
   bool pass = true;           // every block's error <= tolerance (NaN fails)
   std::string where;          // caller's label of the worst block, e.g. "token 7 row 2 hv 3"
 
-  // Keeps the worse of two comparisons (counts add up); used to fold many checks.
+  // Keeps the worse of two comparisons, by error / tolerance (counts add up); used to fold
+  // many checks that may have different tolerances.
   void merge(const Comparison& other);
   // "worst 3.1e-04 <= 1.2e-03 (ratio 0.26) at token 7 row 2 hv 3 over 96 blocks" or "... FAIL".
   std::string describe() const;
@@ -28,8 +38,9 @@ struct Comparison {
 
 // expected.size() == actual.size(), a multiple of block_size.
 Comparison compare(std::span<const double> expected, std::span<const double> actual, int64_t block_size,
-                   double tolerance);
+                   double tolerance, std::span<const double> floors = {});
 // The same on two tensors of equal shape (any dtypes, any strides), by logical index.
-Comparison compare(const HostTensor& expected, const HostTensor& actual, int64_t block_size, double tolerance);
+Comparison compare(const HostTensor& expected, const HostTensor& actual, int64_t block_size, double tolerance,
+                   std::span<const double> floors = {});
 
 }  // namespace kda::reference

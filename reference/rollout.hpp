@@ -11,6 +11,7 @@
 #include "cases/case_config.hpp"
 #include "contract/step_args.hpp"
 #include "reference/compare.hpp"
+#include "reference/tolerance.hpp"
 
 namespace kda::reference {
 
@@ -26,6 +27,7 @@ struct RolloutReport {
   int64_t flushes = 0;   // non-padding rows that flushed, summed over steps
   Comparison outputs;    // worst over every token and non-padding (row, hv)
   Comparison states;     // worst over every flush's (slot, hv)
+  double max_gate_mass = 0;  // the largest gate mass G a bound was computed with
   bool pass() const { return outputs.pass && states.pass; }
   // One line: the config, then both comparisons.
   std::string summary() const;
@@ -36,9 +38,12 @@ struct RolloutReport {
 using StepFunction = std::function<void(const StepArgs&)>;
 
 // Runs a rollout of the reference with the model's bounds: rollout_bounds() for Kernel and
-// Off, kPureDoubleBound for PureDouble.
+// Off, kPureDoubleBound for PureDouble (outputs judged against the same floors).
 RolloutReport run_rollout(const CaseConfig& config, RolloutModel model);
-// Runs any step function with the given bounds (tolerance.hpp).
+// Runs any step function with the given bounds (tolerance.hpp); the driver measures each
+// head's gate mass G and uses bounds.output_at(G) / state_at(G).
+RolloutReport run_rollout(const CaseConfig& config, const StepFunction& step, const RolloutBounds& bounds);
+// The same with fixed bounds (no gate-mass term).
 RolloutReport run_rollout(const CaseConfig& config, const StepFunction& step, double output_bound,
                           double state_bound);
 

@@ -15,9 +15,25 @@ double unit_roundoff(ScalarType t);
 // TF32 keeps float16's 10-bit mantissa: 2^-11.
 inline constexpr double kTf32UnitRoundoff = 1.0 / 2048.0;
 
+// Smallest positive normal number: 2^-126 float32 and bfloat16, 2^-14 float16.
+double smallest_normal(ScalarType t);
+
+// The floors of compare.hpp. An output head o = S q_scaled (S the state after the token) is
+// judged against max(||o||, ||S||_F ||q_scaled|| / sqrt(K), sqrt(V) * smallest_normal(out));
+// a checkpoint against max(||S||_F, sqrt(V*K) * smallest_normal(state)).
+double output_floor(double state_norm, double q_scaled_norm, int64_t K, int64_t V, ScalarType out_dtype);
+double state_floor(int64_t V, int64_t K, ScalarType state_dtype);
+
 struct RolloutBounds {
   double output = 0;  // per output head o[row, hv], at any token of the rollout
   double state = 0;   // per checkpoint S[slot, hv], after any flush of the rollout
+  // Added per unit of gate mass G (the largest sum of |g| over the records one rebuild
+  // combines): float32 prefix sums of the gates lose 2 u G in exp(total - prefix). The
+  // rollout driver measures G; a fixed-bound caller may pass its own G to at().
+  double output_per_gate_mass = 0;
+  double state_per_gate_mass = 0;
+  double output_at(double gate_mass) const { return output + output_per_gate_mass * gate_mass; }
+  double state_at(double gate_mass) const { return state + state_per_gate_mass * gate_mass; }
 };
 
 // Bounds for a rollout of config.steps tokens with the kernel's rounding points (reference

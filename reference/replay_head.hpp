@@ -1,0 +1,42 @@
+// Internal to reference/: the per-(row, value head) algorithm of a ReplaySSM step, shared by
+// replayssm_step (tensors, kernel rounding or none) and ReplayModel (own rings, no
+// rounding), so the two differ only in where records live and how they are rounded.
+#pragma once
+#include <cstdint>
+
+#include "reference/layer_inputs.hpp"
+
+namespace kda::reference {
+
+// The state before the current token (semantics.md): with prefix_j = g_0 + ... + g_j and
+// total = prefix_{n-1},
+//   S = S0 * diag(exp(total)) + sum_{j<n} d_j (k_j * exp(total - prefix_j))^T.
+// D [>=n, V], Kr [>=n, K], G [>=n, K] hold the records; only their first n rows are read.
+// round_operand(Matrix&) is applied to the d_j's and to the decayed keys before their
+// product (the kernel rounds both to out's dtype; identity for no rounding).
+template <class Scalar, class RoundOperand>
+Matrix<Scalar> rebuild_state(const Matrix<Scalar>& S0, const Matrix<Scalar>& D, const Matrix<Scalar>& Kr,
+                             const Matrix<Scalar>& G, int64_t n, RoundOperand&& round_operand) {
+  if (n == 0) return S0;
+  Matrix<Scalar> prefix = G.topRows(n);
+  for (int64_t j = 1; j < n; ++j) prefix.row(j) += prefix.row(j - 1);
+  const auto total = prefix.row(n - 1);
+  Matrix<Scalar> W = (Kr.topRows(n).array() * (-(prefix.rowwise() - total)).array().exp()).matrix();
+  Matrix<Scalar> Dn = D.topRows(n);
+  round_operand(Dn);
+  round_operand(W);
+  Matrix<Scalar> S = S0 * total.array().exp().matrix().asDiagonal();
+  S.noalias() += Dn.transpose() * W;
+  return S;
+}
+
+// The current token on the rebuilt state: S <- S * diag(exp(g)) (the decayed state),
+// d = beta (v - S k), o = S q_scaled + d (k . q_scaled). The next state is S + d k^T.
+template <class Scalar>
+void replay_token(Matrix<Scalar>& S, const HeadToken<Scalar>& t, Vector<Scalar>& o, Vector<Scalar>& d) {
+  S = S * t.g.array().exp().matrix().asDiagonal();
+  d = t.beta * (t.v - S * t.k);
+  o = S * t.q_scaled + d * t.k.dot(t.q_scaled);
+}
+
+}  // namespace kda::reference

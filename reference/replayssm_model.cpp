@@ -1,0 +1,73 @@
+#include "reference/replayssm_model.hpp"
+
+#include "reference/replay_head.hpp"
+#include "reference/tensor_io.hpp"
+
+namespace kda::reference {
+namespace {
+// Reads the [rows, cols] matrix at (i0, i1) of a 4-D tensor [., ., rows, cols].
+template <class Scalar>
+Matrix<Scalar> read_4d(const DLTensor& t, int64_t i0, int64_t i1, int64_t rows, int64_t cols) {
+  Matrix<Scalar> m;
+  io::gather(t, {i0 * io::stride_of(t, 0) + i1 * io::stride_of(t, 1), rows, io::stride_of(t, 2), cols, io::stride_of(t, 3)}, m);
+  return m;
+}
+constexpr auto kNoRounding = [](auto&) {};
+}  // namespace
+
+template <class Scalar>
+ReplayModel<Scalar> ReplayModel<Scalar>::from_tensors(const StepArgs& args, const Dims& d) {
+  ReplayModel m;
+  m.dims_ = d;
+  for (int64_t slot = 0; slot < d.slots; ++slot) {
+    for (int64_t hv = 0; hv < d.HV; ++hv) {
+      m.S0_.push_back(read_4d<Scalar>(*args.initial_state, slot, hv, d.V, d.K));
+      m.D_.push_back(read_4d<Scalar>(*args.d_cache, slot, hv, d.L, d.V));
+      m.G_.push_back(read_4d<Scalar>(*args.g_cache, slot, hv, d.L, d.K));
+    }
+    for (int64_t h = 0; h < d.H; ++h) m.Kr_.push_back(read_4d<Scalar>(*args.k_cache, slot, h, d.L, d.K));
+  }
+  return m;
+}
+
+template <class Scalar>
+Matrix<Scalar> ReplayModel<Scalar>::rebuilt_state(int64_t slot, int64_t hv, int64_t cursor) const {
+  const int64_t i = slot * dims_.HV + hv, h = hv / (dims_.HV / dims_.H);
+  return rebuild_state(S0_[i], D_[i], Kr_[slot * dims_.H + h], G_[i], cursor, kNoRounding);
+}
+
+template <class Scalar>
+Matrix<Scalar> ReplayModel<Scalar>::step(const LayerParams<Scalar>& params, const TokenInputs<Scalar>& token,
+                                         std::span<const int64_t> write_pos, std::span<const int64_t> force_flush) {
+  const Dims& d = dims_;
+  const int64_t group = d.HV / d.H;
+  Matrix<Scalar> out = Matrix<Scalar>::Zero(d.B, d.HV * d.V);
+  Vector<Scalar> o, dv;
+  for (int64_t row = 0; row < d.B; ++row) {
+    const int64_t slot = token.slot[row];
+    if (slot < 0) continue;
+    const int64_t cursor = write_pos[row];
+    const bool flush = cursor == d.L - 1 || (!force_flush.empty() && force_flush[row] != 0);
+    for (int64_t hv = 0; hv < d.HV; ++hv) {
+      const int64_t i = slot * d.HV + hv, h = hv / group;
+      Matrix<Scalar> S = rebuilt_state(slot, hv, cursor);
+      const HeadToken<Scalar> t = prepare_head(params, token, row, hv);
+      replay_token(S, t, o, dv);
+      out.row(row).segment(hv * d.V, d.V) = o.transpose();
+      if (flush) {
+        S.noalias() += dv * t.k.transpose();
+        S0_[i] = S;
+      } else {
+        D_[i].row(cursor) = dv.transpose();
+        G_[i].row(cursor) = t.g.transpose();
+        if (hv % group == 0) Kr_[slot * d.H + h].row(cursor) = t.k.transpose();
+      }
+    }
+  }
+  return out;
+}
+
+template class ReplayModel<float>;
+template class ReplayModel<double>;
+
+}  // namespace kda::reference

@@ -1,0 +1,113 @@
+#include "reference/tensor_io.hpp"
+
+#include <Eigen/Core>
+#include <cstring>
+
+#include "contract/tensor_view.hpp"
+
+namespace kda::reference::io {
+namespace {
+
+template <class Storage>
+Storage* base_of(const DLTensor& t) {
+  return reinterpret_cast<Storage*>(static_cast<char*>(t.data) + t.byte_offset);
+}
+
+template <class Storage, class Scalar>
+void gather_as(const DLTensor& t, const Block& b, Matrix<Scalar>& dst) {
+  const Storage* p = base_of<Storage>(t) + b.offset;
+  for (int64_t r = 0; r < b.rows; ++r)
+    for (int64_t c = 0; c < b.cols; ++c)
+      dst(r, c) = static_cast<Scalar>(static_cast<float>(p[r * b.row_stride + c * b.col_stride]));
+}
+
+template <class Storage, class Scalar>
+void scatter_as(DLTensor& t, const Block& b, const Matrix<Scalar>& src) {
+  Storage* p = base_of<Storage>(t) + b.offset;
+  for (int64_t r = 0; r < b.rows; ++r)
+    for (int64_t c = 0; c < b.cols; ++c)
+      p[r * b.row_stride + c * b.col_stride] = Storage(static_cast<float>(src(r, c)));
+}
+
+template <class Storage, class Scalar>
+void round_as(Eigen::Ref<Matrix<Scalar>> m) {
+  m = m.unaryExpr([](Scalar x) { return static_cast<Scalar>(static_cast<float>(Storage(static_cast<float>(x)))); });
+}
+
+ScalarType float_type(const DLTensor& t) { return *scalar_type_of(t.dtype); }
+
+}  // namespace
+
+int64_t stride_of(const DLTensor& t, int d) { return kda::stride(t, d); }
+
+template <class Scalar>
+void gather(const DLTensor& t, const Block& b, Matrix<Scalar>& dst) {
+  dst.resize(b.rows, b.cols);
+  switch (float_type(t)) {
+    case ScalarType::Float32: return gather_as<float>(t, b, dst);
+    case ScalarType::BFloat16: return gather_as<Eigen::bfloat16>(t, b, dst);
+    case ScalarType::Float16: return gather_as<Eigen::half>(t, b, dst);
+    default: throw std::logic_error("io::gather: not a float tensor");
+  }
+}
+
+template <class Scalar>
+void scatter(DLTensor& t, const Block& b, const Matrix<Scalar>& src) {
+  switch (float_type(t)) {
+    case ScalarType::Float32: return scatter_as<float>(t, b, src);
+    case ScalarType::BFloat16: return scatter_as<Eigen::bfloat16>(t, b, src);
+    case ScalarType::Float16: return scatter_as<Eigen::half>(t, b, src);
+    default: throw std::logic_error("io::scatter: not a float tensor");
+  }
+}
+
+void zero(DLTensor& t, const Block& b) {
+  const std::size_t size = size_of(float_type(t));
+  char* p = static_cast<char*>(t.data) + t.byte_offset;
+  for (int64_t r = 0; r < b.rows; ++r)
+    for (int64_t c = 0; c < b.cols; ++c)
+      std::memset(p + (b.offset + r * b.row_stride + c * b.col_stride) * static_cast<int64_t>(size), 0, size);
+}
+
+template <class Scalar>
+void round_through(ScalarType type, Eigen::Ref<Matrix<Scalar>> m) {
+  switch (type) {
+    case ScalarType::Float32: return round_as<float, Scalar>(m);
+    case ScalarType::BFloat16: return round_as<Eigen::bfloat16, Scalar>(m);
+    case ScalarType::Float16: return round_as<Eigen::half, Scalar>(m);
+    default: throw std::logic_error("io::round_through: not a float type");
+  }
+}
+
+template <class Scalar>
+Scalar round_through(ScalarType type, Scalar x) {
+  switch (type) {
+    case ScalarType::Float32: return static_cast<Scalar>(static_cast<float>(x));
+    case ScalarType::BFloat16: return static_cast<Scalar>(static_cast<float>(Eigen::bfloat16(static_cast<float>(x))));
+    case ScalarType::Float16: return static_cast<Scalar>(static_cast<float>(Eigen::half(static_cast<float>(x))));
+    default: throw std::logic_error("io::round_through: not a float type");
+  }
+}
+
+std::vector<int64_t> read_indices(const DLTensor& t) {
+  const int64_t n = kda::size(t, 0), s = kda::stride(t, 0);
+  std::vector<int64_t> v(n);
+  const char* p = static_cast<const char*>(t.data) + t.byte_offset;
+  const bool is64 = t.dtype.bits == 64;
+  for (int64_t i = 0; i < n; ++i) {
+    if (is64) { int64_t x; std::memcpy(&x, p + i * s * 8, 8); v[i] = x; }
+    else { int32_t x; std::memcpy(&x, p + i * s * 4, 4); v[i] = x; }
+  }
+  return v;
+}
+
+template void gather<float>(const DLTensor&, const Block&, Matrix<float>&);
+template void gather<double>(const DLTensor&, const Block&, Matrix<double>&);
+template void scatter<float>(DLTensor&, const Block&, const Matrix<float>&);
+template void scatter<double>(DLTensor&, const Block&, const Matrix<double>&);
+template void round_through<float>(ScalarType, Eigen::Ref<Matrix<float>>);
+template void round_through<double>(ScalarType, Eigen::Ref<Matrix<double>>);
+template float round_through<float>(ScalarType, float);
+template double round_through<double>(ScalarType, double);
+
+}  // namespace kda::reference::io
