@@ -5,6 +5,8 @@
 #include <string>
 #include <utility>
 
+#include "contract/tensor_view.hpp"
+
 namespace kda::cuda {
 namespace {
 
@@ -12,11 +14,35 @@ void check(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string("DeviceTensor: ") + what + ": " + cudaGetErrorString(e));
 }
 
+// Bytes from the first element to the end of the last one the strides reach (1 when empty,
+// like HostTensor's storage).
+std::size_t envelope_bytes(const DLTensor& t) {
+  const auto shape = shape_of(t);
+  const auto strides = strides_of(t);
+  int64_t hi = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 0) return 1;
+    hi += (shape[d] - 1) * strides[d];
+  }
+  return static_cast<std::size_t>(hi + 1) * ((t.dtype.bits * t.dtype.lanes + 7) / 8);
+}
+
+const std::byte* host_bytes(const DLTensor& t) { return static_cast<const std::byte*>(t.data) + t.byte_offset; }
+
+void check_host_view(const DLTensor& t, std::size_t bytes, const char* what) {
+  if (t.data == nullptr || t.device.device_type != kDLCPU)
+    throw std::invalid_argument(std::string("DeviceTensor::") + what + ": needs a CPU tensor with data");
+  if (envelope_bytes(t) != bytes) throw std::invalid_argument(std::string("DeviceTensor::") + what + ": storage size differs");
+}
+
 }  // namespace
 
-DeviceTensor::DeviceTensor(const HostTensor& host)
-    : shape_(host.shape()), strides_(host.strides()), storage_bytes_(host.storage().size()) {
-  if (!host.has_data()) throw std::invalid_argument("DeviceTensor: the host tensor has no data");
+DeviceTensor::DeviceTensor(const HostTensor& host) : DeviceTensor(host.dl()) {}
+
+DeviceTensor::DeviceTensor(const DLTensor& host)
+    : shape_(shape_of(host)), strides_(strides_of(host)), storage_bytes_(envelope_bytes(host)) {
+  if (host.data == nullptr || host.device.device_type != kDLCPU)
+    throw std::invalid_argument("DeviceTensor: needs a CPU tensor with data");
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   void* block = nullptr;
@@ -24,7 +50,7 @@ DeviceTensor::DeviceTensor(const HostTensor& host)
   block_ = static_cast<std::byte*>(block);
   check(cudaMemset(block_, kGuardPattern, kGuardBytes), "cudaMemset (front guard)");
   check(cudaMemset(block_ + kGuardBytes + storage_bytes_, kGuardPattern, kGuardBytes), "cudaMemset (back guard)");
-  dl_ = host.dl();
+  dl_ = host;
   dl_.data = block_ + kGuardBytes;
   dl_.byte_offset = 0;
   dl_.device = {kDLCUDA, device};
@@ -56,14 +82,15 @@ void DeviceTensor::release() noexcept {
   block_ = nullptr;
 }
 
-void DeviceTensor::upload(const HostTensor& host) {
-  if (host.storage().size() != storage_bytes_) throw std::invalid_argument("DeviceTensor::upload: storage size differs");
-  check(cudaMemcpy(dl_.data, host.storage().data(), storage_bytes_, cudaMemcpyHostToDevice), "upload");
+void DeviceTensor::upload(const DLTensor& host) {
+  check_host_view(host, storage_bytes_, "upload");
+  check(cudaMemcpy(dl_.data, host_bytes(host), storage_bytes_, cudaMemcpyHostToDevice), "upload");
 }
 
-void DeviceTensor::download(HostTensor& host) const {
-  if (host.storage().size() != storage_bytes_) throw std::invalid_argument("DeviceTensor::download: storage size differs");
-  check(cudaMemcpy(host.storage().data(), dl_.data, storage_bytes_, cudaMemcpyDeviceToHost), "download");
+void DeviceTensor::download(DLTensor& host) const {
+  check_host_view(host, storage_bytes_, "download");
+  check(cudaMemcpy(const_cast<std::byte*>(host_bytes(host)), dl_.data, storage_bytes_, cudaMemcpyDeviceToHost),
+        "download");
 }
 
 std::vector<std::byte> DeviceTensor::storage_bytes() const {

@@ -25,6 +25,9 @@ class DeviceTensor {
   DeviceTensor() = default;
   // Allocates on the current device, fills the guards, uploads host's storage bytes.
   explicit DeviceTensor(const HostTensor& host);
+  // The same from any CPU DLTensor view with data: the storage is every byte from
+  // data + byte_offset up to the last element its strides reach (HostTensor's envelope).
+  explicit DeviceTensor(const DLTensor& host_view);
   ~DeviceTensor();
   DeviceTensor(const DeviceTensor&) = delete;
   DeviceTensor& operator=(const DeviceTensor&) = delete;
@@ -38,8 +41,10 @@ class DeviceTensor {
 
   // Copies the whole storage envelope (every byte the strides span, gaps included) from /
   // to a HostTensor of the same dtype and storage size (checked).
-  void upload(const HostTensor& host);
-  void download(HostTensor& host) const;
+  void upload(const HostTensor& host) { upload(host.dl()); }
+  void download(HostTensor& host) const { download(host.dl()); }
+  void upload(const DLTensor& host_view);
+  void download(DLTensor& host_view) const;
   // The raw storage bytes (for untouched-byte checks of gaps between strided elements).
   std::vector<std::byte> storage_bytes() const;
   // Fills the storage bytes with one byte value (e.g. 0xFF: NaN poison for f32/bf16/f16).

@@ -1,0 +1,95 @@
+// Adversarial runtime values: slot indices past the pool (just past, and the dtype's
+// maximum), negative and past-the-end cursors, duplicate slots. validate() cannot see
+// values, so the kernel judges each row on the device: such rows must be flagged in the
+// status tensor, write zeros to out and touch nothing else (footprint and guard checks),
+// while the other rows of the same launch still match the reference.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <cstdint>
+#include <limits>
+#include <sstream>
+#include <vector>
+
+#include "property_tests/kernel_case_gen.hpp"
+#include "property_tests/kernel_gpu_env.hpp"
+#include "property_tests/kernel_rollout.hpp"
+
+namespace kda::testing {
+namespace {
+
+// One choice per (token, row): 0..5 leave the row alone, else one kind of bad value.
+void mutate_row(CaseTensors& c, int64_t row, int choice) {
+  const CaseConfig& cfg = c.config;
+  HostTensor& idx = c.ssm_state_indices;
+  const double slot = idx.get_linear(row);
+  switch (choice) {
+    case 6: idx.set_linear(row, static_cast<double>(cfg.slots)); break;  // just past the pool
+    case 7:  // the largest index of the dtype
+      idx.set_linear(row, cfg.index_dtype == ScalarType::Int64 ? 9.2e18 : 2147483647.0);
+      break;
+    case 8: {  // the slot of the next row (a duplicate), or past the pool if that row pads
+      const double other = idx.get_linear((row + 1) % cfg.B);
+      idx.set_linear(row, other >= 0 && cfg.B > 1 ? other : static_cast<double>(cfg.slots + 3));
+      break;
+    }
+    case 9: c.write_pos.set_linear(row, -1); break;
+    case 10: c.write_pos.set_linear(row, static_cast<double>(cfg.L)); break;
+    case 11: c.write_pos.set_linear(row, -2147483648.0); break;
+    case 12: c.write_pos.set_linear(row, 2147483000.0); break;  // far past the end, no overflow when advanced
+    default: (void)slot; break;
+  }
+}
+
+TEST(KernelAdversarial, BadRowsAreFlaggedAndTouchNothing) {
+  KDA_REQUIRE_GPU();
+  int64_t rollouts = 0, rejected = 0;
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  params.maxSuccess = static_cast<int>(env_int("KDA_GPU_ADVERSARIAL_ROLLOUTS", 200));
+  rc::detail::TestMetadata meta;
+  meta.id = meta.description = "KernelAdversarial/BadRowsAreFlaggedAndTouchNothing";
+  const auto result = rc::detail::checkTestable(
+      [&] {
+        const CaseConfig c = *gen_gpu_case(1e6);
+        const auto choices = *rc::gen::container<std::vector<int>>(
+            static_cast<std::size_t>(c.steps * c.B), rc::gen::inRange(0, 13));
+        DeviceMirror mirror;
+        const KernelRolloutReport r = run_kernel_vs_reference(c, mirror, [&](CaseTensors& kc, int64_t t) {
+          for (int64_t row = 0; row < c.B; ++row) mutate_row(kc, row, choices[t * c.B + row]);
+        });
+        if (!r.pass()) RC_FAIL(r.summary());
+        ++rollouts;
+        rejected += r.rejected_rows;
+      },
+      meta, params);
+  std::printf("adversarial rollouts: %lld, rejected rows flagged and checked: %lld\n",
+              static_cast<long long>(rollouts), static_cast<long long>(rejected));
+  EXPECT_GT(rejected, 0);
+  if (!result.is<rc::detail::SuccessResult>()) {
+    std::ostringstream msg;
+    rc::detail::printResultMessage(result, msg);
+    FAIL() << msg.str();
+  }
+}
+
+// A fixed batch where every row is bad in a different way, and two rows share a slot: each
+// gets exactly its flags, and (checked by the rollout driver) nothing but zeros in out.
+TEST(KernelAdversarial, EveryFlagOnce) {
+  KDA_REQUIRE_GPU();
+  CaseConfig c = parse_case_config("B=6 H=1 HV=2 K=16 V=16 L=3 slots=6 steps=1 pad=0 rcur=0 ff=1 flush=0");
+  DeviceMirror mirror;
+  const KernelRolloutReport r = run_kernel_vs_reference(c, mirror, [](CaseTensors& kc, int64_t) {
+    kc.ssm_state_indices.set_linear(0, 6);    // slot == slots
+    kc.write_pos.set_linear(1, 3);            // cursor == L
+    kc.write_pos.set_linear(2, -1);           // negative cursor
+    kc.ssm_state_indices.set_linear(4, kc.ssm_state_indices.get_linear(3));  // rows 3 and 4 share a slot
+    kc.ssm_state_indices.set_linear(5, -1);   // padding: not an error
+  });
+  EXPECT_TRUE(r.pass()) << r.summary();
+  EXPECT_EQ(r.rejected_rows, 5);
+  const std::vector<int32_t> expected = {2, 4, 4, 8, 8, 1};
+  EXPECT_EQ(mirror.row_status(), expected);
+}
+
+}  // namespace
+}  // namespace kda::testing

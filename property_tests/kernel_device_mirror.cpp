@@ -1,0 +1,95 @@
+#include "property_tests/kernel_device_mirror.hpp"
+
+#include <stdexcept>
+#include <string>
+
+#include "contract/tensor_view.hpp"
+#include "kernels/replayssm_decode.hpp"
+
+namespace kda::testing {
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+DeviceMirror::DeviceMirror() { // A blocking stream: it waits for the synchronous cudaMemcpy/cudaMemset of the uploads.
+  check_cuda(cudaStreamCreate(&stream_), "cudaStreamCreate"); }
+
+DeviceMirror::~DeviceMirror() {
+  if (stream_ != nullptr) cudaStreamDestroy(stream_);
+}
+
+cuda::DeviceTensor& DeviceMirror::device_of(const DLTensor& host) {
+  auto& slot = tensors_[static_cast<const char*>(host.data) + host.byte_offset];
+  // A new host tensor at a recycled address gets a fresh device copy.
+  if (!slot || slot->dl().dtype.code != host.dtype.code || slot->dl().dtype.bits != host.dtype.bits ||
+      shape_of(slot->dl()) != shape_of(host) || strides_of(slot->dl()) != strides_of(host))
+    slot = std::make_unique<cuda::DeviceTensor>(host);
+  return *slot;
+}
+
+StepArgs DeviceMirror::upload(const StepArgs& h) {
+  StepArgs d = h;
+  auto put = [this](const DLTensor* t) -> DLTensor* {
+    if (t == nullptr) return nullptr;
+    cuda::DeviceTensor& dev = device_of(*t);
+    dev.upload(*t);
+    return dev.get();
+  };
+  d.mixed_qkv = put(h.mixed_qkv);
+  d.a = put(h.a);
+  d.b = put(h.b);
+  d.A_log = put(h.A_log);
+  d.dt_bias = put(h.dt_bias);
+  d.initial_state = put(h.initial_state);
+  d.d_cache = put(h.d_cache);
+  d.k_cache = put(h.k_cache);
+  d.g_cache = put(h.g_cache);
+  d.out = put(h.out);
+  d.ssm_state_indices = put(h.ssm_state_indices);
+  d.write_pos = put(h.write_pos);
+  d.force_flush = put(h.force_flush);
+  return d;
+}
+
+void DeviceMirror::poison_out(const StepArgs& h) { device_of(*h.out).fill_bytes(0xFF); }
+
+void DeviceMirror::download_written(const StepArgs& h) {
+  for (DLTensor* t : {h.out, h.initial_state, h.d_cache, h.k_cache, h.g_cache}) device_of(*t).download(*t);
+}
+
+DLTensor* DeviceMirror::status_tensor(int64_t B) {
+  if (!status_ || status_host_.shape()[0] != B) {
+    status_host_ = HostTensor(ScalarType::Int32, {B});
+    for (int64_t i = 0; i < B; ++i) status_host_.set_linear(i, -1);  // "never written" marker
+    status_ = std::make_unique<cuda::DeviceTensor>(status_host_);
+  }
+  return status_->get();
+}
+
+std::vector<int32_t> DeviceMirror::row_status() {
+  if (!status_) return {};
+  status_->download(status_host_);
+  std::vector<int32_t> s(status_host_.shape()[0]);
+  for (std::size_t i = 0; i < s.size(); ++i) s[i] = static_cast<int32_t>(status_host_.get_linear(static_cast<int64_t>(i)));
+  return s;
+}
+
+void DeviceMirror::step(const StepArgs& host) {
+  const StepArgs dev = upload(host);
+  poison_out(host);
+  DLTensor* status = status_tensor(host.mixed_qkv->shape[0]);
+  check_cuda(cudaMemset(status->data, 0xFF, static_cast<std::size_t>(host.mixed_qkv->shape[0]) * 4), "status poison");
+  check_cuda(cudaDeviceSynchronize(), "uploads");
+  cuda::replayssm_decode(dev, stream_, status);
+  check_cuda(cudaStreamSynchronize(stream_), "kernel execution");
+  download_written(host);
+}
+
+bool DeviceMirror::guards_intact() const {
+  for (const auto& [key, t] : tensors_)
+    if (!t->guards_intact()) return false;
+  return !status_ || status_->guards_intact();
+}
+
+}  // namespace kda::testing

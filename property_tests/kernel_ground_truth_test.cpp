@@ -1,0 +1,52 @@
+// The CUDA kernel against the plain float64 recurrence (reference::run_rollout): outputs at
+// every token and checkpoints after every flush, within the dtype-derived rollout bounds.
+// KDA_GPU_TRUTH_ROLLOUTS sets the number of rollouts (default 300).
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+#include "property_tests/kernel_case_gen.hpp"
+#include "property_tests/kernel_device_mirror.hpp"
+#include "property_tests/kernel_gpu_env.hpp"
+#include "reference/rollout.hpp"
+#include "reference/tolerance.hpp"
+
+namespace kda::testing {
+namespace {
+
+TEST(KernelVsGroundTruth, RandomRollouts) {
+  KDA_REQUIRE_GPU();
+  double worst_out_ratio = 0, worst_state_ratio = 0;
+  int64_t rollouts = 0;
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  params.maxSuccess = static_cast<int>(env_int("KDA_GPU_TRUTH_ROLLOUTS", 300));
+  rc::detail::TestMetadata meta;
+  meta.id = meta.description = "KernelVsGroundTruth/RandomRollouts";
+  const auto result = rc::detail::checkTestable(
+      [&] {
+        const CaseConfig c = *gen_gpu_case();
+        DeviceMirror mirror;
+        const auto bounds = reference::rollout_bounds(c, /*tf32_products=*/false);
+        const auto r = reference::run_rollout(
+            c, [&mirror](const StepArgs& host) { mirror.step(host); }, bounds.output, bounds.state);
+        if (!r.pass()) RC_FAIL(r.summary());
+        if (!mirror.guards_intact()) RC_FAIL("a device guard region changed: " + to_string(c));
+        ++rollouts;
+        if (r.outputs.blocks > 0) worst_out_ratio = std::max(worst_out_ratio, r.outputs.worst_error / r.outputs.tolerance);
+        if (r.states.blocks > 0) worst_state_ratio = std::max(worst_state_ratio, r.states.worst_error / r.states.tolerance);
+      },
+      meta, params);
+  std::printf("kernel vs float64 recurrence: %lld rollouts, worst output error/bound %.3f, state %.3f\n",
+              static_cast<long long>(rollouts), worst_out_ratio, worst_state_ratio);
+  if (!result.is<rc::detail::SuccessResult>()) {
+    std::ostringstream msg;
+    rc::detail::printResultMessage(result, msg);
+    FAIL() << msg.str();
+  }
+}
+
+}  // namespace
+}  // namespace kda::testing

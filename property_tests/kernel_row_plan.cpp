@@ -1,0 +1,108 @@
+#include "property_tests/kernel_row_plan.hpp"
+
+#include <cstring>
+#include <map>
+
+#include "contract/scalar_type.hpp"
+#include "contract/tensor_view.hpp"
+#include "kernels/row_status.hpp"
+
+namespace kda::testing {
+namespace {
+
+int64_t load_int(const DLTensor& t, int64_t i) {
+  const auto* base = static_cast<const unsigned char*>(t.data) + t.byte_offset;
+  const int64_t off = i * stride(t, 0);
+  if (t.dtype.bits == 64) {
+    int64_t v;
+    std::memcpy(&v, base + off * 8, 8);
+    return v;
+  }
+  int32_t v;
+  std::memcpy(&v, base + off * 4, 4);
+  return v;
+}
+
+std::vector<unsigned char> bytes_of(const DLTensor& t) {
+  const auto* base = static_cast<const unsigned char*>(t.data) + t.byte_offset;
+  const auto shape = shape_of(t);
+  const auto strides = strides_of(t);
+  int64_t hi = 0;
+  for (std::size_t d = 0; d < shape.size(); ++d) hi += (shape[d] - 1) * strides[d];
+  return std::vector<unsigned char>(base, base + (hi + 1) * (t.dtype.bits / 8));
+}
+
+// Marks the bytes of elements idx[0..2] x every index of the last dim.
+void allow_row(std::vector<bool>& mask, const DLTensor& t, int64_t i0, int64_t i1, int64_t i2) {
+  const int64_t esize = t.dtype.bits / 8, n = size(t, 3);
+  for (int64_t e = 0; e < n; ++e) {
+    const int64_t idx[4] = {i0, i1, i2, e};
+    const int64_t at = element_offset(t, idx) * esize;
+    for (int64_t b = 0; b < esize; ++b) mask[at + b] = true;
+  }
+}
+
+std::string first_violation(const char* name, const std::vector<unsigned char>& before,
+                            const std::vector<unsigned char>& after, const std::vector<bool>& allowed) {
+  if (before.size() != after.size()) return std::string(name) + ": storage size changed";
+  for (std::size_t i = 0; i < before.size(); ++i)
+    if (before[i] != after[i] && !allowed[i])
+      return std::string(name) + ": byte " + std::to_string(i) + " changed outside what the step may write";
+  return "";
+}
+
+}  // namespace
+
+std::vector<RowPlan> plan_rows(const StepArgs& a, const Dims& dims) {
+  std::vector<RowPlan> plans(dims.B);
+  std::map<int64_t, int> uses;
+  for (int64_t r = 0; r < dims.B; ++r) {
+    RowPlan& p = plans[r];
+    p.slot = load_int(*a.ssm_state_indices, r);
+    if (p.slot < 0) {
+      p.status = cuda::kRowPadding;
+      continue;
+    }
+    ++uses[p.slot];
+    p.cursor = load_int(*a.write_pos, r);
+    if (p.slot >= dims.slots) p.status |= cuda::kRowSlotOutOfRange;
+    if (p.cursor < 0 || p.cursor >= dims.L) p.status |= cuda::kRowCursorOutOfRange;
+    p.flush = p.cursor == dims.L - 1 || (a.force_flush != nullptr && load_int(*a.force_flush, r) != 0);
+  }
+  for (RowPlan& p : plans)
+    if (p.slot >= 0 && uses[p.slot] > 1) p.status |= cuda::kRowDuplicateSlot;
+  return plans;
+}
+
+WrittenBytes snapshot_written(const StepArgs& a) {
+  return {bytes_of(*a.out), bytes_of(*a.initial_state), bytes_of(*a.d_cache), bytes_of(*a.k_cache),
+          bytes_of(*a.g_cache)};
+}
+
+std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, const Dims& dims,
+                                const std::vector<RowPlan>& plans) {
+  const WrittenBytes after = snapshot_written(a);
+  std::vector<bool> out(after.out.size(), true);  // out is written everywhere
+  std::vector<bool> state(after.state.size()), d(after.d.size()), k(after.k.size()), g(after.g.size());
+  const int64_t group = dims.HV / dims.H;
+  for (const RowPlan& p : plans) {
+    if (!p.accepted()) continue;
+    for (int64_t hv = 0; hv < dims.HV; ++hv) {
+      if (p.flush) {
+        for (int64_t v = 0; v < dims.V; ++v) allow_row(state, *a.initial_state, p.slot, hv, v);
+      } else {
+        allow_row(d, *a.d_cache, p.slot, hv, p.cursor);
+        allow_row(g, *a.g_cache, p.slot, hv, p.cursor);
+        if (hv % group == 0) allow_row(k, *a.k_cache, p.slot, hv / group, p.cursor);
+      }
+    }
+  }
+  for (const std::string& v :
+       {first_violation("out", before.out, after.out, out), first_violation("initial_state", before.state, after.state, state),
+        first_violation("d_cache", before.d, after.d, d), first_violation("k_cache", before.k, after.k, k),
+        first_violation("g_cache", before.g, after.g, g)})
+    if (!v.empty()) return v;
+  return "";
+}
+
+}  // namespace kda::testing

@@ -1,0 +1,38 @@
+// What one step must do per row, derived on the host from the index tensors alone
+// (independently of the kernel): the expected kda::cuda::RowStatus flags, and for accepted
+// rows the slot, cursor and whether the row flushes. Used to check the kernel's status
+// tensor, to build the reference's view of the step, and to bound the step's footprint.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "contract/step_args.hpp"
+
+namespace kda::testing {
+
+struct RowPlan {
+  int64_t slot = -1;
+  int64_t cursor = 0;
+  int32_t status = 0;  // kda::cuda::RowStatus flags
+  bool flush = false;
+  bool accepted() const { return status == 0; }  // non-padding and not rejected
+};
+
+// From host-resident ssm_state_indices / write_pos / force_flush.
+std::vector<RowPlan> plan_rows(const StepArgs& host, const Dims& dims);
+
+// The bytes of each written tensor before a step.
+struct WrittenBytes {
+  std::vector<unsigned char> out, state, d, k, g;
+};
+WrittenBytes snapshot_written(const StepArgs& host);
+
+// "" when every byte that changed between `before` and the tensors of `after` lies inside an
+// element the step may write for the plans' accepted rows (out: every element; flush: the
+// row's checkpoint [slot, hv]; append: d/g records [slot, hv, cursor] and the k record
+// [slot, h, cursor]); else a description of the first byte changed outside.
+std::string footprint_violation(const WrittenBytes& before, const StepArgs& after, const Dims& dims,
+                                const std::vector<RowPlan>& plans);
+
+}  // namespace kda::testing

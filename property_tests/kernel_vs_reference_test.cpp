@@ -1,0 +1,103 @@
+// The CUDA kernel against the reference (rounding points modelled) over random rollouts and
+// over every dtype combination. KDA_GPU_ROLLOUTS sets the number of random rollouts (default
+// 1000); on a machine without a GPU the tests skip.
+#include <gtest/gtest.h>
+#include <rapidcheck.h>
+
+#include <cstdio>
+#include <map>
+#include <string>
+
+#include "property_tests/kernel_case_gen.hpp"
+#include "property_tests/kernel_gpu_env.hpp"
+#include "property_tests/kernel_rollout.hpp"
+
+namespace kda::testing {
+namespace {
+
+// Worst error/tolerance ratio seen per dtype, for the closing report.
+struct WorstByDtype {
+  struct Entry {
+    double ratio = 0, error = 0, tolerance = 0;
+    int64_t rollouts = 0;
+  };
+  std::map<std::string, Entry> entries;
+  void add(const std::string& key, const reference::Comparison& c) {
+    Entry& e = entries[key];
+    ++e.rollouts;
+    if (c.blocks == 0) return;
+    const double ratio = c.tolerance > 0 ? c.worst_error / c.tolerance : 0;
+    if (ratio >= e.ratio) e = {ratio, c.worst_error, c.tolerance, e.rollouts};
+  }
+  void add(const KernelRolloutReport& r) {
+    add("out " + std::string(name_of(r.config.out_dtype)), r.out);
+    add("state " + std::string(name_of(r.config.state_dtype)), r.state);
+    add("d ring " + std::string(name_of(r.config.ring_dtype)), r.d_ring);
+    add("k ring " + std::string(name_of(r.config.ring_dtype)), r.k_ring);
+    add("g ring float32", r.g_ring);
+  }
+  void print(const char* title) const {
+    std::printf("%s: worst error vs tolerance per dtype\n", title);
+    for (const auto& [key, e] : entries)
+      std::printf("  %-18s rollouts %6lld  worst %.3e  tolerance %.3e  ratio %.3f\n", key.c_str(),
+                  static_cast<long long>(e.rollouts), e.error, e.tolerance, e.ratio);
+  }
+};
+
+TEST(KernelVsReference, RandomRollouts) {
+  KDA_REQUIRE_GPU();
+  WorstByDtype worst;
+  int64_t rollouts = 0, tokens = 0, flushes = 0, appends = 0;
+  rc::detail::TestParams params = rc::detail::configuration().testParams;
+  params.maxSuccess = static_cast<int>(env_int("KDA_GPU_ROLLOUTS", 1000));
+  rc::detail::TestMetadata meta;
+  meta.id = meta.description = "KernelVsReference/RandomRollouts";
+  const auto result = rc::detail::checkTestable(
+      [&] {
+        const CaseConfig c = *gen_gpu_case();
+        DeviceMirror mirror;  // fresh device buffers per rollout
+        const KernelRolloutReport r = run_kernel_vs_reference(c, mirror);
+        if (!r.pass()) RC_FAIL(r.summary());
+        ++rollouts, tokens += r.tokens, flushes += r.flushes, appends += r.appends;
+        worst.add(r);
+      },
+      meta, params);
+  std::printf("kernel vs reference: %lld rollouts passed, %lld tokens, %lld row flushes, %lld row appends\n",
+              static_cast<long long>(rollouts), static_cast<long long>(tokens), static_cast<long long>(flushes),
+              static_cast<long long>(appends));
+  worst.print("kernel vs reference");
+  if (!result.is<rc::detail::SuccessResult>()) {
+    std::ostringstream msg;
+    rc::detail::printResultMessage(result, msg);
+    FAIL() << msg.str();
+  }
+}
+
+// 81 combinations of activation, state, ring and out dtypes, each in one rollout with natural
+// and forced flushes, GQA, padding and divergent cursors (envelope layout on every other one).
+TEST(KernelVsReference, EveryDtypeCombination) {
+  KDA_REQUIRE_GPU();
+  WorstByDtype worst;
+  const ScalarType floats[] = {ScalarType::Float32, ScalarType::BFloat16, ScalarType::Float16};
+  uint64_t seed = 1000;
+  for (ScalarType act : floats)
+    for (ScalarType state : floats)
+      for (ScalarType ring : floats)
+        for (ScalarType out : floats) {
+          CaseConfig c = parse_case_config("B=5 H=2 HV=4 K=32 V=64 L=5 slots=7 steps=9 pad=0.25 flush=0.2 rcur=1 ff=1");
+          c.act_dtype = act, c.state_dtype = state, c.ring_dtype = ring, c.out_dtype = out;
+          c.index_dtype = seed % 2 ? ScalarType::Int64 : ScalarType::Int32;
+          c.envelope = seed % 2 == 0;
+          c.seed = seed++;
+          DeviceMirror mirror;
+          const KernelRolloutReport r = run_kernel_vs_reference(c, mirror);
+          EXPECT_TRUE(r.pass()) << r.summary();
+          EXPECT_GT(r.flushes, 0) << to_string(c);
+          EXPECT_GT(r.appends, 0) << to_string(c);
+          worst.add(r);
+        }
+  worst.print("every dtype combination");
+}
+
+}  // namespace
+}  // namespace kda::testing
