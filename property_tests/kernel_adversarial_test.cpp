@@ -91,5 +91,21 @@ TEST(KernelAdversarial, EveryFlagOnce) {
   EXPECT_EQ(mirror.row_status(), expected);
 }
 
+// More rows than threads in a CTA: the duplicate scan walks the batch in several strides.
+TEST(KernelAdversarial, LargeBatchDuplicateScan) {
+  KDA_REQUIRE_GPU();
+  const CaseConfig c = parse_case_config("B=300 H=1 HV=2 K=8 V=8 L=4 slots=310 steps=3 pad=0.1 ff=1 flush=0.2");
+  DeviceMirror mirror;
+  const KernelRolloutReport r = run_kernel_vs_reference(c, mirror, [](CaseTensors& kc, int64_t t) {
+    HostTensor& idx = kc.ssm_state_indices;
+    int64_t named = 0;  // the first row that names a slot
+    while (idx.get_linear(named) < 0) ++named;
+    idx.set_linear(299 - t, idx.get_linear(named));  // shares that row's slot
+    idx.set_linear(150, 310.0 + t);                 // past the pool
+  });
+  EXPECT_TRUE(r.pass()) << r.summary();
+  EXPECT_GE(r.rejected_rows, 3 * 3);
+}
+
 }  // namespace
 }  // namespace kda::testing

@@ -32,7 +32,12 @@ TEST(KernelVsGroundTruth, RandomRollouts) {
         const auto bounds = reference::rollout_bounds(c, /*tf32_products=*/false);
         const auto r = reference::run_rollout(
             c, [&mirror](const StepArgs& host) { mirror.step(host); }, bounds.output, bounds.state);
-        if (!r.pass()) RC_FAIL(r.summary());
+        if (!r.pass()) {
+          // Tell a kernel fault from a bound that is too tight: the CPU reference with the
+          // same rounding points, against the same bounds.
+          const auto ref = reference::run_rollout(c, reference::RolloutModel::Kernel);
+          RC_FAIL("kernel: " + r.summary() + "\nCPU reference (kernel rounding), same bounds: " + ref.summary());
+        }
         if (!mirror.guards_intact()) RC_FAIL("a device guard region changed: " + to_string(c));
         ++rollouts;
         if (r.outputs.blocks > 0) worst_out_ratio = std::max(worst_out_ratio, r.outputs.worst_error / r.outputs.tolerance);

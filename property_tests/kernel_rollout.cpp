@@ -1,5 +1,6 @@
 #include "property_tests/kernel_rollout.hpp"
 
+#include <cstring>
 #include <sstream>
 #include <vector>
 
@@ -80,10 +81,15 @@ std::string status_mismatch(const std::vector<RowPlan>& plans, const std::vector
   return "";
 }
 
+// Copies the bytes (the tensor keeps its storage, so device mirrors keyed by it stay valid).
+void copy_bytes(HostTensor& to, const HostTensor& from) {
+  std::memcpy(to.storage().data(), from.storage().data(), from.storage().size());
+}
+
 // The reference's view of an adversarial step: every row the plan rejects becomes padding.
 void copy_indices_as_reference_sees(const CaseTensors& gpu, CaseTensors& ref, const std::vector<RowPlan>& plans) {
-  ref.ssm_state_indices = gpu.ssm_state_indices;
-  ref.write_pos = gpu.write_pos;
+  copy_bytes(ref.ssm_state_indices, gpu.ssm_state_indices);
+  copy_bytes(ref.write_pos, gpu.write_pos);
   for (std::size_t row = 0; row < plans.size(); ++row)
     if (plans[row].status != 0) ref.ssm_state_indices.set_linear(static_cast<int64_t>(row), -1);
 }
@@ -116,6 +122,8 @@ KernelRolloutReport run_kernel_vs_reference(const CaseConfig& config, DeviceMirr
       fill_token(ref, t);
       fill_token(gpu, t);
     }
+    // A mutation lasts one step: afterwards the caller's own indices and cursors return.
+    const HostTensor indices = gpu.ssm_state_indices, cursors = gpu.write_pos;
     if (mutate) mutate(gpu, t);
     dims = validate(gpu.args(), Backend::Cpu);
     plans = plan_rows(gpu.args(), dims);
@@ -137,11 +145,12 @@ KernelRolloutReport run_kernel_vs_reference(const CaseConfig& config, DeviceMirr
       else p.flush ? ++r.flushes : ++r.appends;
     }
     if (!r.pass()) return r;
-    const HostTensor cursors_before = gpu.write_pos;
+    copy_bytes(gpu.ssm_state_indices, indices);
+    copy_bytes(gpu.write_pos, cursors);
     advance_cursors(ref);
     advance_cursors(gpu);
     for (std::size_t row = 0; row < plans.size(); ++row)  // a rejected row did nothing: keep its cursor
-      if (plans[row].status != 0) gpu.write_pos.set_linear(row, cursors_before.get_linear(row));
+      if (plans[row].status != 0) gpu.write_pos.set_linear(row, cursors.get_linear(row));
     for (std::size_t row = 0; row < plans.size(); ++row)  // plans use the advanced cursors
       plans[row].cursor = static_cast<int64_t>(gpu.write_pos.get_linear(static_cast<int64_t>(row)));
   }

@@ -84,7 +84,7 @@ TEST(KernelVsReference, EveryDtypeCombination) {
     for (ScalarType state : floats)
       for (ScalarType ring : floats)
         for (ScalarType out : floats) {
-          CaseConfig c = parse_case_config("B=5 H=2 HV=4 K=32 V=64 L=5 slots=7 steps=9 pad=0.25 flush=0.2 rcur=1 ff=1");
+          CaseConfig c = parse_case_config("B=6 H=2 HV=4 K=32 V=64 L=5 slots=8 steps=9 pad=0.15 flush=0.2 rcur=1 ff=1");
           c.act_dtype = act, c.state_dtype = state, c.ring_dtype = ring, c.out_dtype = out;
           c.index_dtype = seed % 2 ? ScalarType::Int64 : ScalarType::Int32;
           c.envelope = seed % 2 == 0;
@@ -97,6 +97,22 @@ TEST(KernelVsReference, EveryDtypeCombination) {
           worst.add(r);
         }
   worst.print("every dtype combination");
+}
+
+// Shapes of a real layer (K = V = 128, bfloat16 activations, float32 or bfloat16 state),
+// including a 64-record ring that the rebuild walks in several chunks.
+TEST(KernelVsReference, ProductionShapes) {
+  KDA_REQUIRE_GPU();
+  for (const char* line :
+       {"B=16 H=4 HV=16 K=128 V=128 L=8 slots=20 steps=20 act=bf16 state=f32 ring=bf16 out=bf16 pad=0.1 flush=0.1",
+        "B=16 H=4 HV=16 K=128 V=128 L=8 slots=16 steps=20 act=bf16 state=bf16 ring=bf16 out=bf16 pad=0 flush=0.1",
+        "B=4 H=2 HV=4 K=128 V=128 L=64 slots=6 steps=70 act=bf16 state=f32 ring=bf16 out=bf16 pad=0 flush=0 rcur=1"}) {
+    DeviceMirror mirror;
+    const KernelRolloutReport r = run_kernel_vs_reference(parse_case_config(line), mirror);
+    EXPECT_TRUE(r.pass()) << r.summary();
+    EXPECT_GT(r.flushes, 0) << line;
+    std::printf("%s\n", r.summary().c_str());
+  }
 }
 
 }  // namespace
