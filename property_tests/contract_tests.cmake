@@ -1,7 +1,30 @@
-# Tests of the contract area (contract/, kda-harness validate/errors).
+# Tests of the contract area (contract/, `kda-harness validate` and `errors`). Each suite is
+# one ctest entry; the RapidCheck property runs 10,000 cases by default (RC_PARAMS).
+
+add_library(kda_contract_testing STATIC
+  contract_call_spec.cpp
+  contract_mutations.cpp
+  contract_mutations_packed.cpp
+  contract_mutations_replayssm.cpp
+  contract_generators.cpp
+  contract_runtime_rows.cpp
+)
+target_link_libraries(kda_contract_testing PUBLIC kda_contract rapidcheck GTest::gtest)
+
+set(kda_contract_suites contract_property contract_expected_errors contract_runtime_values)
+foreach(suite IN LISTS kda_contract_suites)
+  add_executable(${suite}_test ${suite}_test.cpp)
+  target_link_libraries(${suite}_test PRIVATE kda_contract_testing kda_project_options GTest::gtest_main)
+  add_test(NAME contract.${suite} COMMAND ${suite}_test)
+  set_tests_properties(contract.${suite} PROPERTIES LABELS contract)
+endforeach()
+set_tests_properties(contract.contract_property PROPERTIES ENVIRONMENT "RC_PARAMS=max_success=10000")
+list(TRANSFORM kda_contract_suites APPEND _test OUTPUT_VARIABLE kda_contract_test_targets)
+add_custom_target(contract_tests DEPENDS ${kda_contract_test_targets} kda-harness)
 
 # docs/errors.md must equal what the catalog generates.
 add_test(NAME contract.docs_errors_md_up_to_date
          COMMAND ${CMAKE_COMMAND} -DHARNESS=$<TARGET_FILE:kda-harness> -DDOC=${PROJECT_SOURCE_DIR}/docs/errors.md
                  -DOUT=${CMAKE_CURRENT_BINARY_DIR}/errors.generated.md
                  -P ${CMAKE_CURRENT_SOURCE_DIR}/contract_errors_doc_check.cmake)
+set_tests_properties(contract.docs_errors_md_up_to_date PROPERTIES LABELS contract)
