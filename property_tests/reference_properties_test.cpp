@@ -1,4 +1,5 @@
-// Issue 3, properties 2 and 4:
+// The ground truth checked by a second, independent transcription of semantics.md in scalar
+// loops over the tensors (no Eigen, no shared helpers); then issue 3, properties 2 and 4:
 // (2) with L = 1 every step flushes, and one step is exactly one plain decode step: in
 //     float64 arithmetic (Rounding::Off) the stored out and checkpoint are the plain
 //     float64 results rounded once to their dtypes;
@@ -31,6 +32,98 @@ Dims dims_of(const CaseConfig& c) { return {c.B, c.H, c.HV, c.K, c.V, c.L, c.slo
 double one_rounding_bound(double ref_norm, int64_t n, ScalarType t) {
   const double u = unit_roundoff(t);
   return (u + 0x1p-24) * ref_norm + std::sqrt(static_cast<double>(n)) * u * smallest_normal(t);
+}
+
+// semantics.md's "One token of the plain recurrence", element by element, on the tensors.
+struct ScalarLoops {
+  const CaseConfig& c;
+  CaseTensors& t;
+  std::vector<double> S;  // [slots][HV][V][K] from initial_state
+
+  ScalarLoops(const CaseConfig& cfg, CaseTensors& tensors) : c(cfg), t(tensors), S(cfg.slots * cfg.HV * cfg.V * cfg.K) {
+    for (int64_t i = 0; i < static_cast<int64_t>(S.size()); ++i) S[i] = t.initial_state.get_linear(i);
+  }
+  double& s(int64_t slot, int64_t hv, int64_t i, int64_t k) { return S[((slot * c.HV + hv) * c.V + i) * c.K + k]; }
+
+  // One token; returns out[row][hv*V + i] (zeros for padding rows).
+  std::vector<double> step() {
+    const int64_t K = c.K, V = c.V, H = c.H, HV = c.HV;
+    std::vector<double> out(c.B * HV * V, 0.0);
+    for (int64_t row = 0; row < c.B; ++row) {
+      const auto slot = static_cast<int64_t>(t.ssm_state_indices.get_linear(row));
+      if (slot < 0) continue;
+      for (int64_t hv = 0; hv < HV; ++hv) {
+        const int64_t h = hv / (HV / H);
+        std::vector<double> q(K), k(K), v(V), g(K), d(V);
+        double qq = 0, kk = 0;
+        for (int64_t j = 0; j < K; ++j) {
+          q[j] = t.mixed_qkv.get({row, h * K + j});
+          k[j] = t.mixed_qkv.get({row, H * K + h * K + j});
+          qq += q[j] * q[j];
+          kk += k[j] * k[j];
+        }
+        for (int64_t i = 0; i < V; ++i) v[i] = t.mixed_qkv.get({row, 2 * H * K + hv * V + i});
+        if (c.l2norm)
+          for (int64_t j = 0; j < K; ++j) q[j] /= std::sqrt(qq + 1e-6), k[j] /= std::sqrt(kk + 1e-6);
+        const double A = std::exp(t.A_log.get_linear(hv));
+        for (int64_t j = 0; j < K; ++j) {
+          const double x = t.a.get_linear(row * HV * K + hv * K + j) + t.dt_bias.get_linear(hv * K + j);
+          g[j] = c.lower_bound ? *c.lower_bound / (1 + std::exp(-A * x)) : -A * (x <= 20 ? std::log(1 + std::exp(x)) : x);
+        }
+        HostTensor beta_t(c.act_dtype, {1});  // float32 sigmoid through b's dtype and back
+        beta_t.set_linear(0, 1.0f / (1.0f + std::exp(-static_cast<float>(t.b.get({row, hv})))));
+        const double beta = beta_t.get_linear(0);
+        for (int64_t i = 0; i < V; ++i) {
+          double Sk = 0;
+          for (int64_t j = 0; j < K; ++j) Sk += (s(slot, hv, i, j) *= std::exp(g[j])) * k[j];
+          d[i] = beta * (v[i] - Sk);
+          double o = 0;
+          for (int64_t j = 0; j < K; ++j) o += (s(slot, hv, i, j) += d[i] * k[j]) * q[j] * t.scale;
+          out[(row * HV + hv) * V + i] = o;
+        }
+      }
+    }
+    return out;
+  }
+};
+
+TEST(ReferenceProperties, PlainRecurrenceMatchesScalarLoops) {
+  check_property("plain_step<double> == semantics.md in scalar loops", case_count("KDA_REFERENCE_CASES_LOOPS", 100), [] {
+    CaseConfig c = *gen_reference_case(6, 2e6);
+    c.envelope = false;  // the loops index initial_state compactly
+    CaseTensors t = materialize(c);
+    const Dims d = dims_of(c);
+    ScalarLoops loops(c, t);
+    auto plain = PlainState<double>::from_tensor(t.initial_state.dl(), d);
+    const auto params = load_params<double>(t.args(), d);
+    for (int64_t token = 0; token < c.steps; ++token) {
+      if (token > 0) fill_token(t, token);
+      const auto token_in = load_token<double>(t.args(), d);
+      const Matrix<double> out = plain_step(plain, params, token_in);
+      const std::vector<double> expected = loops.step();
+      for (int64_t row = 0; row < d.B; ++row) {
+        if (token_in.slot[row] < 0) {
+          RC_ASSERT(out.row(row).isZero(0));
+          continue;
+        }
+        for (int64_t hv = 0; hv < d.HV; ++hv) {
+          double diff = 0, ref = 0;
+          for (int64_t i = 0; i < d.V; ++i) {
+            const double e = expected[(row * d.HV + hv) * d.V + i];
+            diff += (out(row, hv * d.V + i) - e) * (out(row, hv * d.V + i) - e);
+            ref += e * e;
+            for (int64_t j = 0; j < d.K; ++j) {
+              const double se = loops.s(token_in.slot[row], hv, i, j);
+              if (!(std::abs(plain.at(token_in.slot[row], hv)(i, j) - se) <= 1e-12 * (1 + std::abs(se))))
+                RC_FAIL(fmt::format("token {} state differs at row {} hv {} ({}, {}) | {}", token, row, hv, i, j, to_string(c)));
+            }
+          }
+          if (!(std::sqrt(diff) <= 1e-12 * std::sqrt(ref) + 1e-300))
+            RC_FAIL(fmt::format("token {} out differs at row {} hv {} | {}", token, row, hv, to_string(c)));
+        }
+      }
+    }
+  });
 }
 
 TEST(ReferenceProperties, LEqualsOneIsOnePlainDecodeStep) {

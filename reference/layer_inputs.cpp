@@ -59,8 +59,9 @@ HeadToken<Scalar> prepare_head(const LayerParams<Scalar>& p, const TokenInputs<S
     // softplus(x) = log(1 + exp(x)) for x <= 20, else x (semantics.md).
     t.g = x.unaryExpr([&](Scalar xi) { return -A * (xi <= Scalar(20) ? std::log1p(std::exp(xi)) : xi); });
   }
-  const Scalar beta = Scalar(1) / (Scalar(1) + std::exp(-in.b(row, hv)));
-  t.beta = io::round_through(p.beta_dtype, beta);
+  // beta in float32 whatever Scalar is: see LayerParams::beta_dtype.
+  const float b = static_cast<float>(in.b(row, hv));
+  t.beta = static_cast<Scalar>(io::round_through(p.beta_dtype, 1.0f / (1.0f + std::exp(-b))));
   return t;
 }
 

@@ -27,8 +27,15 @@ struct LayerParams {
   Scalar scale = 1;
   bool l2norm = false;
   std::optional<double> lower_bound;  // absent: softplus gate
-  // semantics.md defines beta = sigmoid(b) rounded through b's dtype and back: that rounding
-  // is part of the function (every model applies it), not an arithmetic rounding point.
+  // semantics.md defines beta = sigmoid(b) rounded through b's dtype and back (PyTorch's
+  // sigmoid(b).to(b.dtype).float(): a float32 sigmoid, then RNE). That rounding is a step
+  // function, so it is part of the function, not an arithmetic rounding point: every model
+  // (float64 ones included) evaluates this beta with the same float32 code. Were the float64
+  // models to use a float64 sigmoid, a one-ulp float32 difference next to a rounding
+  // midpoint of b's dtype would move beta by one ulp of that dtype (2^-7 bfloat16, 2^-10
+  // float16 relative), which no tolerance built from the other dtypes covers. A kernel whose
+  // float32 sigmoid differs from this one can still land on the other side of a midpoint in
+  // about 2^-15 of its betas; its comparison must allow for that.
   ScalarType beta_dtype = ScalarType::Float32;
 };
 
@@ -43,7 +50,7 @@ struct TokenInputs {
 
 // The per-(row, value head) quantities every model derives from one token (semantics.md):
 // q already L2-normalized (if asked) and multiplied by scale, k normalized (if asked),
-// g = the log-decay gate per K column, beta rounded through beta_dtype.
+// g = the log-decay gate per K column, beta (float32 sigmoid) rounded through beta_dtype.
 template <class Scalar>
 struct HeadToken {
   Vector<Scalar> q_scaled, k, v, g;
