@@ -1,0 +1,28 @@
+// One benchmark configuration: a production shape of the decode step (bfloat16 activations,
+// rings and out; the state dtype varies), and its bytes-moved model.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include "bench/bytes_model.hpp"
+#include "contract/scalar_type.hpp"
+
+namespace kda::bench {
+
+struct BenchCase {
+  int64_t H = 32, HV = 32, K = 128, V = 128, B = 1, L = 1;
+  ScalarType state = ScalarType::Float32;
+  ScalarType act = ScalarType::BFloat16;   // mixed_qkv, a, b, A_log, dt_bias
+  ScalarType ring = ScalarType::BFloat16;  // d_cache, k_cache (g_cache is float32)
+  ScalarType out = ScalarType::BFloat16;
+
+  // "H32/HV32 B256 L8 f32"
+  std::string label() const;
+  // The model with this case's dtype sizes (force_flush present: the benchmark passes it).
+  ModelShape model() const;
+};
+
+// The cursor at which append steps are timed (all rows there): the middle of the ring.
+inline int64_t append_cursor(const BenchCase& c) { return c.L / 2; }
+
+}  // namespace kda::bench

@@ -1,0 +1,100 @@
+#include "bench/bench_runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <vector>
+
+#include "kernels/replayssm_decode.hpp"
+
+namespace kda::bench {
+
+std::string kind_name(StepKind k) {
+  switch (k) {
+    case StepKind::Append: return "append";
+    case StepKind::Flush: return "flush";
+    case StepKind::Cycle: return "cycle";
+    case StepKind::Plain: return "plain";
+  }
+  return "?";
+}
+
+namespace {
+
+// What one timed unit enqueues: one step at a fixed cursor, or a whole cycle.
+struct Pattern {
+  StepKind kind;
+  int64_t cursor;       // fixed cursor (append/flush/plain)
+  bool forced;          // force_flush all-one
+  int64_t steps;        // steps per unit: 1, or L for a cycle
+};
+
+Enqueue enqueue_for(const BenchCase& c, Workspace& ws, const Pattern& p) {
+  return [&c, &ws, p](int64_t i, cudaStream_t s) {
+    const int64_t set = i % ws.sets();
+    if (p.kind == StepKind::Cycle) {
+      for (int64_t cur = 0; cur < c.L; ++cur) kda::cuda::replayssm_decode(ws.args(set, cur, false), s);
+    } else {
+      kda::cuda::replayssm_decode(ws.args(set, p.cursor, p.forced), s);
+    }
+  };
+}
+
+Measurement measure(const BenchCase& c, Workspace& ws, const RunOptions& o, const Pattern& p, cudaStream_t stream) {
+  Measurement m;
+  m.c = c;
+  m.kind = p.kind;
+  m.cursor = p.kind == StepKind::Cycle ? -1 : p.cursor;
+  m.sets = ws.sets();
+  const ModelShape shape = c.model();
+  m.bytes = p.kind == StepKind::Cycle ? cycle_average_bytes(shape, c.B)
+                                      : uniform_step_bytes(shape, c.B, p.cursor, p.forced || p.cursor == c.L - 1);
+  TimingPlan plan = o.plan;
+  if (o.profile) {
+    plan.warmup = 2;
+    plan.min_samples = plan.max_samples = 1;
+  } else if (p.kind == StepKind::Cycle) {
+    plan.warmup = std::max<int64_t>(1, (plan.warmup + c.L - 1) / c.L);
+    plan.min_samples = std::max(o.cycle_min_samples, (plan.min_samples + c.L - 1) / c.L);
+  }
+  const Enqueue eager = enqueue_for(c, ws, p);
+  m.eager = time_units(stream, eager, plan, p.steps);
+  if (!o.profile && c.B <= o.graph_max_batch) {
+    const GraphSet graphs(stream, ws.sets(), eager);
+    m.graph = time_units(stream, [&graphs](int64_t i, cudaStream_t s) { graphs.launch(i, s); }, plan, p.steps);
+  }
+  return m;
+}
+
+}  // namespace
+
+std::vector<Measurement> run_case(const BenchCase& c, Workspace& ws, const RunOptions& o, cudaStream_t stream) {
+  std::vector<Measurement> out;
+  if (c.L == 1) {
+    if (o.flush || o.cycle || o.append) out.push_back(measure(c, ws, o, {StepKind::Plain, 0, false, 1}, stream));
+    return out;
+  }
+  if (o.append) out.push_back(measure(c, ws, o, {StepKind::Append, append_cursor(c), false, 1}, stream));
+  if (o.flush) out.push_back(measure(c, ws, o, {StepKind::Flush, c.L - 1, true, 1}, stream));
+  if (o.cycle) out.push_back(measure(c, ws, o, {StepKind::Cycle, 0, false, c.L}, stream));
+  return out;
+}
+
+int64_t count_nonfinite_out(const BenchCase& c, Workspace& ws) {
+  if (c.out != ScalarType::BFloat16) throw std::invalid_argument("count_nonfinite_out: out must be bfloat16");
+  const StepArgs a = ws.args(0, 0, false);
+  const int64_t n = c.B * c.HV * c.V;
+  std::vector<uint16_t> host(static_cast<std::size_t>(n));  // out is bfloat16
+  check_cuda(cudaMemcpy(host.data(), a.out->data, host.size() * sizeof(uint16_t), cudaMemcpyDeviceToHost), "out download");
+  int64_t bad = 0;
+  for (uint16_t h : host) {
+    const uint32_t bits = static_cast<uint32_t>(h) << 16;
+    float f;
+    std::memcpy(&f, &bits, sizeof f);
+    bad += std::isfinite(f) ? 0 : 1;
+  }
+  return bad;
+}
+
+}  // namespace kda::bench
