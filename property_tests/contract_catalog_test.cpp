@@ -1,0 +1,116 @@
+// The error catalog as data: one entry per id, in check order, with patterns that tell the
+// entries apart, the harness's fixed messages equal to the code's, and records in the seed
+// dataset's schema.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "contract/contract_error.hpp"
+#include "contract/error_catalog.hpp"
+#include "contract/error_catalog_export.hpp"
+#include "contract/extension_messages.hpp"
+
+namespace kda::test {
+namespace {
+
+std::vector<std::string> expected_ids() {
+  std::vector<std::string> ids{"W1", "W2"};
+  for (int i = 1; i <= 22; ++i) ids.push_back(fmt::format("V{}", i));
+  for (int i = 1; i <= 10; ++i) ids.push_back(fmt::format("R{}", i));
+  for (const char* x : {error_id::kViewA, error_id::kFloatDtype, error_id::kIndexDtype, error_id::kRingSlots,
+                        error_id::kStrides, error_id::kBackendCpu, error_id::kBackendCuda, error_id::kSlotIndex,
+                        error_id::kWritePos, error_id::kDuplicateSlot})
+    ids.push_back(x);
+  return ids;
+}
+
+TEST(ContractCatalog, OneEntryPerIdInCheckOrder) {
+  std::vector<std::string> ids;
+  for (const auto& e : error_catalog()) ids.push_back(e.id);
+  EXPECT_EQ(ids, expected_ids());
+  EXPECT_EQ(error_catalog().size(), 44u);
+}
+
+TEST(ContractCatalog, OriginsAndFieldsAreFilledIn) {
+  for (const auto& e : error_catalog()) {
+    EXPECT_EQ(e.is_extension(), e.id.rfind("X-", 0) == 0) << e.id;
+    for (const std::string* f : {&e.source, &e.check, &e.message, &e.message_pattern, &e.trigger, &e.fix,
+                                 &e.documentation, &e.trigger_scenarios, &e.common_situations, &e.example_fix,
+                                 &e.validation_code, &e.type_guard, &e.background_tag})
+      EXPECT_FALSE(f->empty()) << e.id;
+    EXPECT_FALSE(e.solutions.empty()) << e.id;
+    EXPECT_FALSE(e.prevention_tips.empty()) << e.id;
+    EXPECT_FALSE(e.tags.empty()) << e.id;
+    if (e.is_extension()) {
+      EXPECT_EQ(e.message.rfind("[kda-harness] ", 0), 0u) << e.id;
+    }
+  }
+}
+
+// A fixed message matches its own pattern and no other; extension messages equal the code's.
+TEST(ContractCatalog, FixedMessagesMatchExactlyTheirOwnPattern) {
+  for (const auto& e : error_catalog()) {
+    if (e.is_template()) continue;
+    EXPECT_EQ(catalog_ids_matching(e.message), std::vector<std::string>{e.id}) << e.id;
+  }
+  const std::pair<const char*, const char*> code[] = {
+      {error_id::kViewA, extension_message::kViewA},           {error_id::kFloatDtype, extension_message::kFloatDtype},
+      {error_id::kIndexDtype, extension_message::kIndexDtype}, {error_id::kRingSlots, extension_message::kRingSlots},
+      {error_id::kStrides, extension_message::kStrides},       {error_id::kBackendCpu, extension_message::kBackendCpu},
+      {error_id::kBackendCuda, extension_message::kBackendCuda}, {error_id::kSlotIndex, extension_message::kSlotIndex},
+      {error_id::kWritePos, extension_message::kWritePos},     {error_id::kDuplicateSlot, extension_message::kDuplicateSlot}};
+  for (auto [id, message] : code) EXPECT_EQ(find_catalog_entry(id)->message, message) << id;
+}
+
+// Patterns are anchored to the whole message: a message with a byte more or less matches none.
+TEST(ContractCatalog, PatternsRejectNearMisses) {
+  EXPECT_EQ(catalog_ids_matching("`out` must have shape (3, 1, 4, 128) (got out.shape=(3, 4, 128))."),
+            std::vector<std::string>{"V19"});
+  EXPECT_TRUE(catalog_ids_matching("`out` must have shape (3, 1, 4, 128) (got out.shape=(3, 4, 128))").empty());
+  EXPECT_TRUE(catalog_ids_matching("`write_pos` must have shape (3)." ).empty());
+  EXPECT_TRUE(catalog_ids_matching(" `k_cache` must have shape [slots, H, L, K].").empty());
+  EXPECT_TRUE(catalog_ids_matching("`k_cache` must have shape [slots, HV, L, K].").empty());
+  EXPECT_EQ(catalog_ids_matching("`ssm_state_indices` must have shape [B] (got (); expected (3,))."),
+            std::vector<std::string>{"V11"});
+}
+
+TEST(ContractCatalog, SeedErrorCarriesItsThreeTriggers) {
+  const CatalogEntry* r6 = find_catalog_entry("R6");
+  ASSERT_NE(r6, nullptr);
+  EXPECT_EQ(r6->message, "`k_cache` must have shape [slots, H, L, K].");
+  EXPECT_EQ(r6->message_pattern, "`k_cache` must have shape \\[slots, H, L, K\\]\\.");  // the seed's pattern
+  for (const char* needle : {"HV heads instead of H", "length differs from d_cache's", "tensor parallelism"})
+    EXPECT_NE(r6->trigger_scenarios.find(needle), std::string::npos) << needle;
+}
+
+TEST(ContractCatalog, RecordsFollowTheSeedSchema) {
+  const auto records = catalog_records();
+  ASSERT_EQ(records.size(), error_catalog().size());
+  std::set<std::string> slugs;
+  for (const auto& r : records) {
+    for (const char* key : {"id", "repo", "slug", "errorCode", "errorMessage", "messagePattern", "errorType",
+                            "errorClass", "httpStatus", "severity", "filePath", "lineNumber", "sourceCode",
+                            "githubUrl", "documentation", "triggerScenarios", "commonSituations", "solutions",
+                            "exampleFix", "handlingStrategy", "validationCode", "typeGuard", "tryCatchPattern",
+                            "preventionTips", "tags", "backgroundTag", "analyzedSha", "schemaVersion"})
+      EXPECT_TRUE(r.contains(key)) << r["id"] << " lacks " << key;
+    EXPECT_TRUE(r["solutions"].is_array() && r["preventionTips"].is_array() && r["tags"].is_array());
+    EXPECT_TRUE(slugs.insert(r["slug"].get<std::string>()).second) << "duplicate slug " << r["slug"];
+  }
+  int seeds = 0;
+  for (const auto& r : records) {
+    if (r["errorCode"] != "R6") continue;
+    EXPECT_EQ(r["slug"], "k-cache-must-have-shape-slots-h-l-k");  // as in the seed
+    ++seeds;
+  }
+  EXPECT_EQ(seeds, 1);
+}
+
+TEST(ContractCatalog, MarkdownHasASectionPerEntry) {
+  const std::string md = catalog_markdown();
+  for (const auto& e : error_catalog()) EXPECT_NE(md.find("\n## " + e.id + "\n"), std::string::npos) << e.id;
+}
+
+}  // namespace
+}  // namespace kda::test
