@@ -32,7 +32,25 @@ struct Options {
   double l2_multiple = 3.0;
   int64_t max_sets = 1024;
   std::string out_dir = ".";
+  bool plan = false;        // list the cases, input sets and arena size; no GPU needed
+  double plan_l2_mb = 60;   // the L2 size the plan assumes (the H200's)
 };
+
+// --plan: what a run would allocate and move, without a GPU.
+void print_plan(const std::vector<kb::BenchCase>& cases, double rotate_bytes, int64_t max_sets) {
+  std::size_t arena = 0;
+  for (const kb::BenchCase& c : cases) {
+    const int64_t sets = kb::sets_for(c, rotate_bytes, max_sets);
+    const kb::Workspace ws(c, sets);
+    const kb::ModelShape m = c.model();
+    arena = std::max(arena, ws.bytes());
+    fmt::print("{:<24} sets {:>4}  workspace {:8.1f} MB  MB/step: plain/append {:8.2f}  flush {:8.2f}  cycle {:8.2f}\n",
+               c.label(), sets, ws.bytes() / 1e6,
+               kb::uniform_step_bytes(m, c.B, kb::append_cursor(c), c.L == 1).total() / 1e6,
+               kb::uniform_step_bytes(m, c.B, c.L - 1, true).total() / 1e6, kb::cycle_average_bytes(m, c.B).total() / 1e6);
+  }
+  fmt::print("largest workspace {:.2f} GB\n", arena / 1e9);
+}
 
 std::vector<kb::BenchCase> expand(const Options& o) {
   std::vector<kb::BenchCase> cases;
@@ -85,6 +103,8 @@ int main(int argc, char** argv) {
   app.add_option("--l2-multiple", o.l2_multiple, "input sets rotate over at least this many L2 sizes");
   app.add_option("--max-sets", o.max_sets, "input sets, at most");
   app.add_option("--out-dir", o.out_dir, "where replayssm_bench.csv/.json go");
+  app.add_flag("--plan", o.plan, "print the cases, input sets and memory without running (no GPU)");
+  app.add_option("--plan-l2-mb", o.plan_l2_mb, "L2 size assumed by --plan");
   app.add_flag("--profile", run.profile, "for ncu: 2 warm-up launches then 1 launch per kind, no graphs, no copy");
   CLI11_PARSE(app, argc, argv);
   run.append = has(o.modes, "append");
@@ -93,6 +113,10 @@ int main(int argc, char** argv) {
   if (run.profile) o.copy_gib = 0;
 
   try {
+    if (o.plan) {
+      print_plan(expand(o), o.l2_multiple * o.plan_l2_mb * 1e6, o.max_sets);
+      return 0;
+    }
     cudaDeviceProp prop{};
     kb::check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     kb::DeviceInfo dev{prop.name, prop.multiProcessorCount, prop.l2CacheSize};
