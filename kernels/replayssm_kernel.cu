@@ -115,7 +115,12 @@ __device__ Token make_token(const ReplayParams& p, int64_t row, int64_t hv, floa
     kq += (load_k(p, t, c) / t.k_norm) * (load_q(p, t, c) / t.q_norm * p.scale);
   t.kq = block_sum(kq, scratch);
   const float b = load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype);
-  t.beta = round_to(p.b.dtype, sigmoidf(b));
+  // beta goes through b's dtype: a step function, so a one-ulp difference in the float32
+  // sigmoid next to a rounding midpoint would move beta by a whole ulp of that dtype. Take
+  // exp in double and round it (the correctly rounded float32 exp, as a CPU's expf gives),
+  // then the float32 operations of 1 / (1 + e), so beta matches a host float32 sigmoid.
+  const float e = static_cast<float>(exp(-static_cast<double>(b)));
+  t.beta = round_to(p.b.dtype, 1.0f / (1.0f + e));
   t.A = expf(load_float(p.A_log.ptr, hv * p.A_log.stride[0], p.A_log.dtype));
   return t;
 }

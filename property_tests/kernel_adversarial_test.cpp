@@ -19,26 +19,28 @@ namespace kda::testing {
 namespace {
 
 // One choice per (token, row): 0..5 leave the row alone, else one kind of bad value.
-void mutate_row(CaseTensors& c, int64_t row, int choice) {
+// Duplicates (choice 8) are made last and copy the slot of a row that keeps its own, so the
+// pair really shares a slot (a row must never end up alone on another row's slot with its
+// own cursor: that is a valid call whose ring records the caller never wrote).
+void mutate_rows(CaseTensors& c, const std::vector<int>& choice) {
   const CaseConfig& cfg = c.config;
   HostTensor& idx = c.ssm_state_indices;
-  const double slot = idx.get_linear(row);
-  switch (choice) {
-    case 6: idx.set_linear(row, static_cast<double>(cfg.slots)); break;  // just past the pool
-    case 7:  // the largest index of the dtype
-      idx.set_linear(row, cfg.index_dtype == ScalarType::Int64 ? 9.2e18 : 2147483647.0);
-      break;
-    case 8: {  // the slot of the next row (a duplicate), or past the pool if that row pads
-      const double other = idx.get_linear((row + 1) % cfg.B);
-      idx.set_linear(row, other >= 0 && cfg.B > 1 ? other : static_cast<double>(cfg.slots + 3));
-      break;
+  for (int64_t row = 0; row < cfg.B; ++row) {
+    switch (choice[row]) {
+      case 6: idx.set_linear(row, static_cast<double>(cfg.slots)); break;  // just past the pool
+      case 7: idx.set_linear(row, cfg.index_dtype == ScalarType::Int64 ? 9.2e18 : 2147483647.0); break;
+      case 9: c.write_pos.set_linear(row, -1); break;
+      case 10: c.write_pos.set_linear(row, static_cast<double>(cfg.L)); break;
+      case 11: c.write_pos.set_linear(row, -2147483648.0); break;
+      case 12: c.write_pos.set_linear(row, 2147483000.0); break;
+      default: break;
     }
-    case 9: c.write_pos.set_linear(row, -1); break;
-    case 10: c.write_pos.set_linear(row, static_cast<double>(cfg.L)); break;
-    case 11: c.write_pos.set_linear(row, -2147483648.0); break;
-    case 12: c.write_pos.set_linear(row, 2147483000.0); break;  // far past the end, no overflow when advanced
-    default: (void)slot; break;
   }
+  int64_t keeper = -1;  // a row with a slot that no duplicate mutation moves
+  for (int64_t row = 0; row < cfg.B && keeper < 0; ++row)
+    if (choice[row] != 8 && idx.get_linear(row) >= 0) keeper = row;
+  for (int64_t row = 0; row < cfg.B; ++row)
+    if (choice[row] == 8) idx.set_linear(row, keeper >= 0 ? idx.get_linear(keeper) : static_cast<double>(cfg.slots + 3));
 }
 
 TEST(KernelAdversarial, BadRowsAreFlaggedAndTouchNothing) {
@@ -55,7 +57,7 @@ TEST(KernelAdversarial, BadRowsAreFlaggedAndTouchNothing) {
             static_cast<std::size_t>(c.steps * c.B), rc::gen::inRange(0, 13));
         DeviceMirror mirror;
         const KernelRolloutReport r = run_kernel_vs_reference(c, mirror, [&](CaseTensors& kc, int64_t t) {
-          for (int64_t row = 0; row < c.B; ++row) mutate_row(kc, row, choices[t * c.B + row]);
+          mutate_rows(kc, std::vector<int>(choices.begin() + t * c.B, choices.begin() + (t + 1) * c.B));
         });
         if (!r.pass()) RC_FAIL(r.summary());
         ++rollouts;

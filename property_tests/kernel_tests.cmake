@@ -28,5 +28,12 @@ foreach(suite IN LISTS kda_kernel_suites)
   gtest_add_tests(TARGET ${suite}_test TEST_LIST ${suite}_cases)
   set_tests_properties(${${suite}_cases} PROPERTIES RESOURCE_GROUPS "gpus:1" LABELS "gpu;kernel")
 endforeach()
+# The checking machinery itself, on the CPU (no GPU, no resource group): runs in CI.
+add_executable(kernel_harness_test kernel_harness_test.cpp)
+target_link_libraries(kernel_harness_test PRIVATE kda_kernel_testing kda_project_options GTest::gtest_main)
+gtest_add_tests(TARGET kernel_harness_test TEST_LIST kernel_harness_cases)
+set_tests_properties(${kernel_harness_cases} PROPERTIES LABELS "kernel")
+list(APPEND kda_kernel_suites kernel_harness)
+
 list(TRANSFORM kda_kernel_suites APPEND _test OUTPUT_VARIABLE kda_kernel_test_targets)
 add_custom_target(kernel_tests DEPENDS ${kda_kernel_test_targets})

@@ -6,7 +6,7 @@
 #      and L=8 bf16 state -> $OUT/ncu.csv;
 #   3. SASS of the decode kernel and its instruction mix -> $OUT/sass.txt;
 #   4. the GPU's clocks before and after -> $OUT/device.txt.
-# Knobs: BENCH_ARGS (extra replayssm_bench options, e.g. a subset), KDA_BENCH_SKIP_NCU=1,
+# Knobs: KDA_BENCH_SWEEP_TIMEOUT (seconds, default 300; the CSV keeps every finished case), BENCH_ARGS (extra replayssm_bench options, e.g. a subset), KDA_BENCH_SKIP_NCU=1,
 # KDA_BENCH_SKIP_SWEEP=1, NCU_CONFIGS (space-separated "state:L:kind" triples).
 set -u
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,7 +20,7 @@ smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.m
 if [[ "${KDA_BENCH_SKIP_SWEEP:-0}" != 1 ]]; then
   start=$(date +%s)
   # shellcheck disable=SC2086
-  "$bin" --out-dir "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
+  timeout "${KDA_BENCH_SWEEP_TIMEOUT:-300}" "$bin" --out-dir "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
   echo "sweep: exit ${PIPESTATUS[0]} after $(($(date +%s) - start)) s" | tee -a "$out/device.txt"
 fi
 { echo "== after sweep"; smi; } >>"$out/device.txt" 2>&1

@@ -37,7 +37,7 @@ start=$(date +%s)
 rc=$?
 {
   echo "ctest exit $rc after $(($(date +%s) - start)) s on $ngpu GPU(s)"
-  grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|SKIPPED|rollouts|ratio|worst" "$out/ctest.log" | sed 's/^[0-9]*: //'
+  grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|SKIPPED|rollouts|ratio|worst|BOUND EXCEEDED" "$out/ctest.log" | sed 's/^[0-9]*: //'
 } >>"$summary"
 
 if [[ "${KDA_SKIP_SANITIZERS:-0}" != 1 ]]; then
