@@ -60,15 +60,18 @@ void write_csv(const std::string& path, const std::vector<Measurement>& all, dou
   std::ofstream f(path);
   if (!f) throw std::runtime_error("cannot write " + path);
   f << "H,HV,K,V,B,L,state,kind,cursor,sets,read_bytes,write_bytes,eager_median_us,eager_p10_us,eager_p90_us,"
-       "eager_samples,graph_median_us,graph_p10_us,graph_p90_us,graph_samples,time_us,gbps,copy_gbps,frac_of_copy\n";
+       "eager_samples,eager_host_us,graph_median_us,graph_p10_us,graph_p90_us,graph_samples,graph_host_us,time_us,gbps,"
+       "copy_gbps,frac_of_copy\n";
   for (const Measurement& m : all) {
-    f << fmt::format("{},{},{},{},{},{},{},{},{},{},{:.0f},{:.0f},{:.3f},{:.3f},{:.3f},{},", m.c.H, m.c.HV, m.c.K, m.c.V,
-                     m.c.B, m.c.L, dtype(m.c.state), kind_name(m.kind), m.cursor, m.sets, m.bytes.read, m.bytes.write,
-                     m.eager.median_us, m.eager.p10_us, m.eager.p90_us, m.eager.samples);
+    f << fmt::format("{},{},{},{},{},{},{},{},{},{},{:.0f},{:.0f},{:.3f},{:.3f},{:.3f},{},{:.3f},", m.c.H, m.c.HV, m.c.K,
+                     m.c.V, m.c.B, m.c.L, dtype(m.c.state), kind_name(m.kind), m.cursor, m.sets, m.bytes.read,
+                     m.bytes.write, m.eager.median_us, m.eager.p10_us, m.eager.p90_us, m.eager.samples,
+                     m.eager.host_enqueue_us);
     if (m.graph)
-      f << fmt::format("{:.3f},{:.3f},{:.3f},{},", m.graph->median_us, m.graph->p10_us, m.graph->p90_us, m.graph->samples);
+      f << fmt::format("{:.3f},{:.3f},{:.3f},{},{:.3f},", m.graph->median_us, m.graph->p10_us, m.graph->p90_us,
+                       m.graph->samples, m.graph->host_enqueue_us);
     else
-      f << ",,,,";
+      f << ",,,,,";
     f << fmt::format("{:.3f},{:.1f},{:.1f},", m.time_us(), m.gbps(), copy_gbps);
     f << (copy_gbps > 0 ? fmt::format("{:.4f}\n", m.gbps() / copy_gbps) : std::string("\n"));
   }
@@ -77,7 +80,8 @@ void write_csv(const std::string& path, const std::vector<Measurement>& all, dou
 nlohmann::json to_json(const DeviceInfo& dev, const CopyResult& copy, const std::vector<Measurement>& all) {
   using nlohmann::json;
   auto stats = [](const Stats& s) {
-    return json{{"median_us", s.median_us}, {"p10_us", s.p10_us}, {"p90_us", s.p90_us}, {"samples", s.samples}};
+    return json{{"median_us", s.median_us}, {"p10_us", s.p10_us},     {"p90_us", s.p90_us},
+                {"samples", s.samples},     {"host_enqueue_us", s.host_enqueue_us}};
   };
   json j;
   j["device"] = {{"name", dev.name}, {"sms", dev.sms}, {"l2_bytes", dev.l2_bytes}};

@@ -1,6 +1,7 @@
 #include "bench/bench_timing.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -9,23 +10,6 @@ namespace kda::bench {
 
 void check_cuda(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
-}
-
-Stats summarize(std::vector<double> unit_us, int64_t steps_per_unit) {
-  Stats s;
-  if (unit_us.empty()) return s;
-  std::sort(unit_us.begin(), unit_us.end());
-  const std::size_t n = unit_us.size();
-  auto rank = [&](double q) {
-    const auto i = static_cast<std::size_t>(std::ceil(q * static_cast<double>(n))) ;
-    return unit_us[std::min(n - 1, i == 0 ? 0 : i - 1)];
-  };
-  const double per = static_cast<double>(steps_per_unit);
-  s.median_us = (n % 2 == 1 ? unit_us[n / 2] : 0.5 * (unit_us[n / 2 - 1] + unit_us[n / 2])) / per;
-  s.p10_us = rank(0.10) / per;
-  s.p90_us = rank(0.90) / per;
-  s.samples = static_cast<int64_t>(n);
-  return s;
 }
 
 namespace {
@@ -61,16 +45,21 @@ Stats time_units(cudaStream_t stream, const Enqueue& enqueue, const TimingPlan& 
   const int64_t samples = std::clamp(wanted, plan.min_samples, std::max(plan.min_samples, plan.max_samples));
 
   EventPool ev(2 * static_cast<std::size_t>(samples));
+  std::chrono::steady_clock::duration host{};
   for (int64_t i = 0; i < samples; ++i) {
     check_cuda(cudaEventRecord(ev.events[2 * i], stream), "cudaEventRecord");
+    const auto t0 = std::chrono::steady_clock::now();
     enqueue(next++, stream);
+    host += std::chrono::steady_clock::now() - t0;
     check_cuda(cudaEventRecord(ev.events[2 * i + 1], stream), "cudaEventRecord");
   }
   check_cuda(cudaStreamSynchronize(stream), "timed launches");
   check_cuda(cudaGetLastError(), "timed launches");
   std::vector<double> us(static_cast<std::size_t>(samples));
   for (int64_t i = 0; i < samples; ++i) us[i] = elapsed_us(ev.events[2 * i], ev.events[2 * i + 1]);
-  return summarize(std::move(us), steps_per_unit);
+  Stats st = summarize(std::move(us), steps_per_unit);
+  st.host_enqueue_us = std::chrono::duration<double, std::micro>(host).count() / static_cast<double>(samples * steps_per_unit);
+  return st;
 }
 
 GraphSet::GraphSet(cudaStream_t stream, int64_t n, const Enqueue& enqueue) {

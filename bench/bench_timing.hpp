@@ -10,16 +10,9 @@
 #include <functional>
 #include <vector>
 
+#include "bench/stats.hpp"
+
 namespace kda::bench {
-
-struct Stats {
-  double median_us = 0, p10_us = 0, p90_us = 0;  // per step
-  int64_t samples = 0;
-};
-
-// Median and 10th/90th percentiles (nearest rank) of per-unit times, each divided by
-// steps_per_unit. Empty input gives samples = 0.
-Stats summarize(std::vector<double> unit_us, int64_t steps_per_unit);
 
 // Enqueues unit i on the stream.
 using Enqueue = std::function<void(int64_t i, cudaStream_t stream)>;

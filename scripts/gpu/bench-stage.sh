@@ -12,7 +12,7 @@ cd "$root"
 # The resource report comes from ptxas -v on the kernel's object (kernels/CMakeLists.txt option).
 cmake -B "$build" -DKDA_KERNEL_RESOURCE_REPORT=ON >/dev/null
 rm -f "$build/kernels/CMakeFiles/kda_kernels.dir/replayssm_kernel.cu.o"  # re-run ptxas -v here only
-cmake --build "$build" --target replayssm_bench bytes_model_test -j2 2>&1 | tee "$build/bench-build.log" | grep -E "error|warning" || true
+cmake --build "$build" --target replayssm_bench bytes_model_test stats_test -j2 2>&1 | tee "$build/bench-build.log" | grep -E "error|warning" || true
 stage=build-bench-carry
 rm -rf "$stage" && mkdir -p "$stage"
 cp "$build/bench/replayssm_bench" "$stage/"
