@@ -31,12 +31,13 @@ struct Pattern {
 };
 
 Enqueue enqueue_for(const BenchCase& c, Workspace& ws, const Pattern& p) {
+  // Every launch takes the next input set, inside a cycle too: a cycle on one set would find
+  // a small batch's state in L2 from the launch before.
   return [&c, &ws, p](int64_t i, cudaStream_t s) {
-    const int64_t set = i % ws.sets();
     if (p.kind == StepKind::Cycle) {
-      for (int64_t cur = 0; cur < c.L; ++cur) kda::cuda::replayssm_decode(ws.args(set, cur, false), s);
+      for (int64_t cur = 0; cur < c.L; ++cur) kda::cuda::replayssm_decode(ws.args((i * c.L + cur) % ws.sets(), cur, false), s);
     } else {
-      kda::cuda::replayssm_decode(ws.args(set, p.cursor, p.forced), s);
+      kda::cuda::replayssm_decode(ws.args(i % ws.sets(), p.cursor, p.forced), s);
     }
   };
 }
