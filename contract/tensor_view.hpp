@@ -1,6 +1,8 @@
 // Read-only questions about a DLTensor, with PyTorch's definitions (contract.md,
 // "Definitions"): null strides mean compact row-major; is_contiguous skips size-1 dims;
-// shapes print as Python tuples.
+// shapes print as Python tuples. Nothing here overflows on any metadata: products of sizes
+// are formed in 128 bits (checked_int.hpp) and clamped where an int64 is returned, e.g. the
+// compact stride or numel of a tensor too large for any framework saturates at INT64_MAX.
 #pragma once
 #include <dlpack/dlpack.h>
 

@@ -2,15 +2,15 @@
 
 #include <sstream>
 
+#include "contract/checked_int.hpp"
+
 namespace kda::test {
 
+// Saturating (tests describe tensors with sizes near 2^62 too).
 std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> s(shape.size());
-  int64_t acc = 1;
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    s[d] = acc;
-    acc *= shape[d];
-  }
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    s[d] = clamp_to_i64(product_sat(shape.data() + d + 1, static_cast<int64_t>(shape.size() - d - 1)));
   return s;
 }
 

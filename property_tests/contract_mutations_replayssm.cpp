@@ -1,6 +1,8 @@
 // Mutations for R1-R10 and the harness's metadata extensions.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "property_tests/contract_mutation_steps.hpp"
 
 namespace kda::test {
@@ -37,14 +39,21 @@ Expected break_view_of_a(MutationTarget& t, uint32_t v) {
   return fixed_message("X-VIEW-A");
 }
 
+// A zero stride on a dim of size >= 16 (elements overlap); an empty tensor (0 slots) cannot
+// overlap, so it gets a negative slot stride instead.
+void overlap(TensorSpec& t, std::size_t dim) {
+  const bool empty = std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end();
+  t.explicit_strides()[empty ? 0 : dim] = empty ? -1 : 0;
+}
+
 Expected break_strides(CallSpec& s, uint32_t v) {
   switch (v % 7) {
-    case 0: s.initial_state.explicit_strides()[2] = 0; break;  // V dim (>= 16): overlap; V13 reads only dim 3
-    case 1: s.out.explicit_strides()[1] = -3; break;           // size-1 dim: still contiguous
-    case 2: s.g_cache.explicit_strides()[3] = 0; break;
+    case 0: overlap(s.initial_state, 2); break;  // V dim; V13 reads only dim 3
+    case 1: s.out.explicit_strides()[1] = -3; break;  // size-1 dim: still contiguous
+    case 2: overlap(s.g_cache, 3); break;
     case 3: s.ssm_state_indices.explicit_strides()[0] = -1; break;
-    case 4: s.d_cache.explicit_strides()[3] = 0; break;
-    case 5: s.k_cache.explicit_strides()[3] = 0; break;
+    case 4: overlap(s.d_cache, 3); break;
+    case 5: overlap(s.k_cache, 3); break;
     default: s.mixed_qkv.explicit_strides()[0] = -s.mixed_qkv.shape[1]; break;  // V2 reads only dim 1
   }
   return fixed_message("X-STRIDES");

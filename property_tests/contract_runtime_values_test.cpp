@@ -26,11 +26,15 @@ TEST(ContractRuntimeValues, EachRowRaisesItsExactError) {
 TEST(ContractRuntimeValues, ReadsStridedIndicesAtTheirOffsets) {
   // Storage {0, 7, 1, 7, 0, 7}: with stride 2 the rows read 0, 1, 0 (a duplicate); read
   // compactly they would be 0, 7, 1 (a slot out of range).
-  HostTensor idx(ScalarType::Int32, {3}, {2});
-  for (int64_t i = 0; i < 6; ++i) store_element(idx.storage().data() + 4 * i, ScalarType::Int32, i % 2 ? 7 : (i == 2));
+  HostTensor storage(ScalarType::Int32, {6});
+  for (int64_t i = 0; i < 6; ++i) storage.set_linear(i, i % 2 ? 7 : (i == 2));
+  int64_t shape[] = {3}, strides[] = {2};
+  DLTensor idx = storage.dl();
+  idx.shape = shape;
+  idx.strides = strides;
   HostTensor wp(ScalarType::Int32, {3});
   StepArgs args;
-  args.ssm_state_indices = &idx.dl();
+  args.ssm_state_indices = &idx;
   args.write_pos = &wp.dl();
   const Dims dims{3, 1, 1, 16, 16, 4, 5};
   try {
@@ -39,8 +43,8 @@ TEST(ContractRuntimeValues, ReadsStridedIndicesAtTheirOffsets) {
   } catch (const ContractError& e) {
     EXPECT_EQ(e.id(), "X-DUP-SLOT");
   }
-  // A byte offset of one element shifts rows to 7, 1, 7 -> slot 7 >= 5.
-  idx.dl().byte_offset = 4;
+  // A byte offset of one element shifts the rows to 7, 7, 7: slot 7 >= 5.
+  idx.byte_offset = 4;
   try {
     check_runtime_values(args, dims);
     FAIL() << "expected X-SLOT-INDEX";
