@@ -28,7 +28,10 @@ struct CaseConfig {
   bool dt_bias_2d = false;    // dt_bias as [HV, K] instead of [HV*K]
   bool l2norm = true;         // use_qk_l2norm_in_kernel
   bool force_flush = true;    // force_flush tensor present
-  bool envelope = false;      // strided state/rings: padded slot stride (+257 elements)
+  // Strided layouts: initial_state and k_cache with a slot stride of (slot size + 257)
+  // elements; d_cache and g_cache page-major ([L][slots][heads][X] storage, pages 257 apart);
+  // mixed_qkv and b rows padded. The gaps hold NaN (a step must never touch them).
+  bool envelope = false;
   std::optional<double> lower_bound;  // absent: softplus gate
   int64_t steps = 1;          // tokens in a rollout (T)
   double pad_fraction = 0.25; // probability that a row is padding (slot -1)
@@ -47,7 +50,8 @@ std::string to_string(const CaseConfig& c);
 // std::invalid_argument naming the bad key.
 CaseConfig parse_case_config(std::string_view line);
 
-// Powers of two, GQA ratio, slots >= non-padding rows, ...: the config describes a VALID call.
+// Powers of two, GQA ratio, slots >= B (so every row can name its own slot), float dtypes,
+// int32/int64 indices, steps >= 1, fractions in [0, 1]: the config describes a VALID call.
 bool is_valid_config(const CaseConfig& c);
 
 }  // namespace kda

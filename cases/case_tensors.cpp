@@ -34,8 +34,7 @@ std::vector<int64_t> slot_padded_strides(const std::vector<int64_t>& shape) {
 }
 // [slots, heads, L, X] viewed page-major: storage [L][slots][heads][X], pages separated by
 // the gap. A ring layout where one cursor's records of all slots lie together.
-std::vector<int64_t> page_major_strides(int64_t slots, int64_t heads, int64_t L, int64_t X) {
-  (void)L;
+std::vector<int64_t> page_major_strides(int64_t slots, int64_t heads, int64_t X) {
   return {heads * X, X, slots * heads * X + kEnvelopeGap, 1};
 }
 
@@ -139,9 +138,9 @@ CaseTensors materialize(const CaseConfig& c) {
   t.dt_bias = c.dt_bias_2d ? HostTensor(act, {HV, K}) : HostTensor(act, {HV * K});
   if (c.envelope) {
     t.initial_state = HostTensor(c.state_dtype, {S, HV, V, K}, slot_padded_strides({S, HV, V, K}));
-    t.d_cache = HostTensor(c.ring_dtype, {S, HV, L, V}, page_major_strides(S, HV, L, V));
+    t.d_cache = HostTensor(c.ring_dtype, {S, HV, L, V}, page_major_strides(S, HV, V));
     t.k_cache = HostTensor(c.ring_dtype, {S, H, L, K}, slot_padded_strides({S, H, L, K}));
-    t.g_cache = HostTensor(ScalarType::Float32, {S, HV, L, K}, page_major_strides(S, HV, L, K));
+    t.g_cache = HostTensor(ScalarType::Float32, {S, HV, L, K}, page_major_strides(S, HV, K));
   } else {
     t.initial_state = HostTensor(c.state_dtype, {S, HV, V, K});
     t.d_cache = HostTensor(c.ring_dtype, {S, HV, L, V});

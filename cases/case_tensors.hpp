@@ -31,7 +31,11 @@ struct CaseTensors {
 };
 
 // Step 0: parameters, initial state (random checkpoint, rings filled up to each row's
-// cursor with plausible records), indices, cursors, and token 0's inputs.
+// cursor with plausible records), indices, cursors, and token 0's inputs. Value ranges per
+// ValueMode: cases/case_values.hpp. Every element a step must not read holds NaN: ring
+// records at and past each cursor, the slots no row names, envelope gaps; out starts NaN.
+// Each non-padding row names its own slot (a seeded permutation); padding rows hold -1.
+// Throws std::invalid_argument for a config that is_valid_config() rejects.
 CaseTensors materialize(const CaseConfig& config);
 // Fills the per-token inputs (mixed_qkv, a, b, force_flush) for token t.
 void fill_token(CaseTensors& c, int64_t t);

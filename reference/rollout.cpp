@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "cases/case_tensors.hpp"
 #include "reference/plain_recurrence.hpp"
@@ -31,23 +32,11 @@ struct Subject {
   std::function<Matrix<double>(CaseTensors&, int64_t slot, int64_t hv)> checkpoint;
 };
 
-// The gate mass of each (slot, hv): sum over the ring records present of max_c |g_j[c]|
-// (tolerance.cpp), starting from the records the case was materialized with.
-std::vector<double> initial_gate_mass(const StepArgs& args, const Dims& d) {
-  std::vector<double> mass(d.slots * d.HV, 0.0);
-  const auto slots = io::read_indices(*args.ssm_state_indices);
-  const auto cursors = io::read_indices(*args.write_pos);
-  const DLTensor& g = *args.g_cache;
-  Matrix<double> G;
-  for (int64_t row = 0; row < d.B; ++row) {
-    if (slots[row] < 0 || cursors[row] == 0) continue;
-    for (int64_t hv = 0; hv < d.HV; ++hv) {
-      io::gather(g, {slots[row] * io::stride_of(g, 0) + hv * io::stride_of(g, 1), cursors[row], io::stride_of(g, 2), d.K,
-                     io::stride_of(g, 3)}, G);
-      mass[slots[row] * d.HV + hv] = G.cwiseAbs().rowwise().maxCoeff().sum();
-    }
-  }
-  return mass;
+// Reads the [rows, cols] block at (i0, i1) of a 4-D tensor [., ., rows, cols].
+Matrix<double> read_block(const DLTensor& t, int64_t i0, int64_t i1, int64_t rows, int64_t cols) {
+  Matrix<double> m;
+  io::gather(t, {i0 * io::stride_of(t, 0) + i1 * io::stride_of(t, 1), rows, io::stride_of(t, 2), cols, io::stride_of(t, 3)}, m);
+  return m;
 }
 
 RolloutReport play(const CaseConfig& config, const Subject& subject, const RolloutBounds& bounds, CaseTensors& t) {
@@ -55,17 +44,27 @@ RolloutReport play(const CaseConfig& config, const Subject& subject, const Rollo
   StepArgs args = t.args();
   const auto params = load_params<double>(args, d);
   // The ground truth starts from the state the step rebuilds (checkpoint + records up to each
-  // row's cursor), so the comparison holds from the first token.
+  // row's cursor), so the comparison holds from the first token. The error budget (when the
+  // bounds carry rounding rates) starts from the same checkpoint and records.
   PlainState<double> plain(d);
+  std::optional<ErrorBudget> budget;
+  if (bounds.rates) budget.emplace(*bounds.rates, d);
   {
     const auto initial = ReplayModel<double>::from_tensors(args, d);
     const auto slots = io::read_indices(*args.ssm_state_indices);
     const auto cursors = io::read_indices(*args.write_pos);
-    for (int64_t row = 0; row < d.B; ++row)
-      if (slots[row] >= 0)
-        for (int64_t hv = 0; hv < d.HV; ++hv) plain.at(slots[row], hv) = initial.rebuilt_state(slots[row], hv, cursors[row]);
+    for (int64_t row = 0; row < d.B; ++row) {
+      if (slots[row] < 0) continue;
+      for (int64_t hv = 0; hv < d.HV; ++hv) {
+        plain.at(slots[row], hv) = initial.rebuilt_state(slots[row], hv, cursors[row]);
+        if (budget)
+          budget->start(slots[row], hv, initial.checkpoint(slots[row], hv),
+                        read_block(*args.d_cache, slots[row], hv, cursors[row], d.V),
+                        read_block(*args.k_cache, slots[row], hv / (d.HV / d.H), cursors[row], d.K),
+                        read_block(*args.g_cache, slots[row], hv, cursors[row], d.K), cursors[row]);
+      }
+    }
   }
-  std::vector<double> ring_mass = initial_gate_mass(args, d), seen_mass = ring_mass;
   RolloutReport report;
   report.config = config;
   for (int64_t token = 0; token < config.steps; ++token) {
@@ -75,12 +74,16 @@ RolloutReport play(const CaseConfig& config, const Subject& subject, const Rollo
     const auto write_pos = io::read_indices(*args.write_pos);
     const auto force = args.force_flush ? io::read_indices(*args.force_flush) : std::vector<int64_t>(d.B, 0);
     const Matrix<double> out = subject.step(t, inputs, write_pos, force);
-    std::vector<HeadToken<double>> heads;  // the token's gates and queries, before the state moves
+    // The token's heads and the float64 states before it, for the budget.
+    std::vector<HeadToken<double>> heads;
+    std::vector<Matrix<double>> before;
     for (int64_t row = 0; row < d.B; ++row)
-      for (int64_t hv = 0; hv < d.HV; ++hv)
-        if (inputs.slot[row] >= 0) heads.push_back(prepare_head(params, inputs, row, hv));
+      for (int64_t hv = 0; hv < d.HV && inputs.slot[row] >= 0; ++hv) {
+        heads.push_back(prepare_head(params, inputs, row, hv));
+        before.push_back(plain.at(inputs.slot[row], hv));
+      }
     const Matrix<double> ref = plain_step(plain, params, inputs);
-    auto head = heads.begin();
+    std::size_t head = 0;
     for (int64_t row = 0; row < d.B; ++row) {
       const int64_t slot = inputs.slot[row];
       const bool flush = slot >= 0 && (write_pos[row] == d.L - 1 || force[row] != 0);
@@ -92,25 +95,26 @@ RolloutReport play(const CaseConfig& config, const Subject& subject, const Rollo
           report.outputs.merge(compare_head(ref.row(row).data() + o, out.row(row).data() + o, d.V, bounds.output, 0, where));
           continue;
         }
-        const HeadToken<double>& h = *head++;
-        const int64_t i = slot * d.HV + hv;
-        const double g_abs = h.g.cwiseAbs().maxCoeff();
-        seen_mass[i] = std::max(seen_mass[i], ring_mass[i] + g_abs);
-        report.max_gate_mass = std::max(report.max_gate_mass, seen_mass[i]);
+        const HeadToken<double>& h = heads[head];
         const Matrix<double>& S = plain.at(slot, hv);
-        report.outputs.merge(compare_head(ref.row(row).data() + o, out.row(row).data() + o, d.V,
-                                          bounds.output_at(seen_mass[i]),
+        ErrorBudget::TokenBounds b{bounds.output, bounds.state};
+        if (budget) b = budget->token(slot, hv, before[head], h, S, flush);
+        ++head;
+        report.outputs.merge(compare_head(ref.row(row).data() + o, out.row(row).data() + o, d.V, b.output,
                                           output_floor(S.norm(), h.q_scaled.norm(), d.K, d.V, config.out_dtype), where));
         if (flush) {
           const Matrix<double> actual = subject.checkpoint(t, slot, hv);
-          report.states.merge(compare_head(S.data(), actual.data(), d.V * d.K, bounds.state_at(seen_mass[i]),
+          report.states.merge(compare_head(S.data(), actual.data(), d.V * d.K, b.state,
                                            state_floor(d.V, d.K, config.state_dtype), where + " (flush)"));
         }
-        ring_mass[i] = flush ? 0.0 : ring_mass[i] + g_abs;
       }
     }
     advance_cursors(t);
     ++report.tokens;
+  }
+  if (budget) {
+    report.max_gate_mass = budget->max_gate_mass();
+    report.max_cancellation = budget->max_cancellation();
   }
   return report;
 }
@@ -133,8 +137,9 @@ Matrix<double> read_checkpoint(CaseTensors& t, int64_t slot, int64_t hv) {
 }  // namespace
 
 std::string RolloutReport::summary() const {
-  return fmt::format("{} | {} tokens, {} flushes, gate mass {:.3g} | outputs: {} | states: {}{}", to_string(config),
-                     tokens, flushes, max_gate_mass, outputs.describe(), states.describe(), pass() ? "" : " | FAILED");
+  return fmt::format("{} | {} tokens, {} flushes, gate mass {:.3g}, cancellation {:.3g} | outputs: {} | states: {}{}",
+                     to_string(config), tokens, flushes, max_gate_mass, max_cancellation, outputs.describe(),
+                     states.describe(), pass() ? "" : " | FAILED");
 }
 
 RolloutReport run_rollout(const CaseConfig& config, const StepFunction& step, const RolloutBounds& bounds) {
@@ -170,7 +175,7 @@ RolloutReport run_rollout(const CaseConfig& config, RolloutModel model) {
   s.step = [&](CaseTensors&, const TokenInputs<double>& in, const std::vector<int64_t>& wp,
                const std::vector<int64_t>& ff) { return replay.step(params, in, wp, ff); };
   s.checkpoint = [&](CaseTensors&, int64_t slot, int64_t hv) { return replay.checkpoint(slot, hv); };
-  RolloutBounds b;
+  RolloutBounds b;  // fixed bounds: no rates, no budget
   b.output = b.state = kPureDoubleBound;
   return play(config, s, b, t);
 }

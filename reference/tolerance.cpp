@@ -1,48 +1,51 @@
 // THE TOLERANCE MODEL: how far a rollout with the kernel's rounding points may lie from the
-// plain float64 recurrence, per block (an output head o[row, hv] or a checkpoint
-// S[slot, hv]), as the normwise relative error of compare.hpp (with its floors).
+// plain float64 recurrence, per block (an output head o[row, hv], or a checkpoint S[slot, hv]
+// after a flush), as the normwise relative error of compare.hpp with its floors.
 //
-// Notation: u_s, u_r, u_o = unit roundoff of the state, ring and out dtypes (2^-24 float32,
-// 2^-8 bfloat16, 2^-11 float16); u_p = roundoff of the rebuild's product operands (u_o, or
-// TF32's 2^-11 when a float32-out kernel runs them on tensor cores); u = 2^-24 (float32
-// arithmetic); T = tokens of the rollout; G = the gate mass: the largest sum of |g| over the
-// records that one rebuild combines (the rollout measures it, see below).
+// Notation. u_s, u_r, u_o: unit roundoffs of the state, ring and out dtypes (2^-24 float32,
+// 2^-8 bfloat16, 2^-11 float16); u_p: roundoff of the rebuild's product operands (u_o, or
+// TF32's 2^-11 for a float32-out tensor-core kernel); u = 2^-24, float32 arithmetic.
 //
-// Facts used. (a) Rounding a vector to nearest gives a normwise relative error <= the unit
-// roundoff (|fl(x_i) - x_i| <= u |x_i| for every element), outside the subnormal range that
-// compare's sqrt(n) * smallest-normal floor covers. (b) The state update S -> S diag(exp(g))
-// (I - beta k k^T) + beta v k^T has g <= 0, beta in (0, 1) and (normalized keys, or the
-// generator's keys of norm <= 1) beta ||k||^2 < 2, so both factors have spectral norm <= 1:
-// an error already in the state never grows; it decays with the state. (c) The state is a
-// sum of rank-one terms d_j k_j^T (plus the decayed checkpoint) whose Frobenius inner
-// products are small for random d, k of dimension >= 16, so ||sum E_j|| ~ (sum ||E_j||^2)^1/2
-// and ||S||^2 ~ sum ||T_j||^2: independent per-term relative errors e_j give a relative
-// error <= max e_j for the sum. (d) Independent roundings of the same quantity at successive
-// times add in quadrature (sqrt of their number), the first-order probabilistic model of
-// Higham and Mary (SIAM J. Sci. Comput. 41, 2019); their dot-product bound lambda sqrt(n) u
-// holds with probability >= 1 - 2 exp(-lambda^2 / 2): lambda = 7.5 leaves < 1e-12 per product.
+// Facts. (a) Rounding a vector to nearest moves it by at most u times its norm (each element
+// by at most u times itself), plus u * smallest_normal per element in the subnormal range.
+// (b) A token maps S -> S diag(exp(g)) (I - beta k k^T) + beta v k^T with g <= 0, beta in
+// (0, 1), beta ||k||^2 < 2 (normalized keys, or the generator's keys of norm ~1): both factors
+// have spectral norm <= 1, so an error already in the state never grows; it decays with the
+// columns it sits in. (c) Independent rounding errors add in quadrature: the first-order
+// probabilistic model of Higham and Mary (SIAM J. Sci. Comput. 41(5), 2019), whose
+// dot-product bound lambda sqrt(n) u holds with probability >= 1 - 2 exp(-lambda^2 / 2);
+// lambda = 7.5 leaves < 1e-12 per product. (d) For a random query q, ||E q|| / ||q|| is about
+// ||E||_F / sqrt(K) (a chi variable with V >= 16 degrees of freedom, below 1.5x its mean at
+// probability 1 - 1e-4): tau = 2 covers that tail when a state error is seen through q.
 //
-// Checkpoint after a flush, relative to ||S||_F:
-//   sqrt(T) u_s                checkpoint stores, one per flush, at most T, in quadrature (d)
-// + 2 (u_r + u_p)              each record's d_j and decayed key: ring store, then operand
-//                              rounding before the product; per term <= 2 (u_r + u_p) (a),
-//                              and so for their sum (c); propagated without growth (b)
-// + lambda u (sqrt(K) + sqrt(L)) float32 products: S k (length K), the rebuild (<= L terms)
-// + 2 u G                      exp(total - prefix_j) from float32 prefix sums: the difference
-//                              of two sums of magnitude <= G is off by <= 2 u G, which is the
-//                              relative error of that exponential
-// Output head, relative to max(||o||, ||S||_F ||q_s|| / sqrt(K)):
-//   u_o                        the store (a)
-// + tau * (checkpoint model)   the state's error seen through q: for a random q,
-//                              ||dS q|| / ||S||_F ||q|| ~ chi_V / sqrt(V K) concentrates at
-//                              1 / sqrt(K) with a tail (V >= 16 degrees of freedom) below
-//                              1.5x at probability 1 - 1e-4 per head; tau = 2 covers the tail
-// + lambda u sqrt(K)            the product S q
-// Each bound is the model times 1.1 (a 10% safety factor on the model, nothing else).
+// The state a ReplaySSM step builds is a sum of parts: the decayed checkpoint
+// S0 diag(exp(total)) and the records d_j (k_j * exp(total - prefix_j))^T, plus the token's
+// own d k^T. Its rounding errors come from those parts:
+//   checkpoint    e_ckpt ||S0 decayed||             the checkpoint's own error, carried (b)
+//   records       2 (u_r + u_p) sqrt(sum_j ||d_j||^2 ||w_j||^2)
+//                   d_j and k_j are rounded to the ring's dtype, then to the product
+//                   operands' (a); independent per record (c)
+//   arithmetic    (lambda u (sqrt(K) + sqrt(L)) + 2 u G) M
+//                   M = the sum of the parts' norms; the products S k (K terms) and the
+//                   rebuild (< L terms) (c); exp(total - prefix_j) from float32 prefix sums
+//                   of magnitude <= G (the gate mass: the sum over the present records of
+//                   max_c |g_j[c]|) is off by <= 2 u G relatively
+// E = their sum bounds the error of the state after the token (b). Then:
+//   checkpoint written by a flush: sqrt(E^2 + (u_s ||S||)^2) (its store is one more
+//     independent rounding, (a), (c)), relative to max(||S||, floor); it becomes the next
+//     period's e_ckpt.
+//   output o = S q_scaled: sqrt((u_o ||o||)^2 + (tau E ||q|| / sqrt(K))^2)
+//     + lambda u ||S|| ||q||    (the store (a), the state error seen through q (d), the
+//     product S q (c)), relative to compare's output floor.
+// Each bound is 1.1 times the model (a 10% safety factor, nothing else).
 //
-// The gate mass G is data: the rollout driver tracks, per (slot, hv), the largest sum of
-// max_c |g_j[c]| over the records present at a rebuild (reset at each flush), and the
-// bound used at a token is base + per_gate_mass * G.
+// Where the parts sum to a state much smaller than themselves (cancellation: e.g. a
+// saturated beta erasing most of a large state), the same absolute errors are a larger
+// relative error; the budget follows the actual magnitudes along the float64 trajectory, so
+// its bound widens exactly there. ErrorBudget runs this model token by token (the rollout
+// driver feeds it); rollout_bounds() also gives a-priori bounds for states without
+// cancellation (every part no larger than the state, checkpoint errors in quadrature over
+// at most T flushes), for callers that compare single steps.
 #include "reference/tolerance.hpp"
 
 #include <algorithm>
@@ -51,9 +54,13 @@
 namespace kda::reference {
 namespace {
 constexpr double kU32 = 0x1p-24;
-constexpr double kLambda = 7.5;  // probabilistic dot-product bound, fact (d)
-constexpr double kTau = 2.0;     // state-to-output transfer
+constexpr double kLambda = 7.5;  // fact (c)
+constexpr double kTau = 2.0;     // fact (d)
 constexpr double kSafety = 1.1;
+
+double arithmetic_rate(const RoundingRates& r) {
+  return kLambda * kU32 * (std::sqrt(static_cast<double>(r.K)) + std::sqrt(static_cast<double>(r.L)));
+}
 }  // namespace
 
 double unit_roundoff(ScalarType t) {
@@ -76,39 +83,131 @@ double state_floor(int64_t V, int64_t K, ScalarType state_dtype) {
   return std::sqrt(static_cast<double>(V * K)) * smallest_normal(state_dtype);
 }
 
+RoundingRates rounding_rates(const CaseConfig& c, bool tf32_products) {
+  RoundingRates r;
+  r.state = unit_roundoff(c.state_dtype);
+  r.ring = unit_roundoff(c.ring_dtype);
+  r.out = unit_roundoff(c.out_dtype);
+  r.product = tf32_products && c.out_dtype == ScalarType::Float32 ? kTf32UnitRoundoff : r.out;
+  r.state_dtype = c.state_dtype;
+  r.out_dtype = c.out_dtype;
+  r.K = c.K;
+  r.V = c.V;
+  r.L = c.L;
+  return r;
+}
+
 RolloutBounds rollout_bounds(const CaseConfig& c, bool tf32_products) {
-  const double us = unit_roundoff(c.state_dtype), ur = unit_roundoff(c.ring_dtype), uo = unit_roundoff(c.out_dtype);
-  const double up = tf32_products && c.out_dtype == ScalarType::Float32 ? kTf32UnitRoundoff : uo;
-  const double sqrtK = std::sqrt(static_cast<double>(c.K)), sqrtL = std::sqrt(static_cast<double>(c.L));
-  const double state = std::sqrt(static_cast<double>(c.steps)) * us + 2 * (ur + up) + kLambda * kU32 * (sqrtK + sqrtL);
-  const double output = uo + kTau * state + kLambda * kU32 * sqrtK;
+  const RoundingRates r = rounding_rates(c, tf32_products);
+  // No cancellation: the checkpoint and the records are each no larger than the state.
+  const double state = std::sqrt(static_cast<double>(c.steps)) * r.state + 2 * (r.ring + r.product) + arithmetic_rate(r);
   RolloutBounds b;
-  b.output = kSafety * output;
   b.state = kSafety * state;
-  b.output_per_gate_mass = kSafety * kTau * 2 * kU32;
-  b.state_per_gate_mass = kSafety * 2 * kU32;
+  b.output = kSafety * (r.out + kTau * state + kLambda * kU32 * std::sqrt(static_cast<double>(c.K)));
+  b.rates = r;
   return b;
 }
 
 RolloutBounds kernel_vs_reference_bounds(const CaseConfig& c, bool tf32_products) {
-  RolloutBounds b = rollout_bounds(c, tf32_products);
-  b.output *= 2;
-  b.state *= 2;
-  b.output_per_gate_mass *= 2;
-  b.state_per_gate_mass *= 2;
+  const RolloutBounds one = rollout_bounds(c, tf32_products);
+  RolloutBounds b;
+  b.output = 2 * one.output;
+  b.state = 2 * one.state;
   return b;
 }
 
 RolloutBounds float32_plain_bounds(int64_t K, int64_t V, int64_t steps) {
   // The models above with no storage and no records: the state carried in float32 rounds
   // once per token (sqrt(T) u, in quadrature) plus the products S k and S q. No prefix sums
-  // of gates, so no gate-mass term: one token's exp(g) is off by ~u |g|, on a column that it
-  // shrinks by exp(g), so that error is below u / e of the state.
+  // of gates: one token's exp(g) is off by ~u |g| on a column that it shrinks by exp(g), an
+  // error below u / e of the state.
   const double sqrtK = std::sqrt(static_cast<double>(K));
   const double state = std::sqrt(static_cast<double>(steps)) * kU32 + kLambda * kU32 * sqrtK;
   RolloutBounds b;
   b.state = kSafety * state;
   b.output = kSafety * (kU32 + kTau * state + kLambda * kU32 * sqrtK);
+  return b;
+}
+
+ErrorBudget::ErrorBudget(const RoundingRates& rates, const Dims& dims)
+    : rates_(rates), dims_(dims), entries_(dims.slots * dims.HV) {}
+
+void ErrorBudget::start(int64_t slot, int64_t hv, const Matrix<double>& S0, const Matrix<double>& D,
+                        const Matrix<double>& Kr, const Matrix<double>& G, int64_t n) {
+  Entry& e = entries_[slot * dims_.HV + hv];
+  e = Entry{};
+  e.checkpoint_columns = S0.colwise().norm().transpose();
+  e.checkpoint_error = Vector<double>::Zero(dims_.K);  // the case's tensors are exact inputs
+  for (int64_t j = 0; j < n; ++j) {
+    // Decay the earlier parts by this record's gate, then add the record.
+    const Vector<double> decay = G.row(j).transpose().array().exp();
+    e.checkpoint_columns.array() *= decay.array();
+    for (auto& w : e.record_w) w.array() *= decay.array();
+    e.record_d_norms.push_back(D.row(j).norm());
+    e.record_d_errors.push_back(0);
+    e.record_w.push_back(Kr.row(j).transpose().cwiseAbs());
+    e.gate_mass += G.row(j).cwiseAbs().maxCoeff();
+  }
+}
+
+ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matrix<double>& S_before,
+                                            const HeadToken<double>& h, const Matrix<double>& S_after, bool flush) {
+  Entry& e = entries_[slot * dims_.HV + hv];
+  const int64_t K = dims_.K;
+  // Decay every part by the token's gate (per column), then gather the parts per column.
+  const Vector<double> decay = h.g.array().exp();
+  e.checkpoint_columns.array() *= decay.array();
+  e.checkpoint_error.array() *= decay.array();
+  Vector<double> records_sq = Vector<double>::Zero(K), inherited = Vector<double>::Zero(K);
+  for (std::size_t j = 0; j < e.record_w.size(); ++j) {
+    e.record_w[j].array() *= decay.array();
+    records_sq += (e.record_d_norms[j] * e.record_w[j]).cwiseAbs2();
+    inherited += e.record_d_errors[j] * e.record_w[j];  // one state error behind them all: added, not in quadrature
+  }
+  const Vector<double> records = records_sq.cwiseSqrt();
+  const double gate_mass = e.gate_mass + h.g.cwiseAbs().maxCoeff();
+  const double arithmetic = arithmetic_rate(rates_) + 2 * kU32 * gate_mass;
+  // Error of the decayed state S_dec per column.
+  const Vector<double> rebuilt = e.checkpoint_columns + records;
+  const Vector<double> E_dec = e.checkpoint_error + 2 * (rates_.ring + rates_.product) * records + inherited +
+                               arithmetic * rebuilt;
+  // The token: d = beta (v - S_dec k) carries beta ||dS_dec k|| <= beta ||E_dec|| ||k|| of it
+  // into d k^T (the projection (I - beta k k^T) moves error between columns).
+  const Vector<double> d = h.beta * (h.v - S_before * decay.cwiseProduct(h.k));
+  const double d_error = h.beta * E_dec.norm() * h.k.norm() + arithmetic * d.norm();
+  const Vector<double> E_new = E_dec + d_error * h.k.cwiseAbs();
+  const Vector<double> parts = rebuilt + d.norm() * h.k.cwiseAbs();
+  const double N = S_after.norm();
+  max_gate_mass_ = std::max(max_gate_mass_, gate_mass);
+  if (N > 0) max_cancellation_ = std::max(max_cancellation_, parts.norm() / N);
+
+  TokenBounds b;
+  // Output o = S q_scaled: the store, the state's column errors seen through q (d), the product.
+  const double qn = h.q_scaled.norm(), o = (S_after * h.q_scaled).norm();
+  const double seen = E_new.cwiseProduct(h.q_scaled).norm();
+  const double out_error = std::hypot(rates_.out * o, kTau * seen) + kLambda * kU32 * N * qn +
+                           std::sqrt(static_cast<double>(dims_.V)) * rates_.out * smallest_normal(rates_.out_dtype);
+  const double out_scale = std::max(o, output_floor(N, qn, K, dims_.V, rates_.out_dtype));
+  b.output = out_scale > 0 ? kSafety * out_error / out_scale : 0;
+  // Checkpoint: the state's error and the store, independent (c).
+  const double subnormal = std::sqrt(static_cast<double>(dims_.V * K)) * rates_.state * smallest_normal(rates_.state_dtype);
+  const double state_error = std::hypot(E_new.norm(), rates_.state * N) + subnormal;
+  const double state_scale = std::max(N, state_floor(dims_.V, K, rates_.state_dtype));
+  b.state = state_scale > 0 ? kSafety * state_error / state_scale : 0;
+  // Advance: a flush starts a period from the new checkpoint; an append adds a record.
+  if (flush) {
+    e.checkpoint_columns = S_after.colwise().norm().transpose();
+    e.checkpoint_error = (E_new.cwiseAbs2() + (rates_.state * e.checkpoint_columns).cwiseAbs2()).cwiseSqrt();
+    e.record_d_norms.clear();
+    e.record_d_errors.clear();
+    e.record_w.clear();
+    e.gate_mass = 0;
+  } else {
+    e.record_d_norms.push_back(d.norm());
+    e.record_d_errors.push_back(d_error);
+    e.record_w.push_back(h.k.cwiseAbs());
+    e.gate_mass += h.g.cwiseAbs().maxCoeff();
+  }
   return b;
 }
 

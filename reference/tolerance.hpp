@@ -1,12 +1,17 @@
 // The tolerance model: how far a computation with the kernel's rounding points may lie from
 // the plain float64 recurrence, as a normwise relative error per block (compare.hpp).
-// Derived from the unit roundoffs of the dtypes and the sizes; the derivation is in
-// tolerance.cpp's header comment (the one place that documents it).
+// Derived from the unit roundoffs of the dtypes, the sizes and (in the running budget) the
+// magnitudes along the trajectory; the derivation is in tolerance.cpp's header comment (the
+// one place that documents it).
 #pragma once
 #include <cstdint>
 
+#include <optional>
+#include <vector>
+
 #include "cases/case_config.hpp"
 #include "contract/scalar_type.hpp"
+#include "reference/layer_inputs.hpp"
 
 namespace kda::reference {
 
@@ -24,16 +29,66 @@ double smallest_normal(ScalarType t);
 double output_floor(double state_norm, double q_scaled_norm, int64_t K, int64_t V, ScalarType out_dtype);
 double state_floor(int64_t V, int64_t K, ScalarType state_dtype);
 
+// The unit roundoffs of a rollout's rounding points, and the sizes the model needs.
+struct RoundingRates {
+  double state = 0;    // u_s: checkpoint stores
+  double ring = 0;     // u_r: d and k ring stores
+  double product = 0;  // u_p: the rebuild's product operands (out's dtype, or TF32)
+  double out = 0;      // u_o: output stores
+  ScalarType state_dtype = ScalarType::Float32, out_dtype = ScalarType::Float32;
+  int64_t K = 0, V = 0, L = 0;
+};
+RoundingRates rounding_rates(const CaseConfig& config, bool tf32_products = false);
+
 struct RolloutBounds {
-  double output = 0;  // per output head o[row, hv], at any token of the rollout
-  double state = 0;   // per checkpoint S[slot, hv], after any flush of the rollout
-  // Added per unit of gate mass G (the largest sum of |g| over the records one rebuild
-  // combines): float32 prefix sums of the gates lose 2 u G in exp(total - prefix). The
-  // rollout driver measures G; a fixed-bound caller may pass its own G to at().
-  double output_per_gate_mass = 0;
-  double state_per_gate_mass = 0;
-  double output_at(double gate_mass) const { return output + output_per_gate_mass * gate_mass; }
-  double state_at(double gate_mass) const { return state + state_per_gate_mass * gate_mass; }
+  // A-priori bounds: per output head o[row, hv] and per checkpoint S[slot, hv] at any token,
+  // for states built without cancellation (see tolerance.cpp). For callers that compare one
+  // step at a time against a reference.
+  double output = 0;
+  double state = 0;
+  // When set, the rollout driver replaces the a-priori bounds by the running error budget
+  // (ErrorBudget below), which follows the actual trajectory.
+  std::optional<RoundingRates> rates;
+};
+
+// The a-posteriori model: a running first-order error budget of a rollout, fed with the
+// float64 ground truth, one entry per (slot, hv). It bounds the error a computation with the
+// given rounding points can have accumulated, from the magnitudes of what it rounded
+// (checkpoint, ring records, products) relative to the state they sum to; so cancellation
+// (a state much smaller than its parts) widens the bound exactly where it amplifies errors.
+class ErrorBudget {
+ public:
+  ErrorBudget(const RoundingRates& rates, const Dims& dims);
+  // The starting checkpoint S0 [V, K] of (slot, hv) and its first n ring records
+  // (D [>=n, V], Kr [>=n, K], G [>=n, K]) as the case's tensors hold them.
+  void start(int64_t slot, int64_t hv, const Matrix<double>& S0, const Matrix<double>& D, const Matrix<double>& Kr,
+             const Matrix<double>& G, int64_t n);
+  struct TokenBounds {
+    double output = 0;  // for this token's o[row, hv], relative to compare's output floor
+    double state = 0;   // for the checkpoint written by this token's flush
+  };
+  // One token of (slot, hv): the float64 state before and after it, and the token's head.
+  // Returns this token's bounds, then advances (flush: the new checkpoint starts a period).
+  TokenBounds token(int64_t slot, int64_t hv, const Matrix<double>& S_before, const HeadToken<double>& head,
+                    const Matrix<double>& S_after, bool flush);
+  double max_gate_mass() const { return max_gate_mass_; }
+  double max_cancellation() const { return max_cancellation_; }  // max (sum of parts) / ||S||
+
+ private:
+  // One (slot, hv): the parts its state is built from, decayed to the present, with
+  // per-K-column error bounds (decay and cancellation act per column).
+  struct Entry {
+    Vector<double> checkpoint_columns;  // column norms of the checkpoint
+    Vector<double> checkpoint_error;    // column error bounds of the checkpoint
+    std::vector<double> record_d_norms;   // ||d_j|| of the records present
+    std::vector<double> record_d_errors;  // error bound of d_j inherited from the state it came from
+    std::vector<Vector<double>> record_w; // |k_j| * exp(decay since j)
+    double gate_mass = 0;               // sum over present records of max_c |g_j[c]|
+  };
+  RoundingRates rates_;
+  Dims dims_;
+  std::vector<Entry> entries_;  // slot * HV + hv
+  double max_gate_mass_ = 0, max_cancellation_ = 1;
 };
 
 // Bounds for a rollout of config.steps tokens with the kernel's rounding points (reference
