@@ -14,38 +14,53 @@
 // columns it sits in. (c) Independent rounding errors add in quadrature: the first-order
 // probabilistic model of Higham and Mary (SIAM J. Sci. Comput. 41(5), 2019), whose
 // dot-product bound lambda sqrt(n) u holds with probability >= 1 - 2 exp(-lambda^2 / 2);
-// lambda = 7.5 leaves < 1e-12 per product. (d) For a random query q, ||E q|| / ||q|| is about
-// ||E||_F / sqrt(K) (a chi variable with V >= 16 degrees of freedom, below 1.5x its mean at
-// probability 1 - 1e-4): tau = 2 covers that tail when a state error is seen through q.
+// lambda = 7.5 leaves < 1e-12 per product. (d) An error matrix E with column error norms
+// E[c], seen through q, has ||E q|| about ||E * q|| = sqrt(sum_c E[c]^2 q[c]^2) for error
+// directions independent of q (a chi variable with V >= 16 degrees of freedom, below 1.5x
+// its mean at probability 1 - 1e-4): tau = 2 covers that tail.
 //
-// The state a ReplaySSM step builds is a sum of parts: the decayed checkpoint
-// S0 diag(exp(total)) and the records d_j (k_j * exp(total - prefix_j))^T, plus the token's
-// own d k^T. Its rounding errors come from those parts:
-//   checkpoint    e_ckpt ||S0 decayed||             the checkpoint's own error, carried (b)
-//   records       2 (u_r + u_p) sqrt(sum_j ||d_j||^2 ||w_j||^2)
-//                   d_j and k_j are rounded to the ring's dtype, then to the product
-//                   operands' (a); independent per record (c)
-//   arithmetic    (lambda u (sqrt(K) + sqrt(L)) + 2 u G) M
-//                   M = the sum of the parts' norms; the products S k (K terms) and the
-//                   rebuild (< L terms) (c); exp(total - prefix_j) from float32 prefix sums
-//                   of magnitude <= G (the gate mass: the sum over the present records of
-//                   max_c |g_j[c]|) is off by <= 2 u G relatively
-// E = their sum bounds the error of the state after the token (b). Then:
-//   checkpoint written by a flush: sqrt(E^2 + (u_s ||S||)^2) (its store is one more
-//     independent rounding, (a), (c)), relative to max(||S||, floor); it becomes the next
-//     period's e_ckpt.
-//   output o = S q_scaled: sqrt((u_o ||o||)^2 + (tau E ||q|| / sqrt(K))^2)
-//     + lambda u ||S|| ||q||    (the store (a), the state error seen through q (d), the
-//     product S q (c)), relative to compare's output floor.
-// Each bound is 1.1 times the model (a 10% safety factor, nothing else).
+// THE RUNNING BUDGET (ErrorBudget, used by the rollout driver). The state a ReplaySSM step
+// builds is a sum of parts: the decayed checkpoint S0 diag(exp(total)) and the records
+// d_j (k_j * exp(total - prefix_j))^T, then the token's own d k^T. The budget follows, per
+// (slot, hv) and per K column c (decay and cancellation act per column), the float64 norms
+// of those parts and an error bound E[c] for the state's column c:
+//   E_dec[c] = E_ckpt[c]                              the checkpoint's error, decayed (b)
+//            + 2 (u_r + u_p) R[c],                    R[c] = sqrt(sum_j ||d_j||^2 w_j[c]^2):
+//                                                     d_j and k_j rounded to the ring's dtype,
+//                                                     then to the product operands' (a);
+//                                                     independent records (c)
+//            + sum_j e_j w_j[c]                       errors d_j inherited from the state it was
+//                                                     computed from (one error behind them all:
+//                                                     added linearly)
+//            + (lambda u (sqrt(K) + sqrt(L)) + 2 u G) (||S0 decayed[:, c]|| + R[c])
+//                                                     float32 products S k (K terms) and the
+//                                                     rebuild (< L terms) (c); exp(total -
+//                                                     prefix_j) from float32 prefix sums of
+//                                                     magnitude <= G (the gate mass: the sum
+//                                                     over present records of max_c |g_j[c]|)
+//                                                     is off by <= 2 u G relatively
+// where w_j = |k_j| * exp(decay since j). The token's d = beta (v - S_dec k) then carries
+// e = beta ||E_dec|| ||k|| (+ the arithmetic rate times ||d||) of error into d k^T (the
+// projection (I - beta k k^T) moves error between columns), so the state after the token
+// has E[c] = E_dec[c] + e |k[c]|; an append keeps e with the new record.
+// Bounds at this token, relative to compare's floors:
+//   output o = S q_scaled: sqrt((u_o ||o||)^2 + (tau ||E * q||)^2) + lambda u ||S|| ||q||
+//     (the store (a) and the column errors seen through q (d), independent (c); the product)
+//   checkpoint written by a flush: sqrt(||E||^2 + (u_s ||S||)^2) (its store is one more
+//     independent rounding (a), (c)); its columns become the next period's E_ckpt.
+// (plus u * smallest_normal per element for subnormal stores). Each bound is 1.1 times the
+// model (a 10% safety factor, nothing else). Where the parts of a column sum to much less
+// than themselves (cancellation: a saturated beta erasing most of a large state, a gate
+// that decays the large columns away), the same absolute errors are a larger relative
+// error; the budget follows the actual magnitudes, so its bound widens exactly there.
 //
-// Where the parts sum to a state much smaller than themselves (cancellation: e.g. a
-// saturated beta erasing most of a large state), the same absolute errors are a larger
-// relative error; the budget follows the actual magnitudes along the float64 trajectory, so
-// its bound widens exactly there. ErrorBudget runs this model token by token (the rollout
-// driver feeds it); rollout_bounds() also gives a-priori bounds for states without
-// cancellation (every part no larger than the state, checkpoint errors in quadrature over
-// at most T flushes), for callers that compare single steps.
+// THE A-PRIORI BOUNDS (rollout_bounds().output / .state, for callers that compare single
+// steps): the same model assuming no cancellation (every part no larger than the state),
+// checkpoint errors in quadrature over at most T flushes, and tau ||E|| ||q|| / sqrt(K) for
+// the error seen through a random q:
+//   state  = sqrt(T) u_s + 2 (u_r + u_p) + lambda u (sqrt(K) + sqrt(L))   (+ 2 u G)
+//   output = u_o + tau * state + lambda u sqrt(K)          (each times 1.1; G, the gate
+//   mass, is the caller's measurement: state_at(G), output_at(G))
 #include "reference/tolerance.hpp"
 
 #include <algorithm>
@@ -104,6 +119,8 @@ RolloutBounds rollout_bounds(const CaseConfig& c, bool tf32_products) {
   RolloutBounds b;
   b.state = kSafety * state;
   b.output = kSafety * (r.out + kTau * state + kLambda * kU32 * std::sqrt(static_cast<double>(c.K)));
+  b.state_per_gate_mass = kSafety * 2 * kU32;
+  b.output_per_gate_mass = kTau * b.state_per_gate_mass;
   b.rates = r;
   return b;
 }
@@ -113,6 +130,8 @@ RolloutBounds kernel_vs_reference_bounds(const CaseConfig& c, bool tf32_products
   RolloutBounds b;
   b.output = 2 * one.output;
   b.state = 2 * one.state;
+  b.output_per_gate_mass = 2 * one.output_per_gate_mass;
+  b.state_per_gate_mass = 2 * one.state_per_gate_mass;
   return b;
 }
 

@@ -46,6 +46,12 @@ struct RolloutBounds {
   // step at a time against a reference.
   double output = 0;
   double state = 0;
+  // Added per unit of gate mass G (the largest sum of |g| over the records one rebuild
+  // combines): float32 prefix sums of the gates lose 2 u G in exp(total - prefix).
+  double output_per_gate_mass = 0;
+  double state_per_gate_mass = 0;
+  double output_at(double gate_mass) const { return output + output_per_gate_mass * gate_mass; }
+  double state_at(double gate_mass) const { return state + state_per_gate_mass * gate_mass; }
   // When set, the rollout driver replaces the a-priori bounds by the running error budget
   // (ErrorBudget below), which follows the actual trajectory.
   std::optional<RoundingRates> rates;
