@@ -1,0 +1,132 @@
+// libFuzzer target: bytes -> the metadata of all sixteen arguments (metadata_decoder.hpp) ->
+// kda::validate(). validate() must accept, or raise exactly one catalog error; the oracle
+// (contract_oracle.hpp) judges either answer. Further properties of one call:
+//   - the backend's device check comes last: a call rejected for Backend::Any is rejected
+//     with the same error for Backend::Cpu, and a call accepted for Cpu/Cuda is accepted for
+//     Any with the same Dims;
+//   - the call's JSON metadata (contract/metadata_json.hpp, the form in which findings and
+//     golden error cases are stored) reads back into a call that validate() answers the same
+//     way, wherever JSON can carry the call (finite scale, the DLPack dtype codes and device
+//     numbers that the reader documents);
+//   - an accepted call, when small and on the CPU, runs through the reference step with
+//     fuzzed runtime values (contract_step_check.hpp).
+// Anything else — another exception type, a crash, a sanitizer report — is a finding.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <typeinfo>
+
+#include "contract/metadata_json.hpp"
+#include "contract/validate.hpp"
+#include "fuzz/contract_oracle.hpp"
+#include "fuzz/contract_step_check.hpp"
+#include "fuzz/fuzz_finding.hpp"
+#include "fuzz/metadata_decoder.hpp"
+
+namespace {
+
+using namespace kda;
+
+constexpr const char* kTarget = "contract_fuzzer";
+
+struct Outcome {
+  std::optional<Dims> dims;  // accepted
+  std::string id, message;   // rejected
+  bool operator==(const Outcome& o) const { return dims == o.dims && id == o.id && message == o.message; }
+  std::string text() const {
+    if (dims) return "accepted";
+    return "rejected " + id + ": " + message;
+  }
+};
+
+const char* backend_name(Backend b) { return b == Backend::Cpu ? "Cpu" : b == Backend::Cuda ? "Cuda" : "Any"; }
+
+std::string describe(const StepArgs& args, Backend backend) {
+  return "backend " + std::string(backend_name(backend)) + ", call metadata (kda-harness validate FILE.json):\n" +
+         call_metadata_json(args).dump();
+}
+
+Outcome run_validate(const StepArgs& args, Backend backend) {
+  Outcome o;
+  try {
+    o.dims = validate(args, backend);
+  } catch (const ContractError& e) {
+    o.id = e.id();
+    o.message = e.what();
+  } catch (const std::exception& e) {
+    fuzz::finding(kTarget, std::string("validate() threw ") + typeid(e).name() + " (not a ContractError): " + e.what() +
+                               "\n" + describe(args, backend));
+  }
+  return o;
+}
+
+// Whether the JSON metadata can carry the call (contract/metadata_json.hpp's vocabulary).
+bool json_can_carry(const StepArgs& args) {
+  if (!std::isfinite(args.scale)) return false;
+  for (const DLTensor* t : {args.mixed_qkv, args.a, args.b, args.A_log, args.dt_bias,
+                            static_cast<const DLTensor*>(args.initial_state), static_cast<const DLTensor*>(args.d_cache),
+                            static_cast<const DLTensor*>(args.k_cache), static_cast<const DLTensor*>(args.g_cache),
+                            static_cast<const DLTensor*>(args.out), args.ssm_state_indices, args.write_pos,
+                            args.force_flush}) {
+    if (!t) continue;
+    if (t->dtype.code > kDLComplex || t->dtype.bits == 0 || t->dtype.lanes == 0) return false;
+    if (t->device.device_id < 0) return false;
+  }
+  return true;
+}
+
+void check_json_round_trip(const StepArgs& args, Backend backend, const Outcome& expected) {
+  if (!json_can_carry(args)) return;
+  std::optional<CallMetadata> back;
+  try {
+    const std::string text = call_metadata_json(args).dump();
+    back.emplace(parse_call_metadata(std::string_view(text)));
+  } catch (const std::exception& e) {
+    fuzz::finding(kTarget, std::string("call_metadata_json() wrote what parse_call_metadata() refuses: ") + e.what() +
+                               "\n" + describe(args, backend));
+  }
+  const Outcome again = run_validate(back->args(), backend);
+  if (!(again == expected))
+    fuzz::finding(kTarget, "validate() answers the JSON round trip differently: " + again.text() + " vs " +
+                               expected.text() + "\n" + describe(args, backend));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider fdp(data, size);
+  fuzz::DecodedCall call = fuzz::decode_call(fdp);
+  const StepArgs args = call.meta.args();
+  const Backend backend = call.backend;
+  try {
+    const Outcome outcome = run_validate(args, backend);
+    if (outcome.dims) {
+      if (std::string w = fuzz::judge_acceptance(args, backend, *outcome.dims); !w.empty())
+        fuzz::finding(kTarget, w + "\n" + describe(args, backend));
+    } else {
+      if (std::string w = fuzz::judge_rejection(args, backend, ContractError(outcome.id, outcome.message)); !w.empty())
+        fuzz::finding(kTarget, w + "\n" + describe(args, backend));
+    }
+    if (backend == Backend::Any && !outcome.dims) {
+      const Outcome cpu = run_validate(args, Backend::Cpu);
+      if (!(cpu == outcome))
+        fuzz::finding(kTarget, "Backend::Cpu changes a rejection: " + cpu.text() + " vs " + outcome.text() + "\n" +
+                                   describe(args, backend));
+    }
+    if (backend != Backend::Any && outcome.dims) {
+      const Outcome any = run_validate(args, Backend::Any);
+      if (!(any == outcome)) fuzz::finding(kTarget, "Backend::Any rejects a call accepted for a backend\n" + describe(args, backend));
+    }
+    check_json_round_trip(args, backend, outcome);
+    if (outcome.dims)
+      if (std::string w = fuzz::check_reference_step(args, *outcome.dims, fdp); !w.empty())
+        fuzz::finding(kTarget, "reference step: " + w + "\n" + describe(args, backend));
+  } catch (const std::exception& e) {
+    fuzz::finding(kTarget, std::string("uncaught ") + typeid(e).name() + ": " + e.what() + "\n" + describe(args, backend));
+  }
+  return 0;
+}

@@ -1,0 +1,26 @@
+// The contract fuzzer's judgement of validate()'s answer on one call. It restates
+// contract.md's conditions in a few lines each, on the raw DLPack metadata (wide integers,
+// own contiguity and stride rules, brute-force overlap search on small tensors), so that it
+// does not share the code paths it judges.
+//   - A rejection must be a catalog error: its id in the catalog; its message matched by that
+//     entry's messagePattern and by no other entry's; equal to the entry's message where the
+//     entry has no placeholders, and to the message rebuilt here from the metadata for the
+//     templates that take plain numbers and shapes; and the raised check's own condition must
+//     hold for the call (an X-STRIDES rejection needs a negative stride, or two elements of a
+//     written tensor at one address, ...). Some conditions (the flattened views' strides,
+//     overlap of huge tensors) are left undecided rather than re-derived.
+//   - An acceptance must satisfy every condition of contract.md and the extensions, and the
+//     returned Dims must be the ones the shapes give.
+// Each function returns "" when the answer is right, else what is wrong.
+#pragma once
+#include <string>
+
+#include "contract/contract_error.hpp"
+#include "contract/validate.hpp"
+
+namespace kda::fuzz {
+
+std::string judge_rejection(const StepArgs& args, Backend backend, const ContractError& error);
+std::string judge_acceptance(const StepArgs& args, Backend backend, const Dims& dims);
+
+}  // namespace kda::fuzz

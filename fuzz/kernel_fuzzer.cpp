@@ -1,0 +1,135 @@
+// Kernel fuzz target (g++ + the nvcc-built kernel; there is no clang CUDA here, so it runs
+// under the plain driver replay_main.cpp: corpus files and/or -runs=N random inputs, also
+// under compute-sanitizer). Bytes -> a valid CaseConfig (case_decoder.hpp, larger limits
+// than the reference target: K up to 256, V up to 128, L up to 70, B up to 8) plus, per
+// (token, row), an optional out-of-range runtime value written into the KERNEL's copy of the
+// index tensors before the step: a slot just past the pool, the index dtype's maximum, a
+// raw fuzzed slot, another row's slot (duplicate), a cursor of -1, L, INT32_MIN or a raw one,
+// a raw force_flush value. Raw values that would land on a VALID slot or cursor are moved out
+// of range (a valid but different slot or cursor would read the case's NaN-poisoned unused
+// slots and ring records, which is not what this target asks about).
+// The rollout (property_tests/kernel_rollout.hpp) then checks, at every step: the kernel's
+// row status flags equal the host's plan, every rejected row wrote zeros to out and touched
+// nothing else (byte footprint of every written tensor, device guard regions), and the
+// accepted rows match reference::replayssm_step within the dtype-derived bounds.
+// Without a usable GPU the target prints "SKIPPED: <reason>" and exits 0.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "fuzz/case_decoder.hpp"
+#include "fuzz/fuzz_finding.hpp"
+#include "property_tests/kernel_device_mirror.hpp"
+#include "property_tests/kernel_gpu_env.hpp"
+#include "property_tests/kernel_rollout.hpp"
+
+namespace {
+
+using namespace kda;
+
+constexpr const char* kTarget = "kernel_fuzzer";
+
+enum class Bad : uint8_t { None, SlotPastPool, SlotMax, SlotRaw, SlotDuplicate, CursorMinus1, CursorL, CursorRaw,
+                           CursorMin, FlushRaw };
+
+struct RowMutation {
+  Bad kind = Bad::None;
+  int64_t value = 0;  // raw value, or the other row for SlotDuplicate
+};
+
+void write_index(HostTensor& t, int64_t row, int64_t v) {
+  std::byte* p = t.storage().data() + row * t.strides()[0] * (t.dl().dtype.bits / 8);
+  if (t.dl().dtype.bits == 64) std::memcpy(p, &v, 8);
+  else { const int32_t w = static_cast<int32_t>(v); std::memcpy(p, &w, 4); }
+}
+int64_t read_index(const HostTensor& t, int64_t row) {
+  const std::byte* p = t.storage().data() + row * t.strides()[0] * (t.dl().dtype.bits / 8);
+  if (t.dl().dtype.bits == 64) { int64_t v; std::memcpy(&v, p, 8); return v; }
+  int32_t v; std::memcpy(&v, p, 4); return v;
+}
+
+RowMutation decode_mutation(FuzzedDataProvider& p, const CaseConfig& c) {
+  RowMutation m;
+  const int kind = p.ConsumeIntegralInRange<int>(0, 19);  // 10..19: leave the row alone
+  if (kind >= 10) return m;
+  m.kind = static_cast<Bad>(kind);
+  const bool i64 = c.index_dtype == ScalarType::Int64;
+  switch (m.kind) {
+    case Bad::SlotRaw: m.value = i64 ? p.ConsumeIntegral<int64_t>() : p.ConsumeIntegral<int32_t>(); break;
+    case Bad::SlotDuplicate: m.value = p.ConsumeIntegralInRange<int64_t>(0, c.B - 1); break;
+    case Bad::CursorRaw: case Bad::FlushRaw: m.value = p.ConsumeIntegral<int32_t>(); break;
+    default: break;
+  }
+  return m;
+}
+
+void apply(CaseTensors& k, int64_t row, const RowMutation& m) {
+  const CaseConfig& c = k.config;
+  const bool i64 = c.index_dtype == ScalarType::Int64;
+  int64_t v = m.value;
+  switch (m.kind) {
+    case Bad::None: return;
+    case Bad::SlotPastPool: return write_index(k.ssm_state_indices, row, c.slots);
+    case Bad::SlotMax:
+      return write_index(k.ssm_state_indices, row,
+                         i64 ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int32_t>::max());
+    case Bad::SlotRaw:
+      if (v >= 0 && v < c.slots) v += c.slots;  // never a valid slot
+      return write_index(k.ssm_state_indices, row, v);
+    case Bad::SlotDuplicate: {
+      const int64_t other = read_index(k.ssm_state_indices, v);
+      return write_index(k.ssm_state_indices, row, other >= 0 && v != row ? other : c.slots + 3);
+    }
+    case Bad::CursorMinus1: return write_index(k.write_pos, row, -1);
+    case Bad::CursorL: return write_index(k.write_pos, row, c.L);
+    case Bad::CursorRaw:
+      if (v >= 0 && v < c.L) v = -1 - v;  // never a valid cursor
+      return write_index(k.write_pos, row, v);
+    case Bad::CursorMin: return write_index(k.write_pos, row, std::numeric_limits<int32_t>::min());
+    case Bad::FlushRaw:
+      if (k.force_flush) write_index(*k.force_flush, row, v);
+      return;
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  const std::string reason = testing::gpu_unavailable_reason();
+  if (!reason.empty()) {
+    std::printf("SKIPPED: kernel_fuzzer needs a CUDA GPU: %s\n", reason.c_str());
+    std::exit(0);
+  }
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  FuzzedDataProvider fdp(data, size);
+  fuzz::CaseLimits limits;
+  limits.max_B = 8;
+  limits.max_log2_K = 8;
+  limits.max_log2_V = 7;
+  limits.max_L = 70;
+  limits.work_budget = 2e6;
+  const CaseConfig config = fuzz::decode_case(fdp, limits);
+  std::vector<RowMutation> mutations(static_cast<std::size_t>(config.steps * config.B));
+  for (RowMutation& m : mutations) m = decode_mutation(fdp, config);
+  try {
+    testing::DeviceMirror mirror;
+    const testing::KernelRolloutReport r =
+        testing::run_kernel_vs_reference(config, mirror, [&](CaseTensors& kernel_case, int64_t token) {
+          for (int64_t row = 0; row < config.B; ++row) apply(kernel_case, row, mutations[token * config.B + row]);
+        });
+    if (!r.pass()) fuzz::finding(kTarget, "kernel vs reference:\n" + r.summary());
+  } catch (const std::exception& e) {
+    fuzz::finding(kTarget, std::string("threw ") + typeid(e).name() + ": " + e.what() + "\nconfig: " + to_string(config));
+  }
+  return 0;
+}

@@ -1,0 +1,51 @@
+// libFuzzer target: bytes -> a small valid CaseConfig (case_decoder.hpp; WellConditioned or
+// Adversarial values) -> the key property of the reference: a rollout of ReplaySSM steps
+// equals the plain float64 recurrence, outputs at every token and checkpoints after every
+// flush, within the tolerance model (reference/tolerance.hpp). Three models are rolled out:
+//   - Rounding::Kernel (the kernel's rounding points) and Rounding::Off on the case's
+//     tensors, judged with rollout_bounds(config) plus the measured gate-mass term;
+//   - ReplayModel<double> (float64 rings), judged with the fixed kPureDoubleBound.
+// A comparison beyond tolerance, any NaN/inf where the plain recurrence is finite (compare
+// fails on them), any exception, or a sanitizer report is a finding; the finding prints the
+// one-line config, which reproduces the rollout.
+#include <fuzzer/FuzzedDataProvider.h>
+
+#include <cstdint>
+#include <string>
+#include <typeinfo>
+
+#include "cases/case_config.hpp"
+#include "fuzz/case_decoder.hpp"
+#include "fuzz/fuzz_finding.hpp"
+#include "reference/rollout.hpp"
+
+namespace {
+
+constexpr const char* kTarget = "reference_fuzzer";
+
+const char* model_name(kda::reference::RolloutModel m) {
+  using kda::reference::RolloutModel;
+  return m == RolloutModel::Kernel ? "Rounding::Kernel" : m == RolloutModel::Off ? "Rounding::Off" : "PureDouble";
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  using namespace kda;
+  FuzzedDataProvider fdp(data, size);
+  const CaseConfig config = fuzz::decode_case(fdp, fuzz::CaseLimits{});
+  if (!is_valid_config(config)) fuzz::finding(kTarget, "the decoder made an invalid config: " + to_string(config));
+  for (auto model : {reference::RolloutModel::Kernel, reference::RolloutModel::Off, reference::RolloutModel::PureDouble}) {
+    reference::RolloutReport report;
+    try {
+      report = reference::run_rollout(config, model);
+    } catch (const std::exception& e) {
+      fuzz::finding(kTarget, std::string(model_name(model)) + " rollout threw " + typeid(e).name() + ": " + e.what() +
+                                 "\nconfig: " + to_string(config));
+    }
+    if (!report.pass())
+      fuzz::finding(kTarget, std::string(model_name(model)) + " rollout vs the plain float64 recurrence:\n" +
+                                 report.summary() + "\nconfig: " + to_string(config));
+  }
+  return 0;
+}
