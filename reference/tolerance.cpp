@@ -29,6 +29,10 @@
 //                                                     d_j and k_j rounded to the ring's dtype,
 //                                                     then to the product operands' (a);
 //                                                     independent records (c)
+//            + sqrt(sum_j (t (sqrt(V) w_j[c] + ||d_j||))^2)
+//                                                     the same stores in the subnormal range:
+//                                                     t = u_r * smallest_normal(ring) + u_p *
+//                                                     smallest_normal(operands) per element (a)
 //            + sum_j e_j w_j[c]                       errors d_j inherited from the state it was
 //                                                     computed from (one error behind them all:
 //                                                     added linearly)
@@ -105,7 +109,11 @@ RoundingRates rounding_rates(const CaseConfig& c, bool tf32_products) {
   r.out = unit_roundoff(c.out_dtype);
   r.product = tf32_products && c.out_dtype == ScalarType::Float32 ? kTf32UnitRoundoff : r.out;
   r.state_dtype = c.state_dtype;
+  r.ring_dtype = c.ring_dtype;
   r.out_dtype = c.out_dtype;
+  r.subnormal_ring = r.ring * smallest_normal(c.ring_dtype);
+  // TF32 keeps float32's exponent range.
+  r.subnormal_product = r.product * smallest_normal(r.product == r.out ? c.out_dtype : ScalarType::Float32);
   r.K = c.K;
   r.V = c.V;
   r.L = c.L;
@@ -178,18 +186,22 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
   e.checkpoint_columns.array() *= decay.array();
   e.checkpoint_error.array() *= decay.array();
   Vector<double> records_sq = Vector<double>::Zero(K), inherited = Vector<double>::Zero(K);
+  Vector<double> subnormal_sq = Vector<double>::Zero(K);
+  const double tiny = rates_.subnormal_ring + rates_.subnormal_product;  // per element of d_j and w_j
+  const double sqrtV = std::sqrt(static_cast<double>(dims_.V));
   for (std::size_t j = 0; j < e.record_w.size(); ++j) {
     e.record_w[j].array() *= decay.array();
     records_sq += (e.record_d_norms[j] * e.record_w[j]).cwiseAbs2();
     inherited += e.record_d_errors[j] * e.record_w[j];  // one state error behind them all: added, not in quadrature
+    subnormal_sq += (tiny * (sqrtV * e.record_w[j].array() + e.record_d_norms[j])).matrix().cwiseAbs2();
   }
   const Vector<double> records = records_sq.cwiseSqrt();
   const double gate_mass = e.gate_mass + h.g.cwiseAbs().maxCoeff();
   const double arithmetic = arithmetic_rate(rates_) + 2 * kU32 * gate_mass;
   // Error of the decayed state S_dec per column.
   const Vector<double> rebuilt = e.checkpoint_columns + records;
-  const Vector<double> E_dec = e.checkpoint_error + 2 * (rates_.ring + rates_.product) * records + inherited +
-                               arithmetic * rebuilt;
+  const Vector<double> E_dec = e.checkpoint_error + 2 * (rates_.ring + rates_.product) * records +
+                               subnormal_sq.cwiseSqrt() + inherited + arithmetic * rebuilt;
   // The token: d = beta (v - S_dec k) carries beta ||dS_dec k|| <= beta ||E_dec|| ||k|| of it
   // into d k^T (the projection (I - beta k k^T) moves error between columns).
   const Vector<double> d = h.beta * (h.v - S_before * decay.cwiseProduct(h.k));

@@ -35,7 +35,10 @@ struct RoundingRates {
   double ring = 0;     // u_r: d and k ring stores
   double product = 0;  // u_p: the rebuild's product operands (out's dtype, or TF32)
   double out = 0;      // u_o: output stores
-  ScalarType state_dtype = ScalarType::Float32, out_dtype = ScalarType::Float32;
+  ScalarType state_dtype = ScalarType::Float32, ring_dtype = ScalarType::Float32, out_dtype = ScalarType::Float32;
+  // Below the smallest normal, stores round in absolute steps: the ring's and the product
+  // operands' absolute error per element there (u * smallest normal of their dtypes).
+  double subnormal_ring = 0, subnormal_product = 0;
   int64_t K = 0, V = 0, L = 0;
 };
 RoundingRates rounding_rates(const CaseConfig& config, bool tf32_products = false);
