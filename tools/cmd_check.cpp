@@ -1,7 +1,145 @@
-// Placeholder: replaced by the work that owns `kda-harness check`.
+// `kda-harness check`: the main job. Runs the conformance suites on what the machine has
+// (tools/check_suites.hpp): the contract sweep, the reference and the pure-double model
+// against the plain recurrence, the golden set on the reference, and, where a GPU can be
+// used, the kernel against the reference, against the recurrence and on the golden set.
+// A progress bar on a terminal, a summary table at the end, --json for a report; exit 0
+// only when every case of every suite that ran passed (1 otherwise, 2 for usage errors).
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "golden/golden_set.hpp"
+#include "tools/check_report.hpp"
+#include "tools/check_suites.hpp"
 #include "tools/subcommands.hpp"
+
 namespace kda::cli {
-void register_check(CLI::App& app) {
-  app.add_subcommand("check", "(not yet implemented)")->callback([] { set_exit_code(3); });
+namespace {
+
+struct CheckArgs {
+  std::vector<std::string> suites, counts;
+  std::vector<int> gpus;
+  double scale = 1.0, work_budget = 3e7, gpu_work_budget = 2e7;
+  uint64_t seed = 1;
+  std::string backend = "all", json, manifest;
+  int jobs = 0;
+  bool no_progress = false, list = false;
+};
+
+int run_check(const CheckArgs& a) {
+  if (a.list) {
+    for (const SuiteInfo& s : suite_catalog())
+      std::cout << fmt::format("{:<14} {:<5} {:>6}  {}\n", s.name, s.backend,
+                               s.default_cases < 0 ? std::string("set") : std::to_string(s.default_cases), s.what);
+    return 0;
+  }
+  CheckOptions o;
+  for (const auto& s : a.suites) {
+    bool known = false;
+    for (const SuiteInfo& info : suite_catalog()) known = known || info.name == s;
+    if (!known) {
+      std::cerr << "kda-harness check: unknown suite " << s << " (see --list)\n";
+      return 2;
+    }
+    o.suites.insert(s);
+  }
+  for (const auto& c : a.counts) {
+    const auto eq = c.find('=');
+    char* end = nullptr;
+    const long long n = eq == std::string::npos ? -1 : std::strtoll(c.c_str() + eq + 1, &end, 10);
+    if (eq == std::string::npos || n < 0 || *end != '\0') {
+      std::cerr << "kda-harness check: --cases takes SUITE=N, not " << c << "\n";
+      return 2;
+    }
+    o.counts[c.substr(0, eq)] = n;
+  }
+  o.scale = a.scale;
+  o.seed = a.seed;
+  o.cpu = a.backend != "cuda";
+  o.cuda = a.backend != "cpu";
+  o.cuda_required = a.backend == "cuda";
+  o.gpus = a.gpus;
+  o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.work_budget = a.work_budget;
+  o.gpu_work_budget = a.gpu_work_budget;
+  o.manifest = a.manifest.empty() ? golden::default_manifest_path() : std::filesystem::path(a.manifest);
+
+  const GpuProbe gpus = o.cuda ? probe_gpus() : GpuProbe{};
+  for (int g : o.gpus)
+    if (std::find(gpus.devices.begin(), gpus.devices.end(), g) == gpus.devices.end()) {
+      std::cerr << "kda-harness check: GPU " << g << " is not usable here" << (gpus.reason.empty() ? "" : ": " + gpus.reason)
+                << "\n";
+      return 1;
+    }
+  if (o.cuda_required && gpus.devices.empty()) {
+    std::cerr << "kda-harness check: --backend cuda, but " << gpus.reason << "\n";
+    return 1;
+  }
+  std::cout << fmt::format("kda-harness check: seed {}, {} worker thread(s), GPUs: {}\n", o.seed, o.jobs,
+                           gpus.devices.empty() ? (o.cuda ? "none (" + gpus.reason + ")" : std::string("not requested"))
+                                                : fmt::format("{}", fmt::join(gpus.names, ", ")));
+  const auto start = std::chrono::steady_clock::now();
+  const golden::LoadedSet set = golden::load_set(o.manifest);
+  const Progress progress(!a.no_progress && isatty(STDOUT_FILENO));
+  std::vector<SuiteResult> results;
+  for (const SuiteSpec& spec : build_suites(o, gpus, set)) {
+    results.push_back(run_suite(spec, progress));
+    const SuiteResult& r = results.back();
+    std::cout << (r.skipped() ? fmt::format("{}: skipped: {}\n", r.name, r.skip_reason)
+                              : fmt::format("{}: {} cases, {} passed, {} failed, {:.1f}s\n", r.name, r.cases, r.passed,
+                                            r.failed, r.seconds));
+    std::cout.flush();
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::cout << "\n" << failure_listing(results) << summary_table(results, wall);
+  if (!a.json.empty()) {
+    nlohmann::ordered_json opts;
+    opts["seed"] = o.seed;
+    opts["scale"] = o.scale;
+    opts["backend"] = a.backend;
+    opts["jobs"] = o.jobs;
+    opts["gpus"] = gpus.names;
+    opts["work_budget"] = o.work_budget;
+    opts["gpu_work_budget"] = o.gpu_work_budget;
+    opts["manifest"] = o.manifest.string();
+    std::ofstream out(a.json);
+    out << json_report(results, wall, opts).dump(2) << "\n";
+    if (!out) {
+      std::cerr << "kda-harness check: cannot write " << a.json << "\n";
+      return 1;
+    }
+  }
+  return all_passed(results) ? 0 : 1;
 }
+
+}  // namespace
+
+void register_check(CLI::App& app) {
+  auto* cmd = app.add_subcommand("check", "Run the conformance suites on what this machine has (the main job)");
+  auto a = std::make_shared<CheckArgs>();
+  cmd->add_option("--suites", a->suites, "Suites to run (comma-separated; default all, see --list)")->delimiter(',');
+  cmd->add_option("--cases", a->counts, "Case count of a suite, SUITE=N (repeatable)");
+  cmd->add_option("--scale", a->scale, "Multiply the default case counts")->check(CLI::PositiveNumber);
+  cmd->add_option("--seed", a->seed, "Seed of the random cases (same seed, same cases on every machine)");
+  cmd->add_option("--backend", a->backend, "cpu, cuda or all (default: all that this machine has)")
+      ->check(CLI::IsMember({"cpu", "cuda", "all"}));
+  cmd->add_option("--gpus", a->gpus, "GPUs to use (comma-separated device ids; default every usable one)")->delimiter(',');
+  cmd->add_option("--jobs,-j", a->jobs, "Worker threads (default: hardware threads)");
+  cmd->add_option("--work-budget", a->work_budget, "Reference work per random CPU rollout");
+  cmd->add_option("--gpu-work-budget", a->gpu_work_budget, "Reference work per random GPU rollout");
+  cmd->add_option("--manifest", a->manifest, "The golden set's manifest (default: the source tree's golden/manifest.json)");
+  cmd->add_option("--json", a->json, "Write a JSON report to this file");
+  cmd->add_flag("--no-progress", a->no_progress, "No progress bar even on a terminal");
+  cmd->add_flag("--list", a->list, "List the suites and their default case counts");
+  cmd->callback([a] { set_exit_code(run_check(*a)); });
+}
+
 }  // namespace kda::cli

@@ -1,7 +1,114 @@
-// Placeholder: replaced by the work that owns `kda-harness golden`.
+// `kda-harness golden regen`: rewrites the golden set from the generator (golden/) and says
+// what moved. `kda-harness golden verify`: checks the files' hashes, then every case on the
+// CPU reference and, where a GPU can be used, on the CUDA kernel (skipped with the reason
+// otherwise; --backend cuda makes a missing GPU a failure).
+#include <fmt/format.h>
+
+#include <cmath>
+#include <iostream>
+
+#include "golden/golden_generate.hpp"
+#include "golden/golden_regen.hpp"
+#include "golden/golden_set.hpp"
+#include "reference/replayssm_step.hpp"
+#include "tools/gpu_backend.hpp"
 #include "tools/subcommands.hpp"
+
 namespace kda::cli {
-void register_golden(CLI::App& app) {
-  app.add_subcommand("golden", "(not yet implemented)")->callback([] { set_exit_code(3); });
+namespace {
+namespace fs = std::filesystem;
+
+struct GoldenArgs {
+  std::string dir, manifest, backend = "all";
+  int gpu = -1;
+  bool dry_run = false, verbose = false;
+};
+
+fs::path manifest_for(const GoldenArgs& a) {
+  if (!a.manifest.empty()) return a.manifest;
+  if (!a.dir.empty()) return fs::path(a.dir).parent_path() / "manifest.json";
+  return golden::default_manifest_path();
 }
+
+int run_regen(const GoldenArgs& a) {
+  golden::RegenOptions o;
+  o.manifest = manifest_for(a);
+  o.dir = a.dir.empty() ? o.manifest.parent_path() / "cases" : fs::path(a.dir);
+  o.dry_run = a.dry_run;
+  try {
+    const golden::RegenReport r = golden::regen(o);
+    std::cout << r.summary();
+    if (a.dry_run && r.changed()) std::cout << "(dry run: nothing written)\n";
+    return a.dry_run && r.changed() ? 1 : 0;
+  } catch (const std::exception& e) {
+    std::cerr << "kda-harness golden regen: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+// Verifies every case on one backend; returns the number of failures.
+int verify_on(const golden::LoadedSet& set, const golden::VerifyBackend& backend, bool verbose) {
+  int failures = 0, passed = 0, bit_exact = 0, compared = 0;
+  double worst = 0;
+  std::string worst_name;
+  for (const golden::LoadedCase& lc : set.cases) {
+    if (!lc.problem.empty()) continue;  // reported with the set
+    const golden::CaseVerification v = golden::verify_case(lc.c, backend);
+    if (v.pass()) ++passed;
+    else ++failures;
+    bit_exact += v.tensors_bit_exact;
+    compared += v.tensors_compared;
+    if (v.worst_ratio() > worst || std::isnan(v.worst_ratio())) worst = v.worst_ratio(), worst_name = v.name;
+    if (verbose || !v.pass()) std::cout << v.summary() << "\n";
+  }
+  std::cout << fmt::format("golden verify on {}: {} passed, {} failed; worst error/tolerance {:.3f} ({}); tensors "
+                           "reproduced bit for bit {}/{}\n",
+                           backend.name, passed, failures, worst, worst_name.empty() ? "-" : worst_name, bit_exact,
+                           compared);
+  return failures;
+}
+
+int run_verify(const GoldenArgs& a) {
+  const golden::LoadedSet set = golden::load_set(manifest_for(a));
+  int failures = 0;
+  for (const auto& p : set.problems) std::cout << "golden set: " << p << "\n", ++failures;
+  for (const auto& lc : set.cases)
+    if (!lc.problem.empty()) std::cout << "golden case " << lc.entry.name << ": " << lc.problem << "\n", ++failures;
+  std::cout << fmt::format("golden set: {} cases listed in {}\n", set.cases.size(), manifest_for(a).string());
+  if (a.backend != "cuda")
+    failures += verify_on(set, {"reference", [](const StepArgs& s) { reference::replayssm_step(s); }, false}, a.verbose);
+  if (a.backend != "reference") {
+    const GpuProbe gpus = probe_gpus();
+    if (gpus.devices.empty()) {
+      std::cout << "golden verify on cuda: skipped: " << gpus.reason << "\n";
+      if (a.backend == "cuda") ++failures;  // explicitly requested
+    } else {
+      const int device = a.gpu >= 0 ? a.gpu : gpus.devices[0];
+      failures += verify_on(set, cuda_backend(device), a.verbose);
+    }
+  }
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void register_golden(CLI::App& app) {
+  auto* cmd = app.add_subcommand("golden", "Regenerate or verify the golden outputs");
+  cmd->require_subcommand(1);
+  auto a = std::make_shared<GoldenArgs>();
+  auto* regen = cmd->add_subcommand("regen", "Rewrite the golden set from the generator and summarize what moved");
+  regen->add_option("--dir", a->dir, "Folder of the case files (default: the source tree's golden/cases)");
+  regen->add_option("--manifest", a->manifest, "Manifest to write (default: manifest.json beside the case folder)");
+  regen->add_flag("--dry-run", a->dry_run, "Report what would move, write nothing (exit 1 if anything would)");
+  regen->callback([a] { set_exit_code(run_regen(*a)); });
+  auto* verify = cmd->add_subcommand("verify", "Check the golden set on the reference and, with a GPU, the kernel");
+  verify->add_option("--dir", a->dir, "Folder of the case files (the manifest beside it is read)");
+  verify->add_option("--manifest", a->manifest, "Manifest of the set (default: the source tree's golden/manifest.json)");
+  verify->add_option("--backend", a->backend, "reference, cuda or all (default: all that this machine has)")
+      ->check(CLI::IsMember({"reference", "cuda", "all"}));
+  verify->add_option("--gpu", a->gpu, "GPU to use (default: the first usable one)");
+  verify->add_flag("--verbose,-v", a->verbose, "Print every case's comparison, not only failures");
+  verify->callback([a] { set_exit_code(run_verify(*a)); });
+}
+
 }  // namespace kda::cli

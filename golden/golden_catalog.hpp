@@ -1,0 +1,44 @@
+// The curated golden set: what each case is for, the CaseConfig it is generated from, and
+// the row patterns it claims (checked when it is generated, so a change in the case
+// generator that loses a claimed pattern fails `golden regen` instead of silently thinning
+// the set). Error cases also name how the valid call is broken and the exact error.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "cases/case_config.hpp"
+#include "cases/case_tensors.hpp"
+
+namespace kda::golden {
+
+// Row patterns a step case can claim (over all of its steps).
+enum class Feature {
+  Append,            // a non-padding row below L-1 without force_flush: ring records written
+  NaturalFlush,      // a row at cursor L-1
+  ForcedFlush,       // a row below L-1 with force_flush != 0
+  Padding,           // a row with slot -1
+  DivergentCursors,  // at step 0, every non-padding row (at least 3) at a different cursor
+};
+const char* feature_name(Feature f);
+
+struct GoldenSpec {
+  std::string name, purpose;
+  CaseConfig config;
+  // step -> force_flush value per row, replacing the generator's draw for that step (the
+  // scripted flush of a case that must flush at a given step). force_flush is a per-token
+  // input, so overriding it changes nothing else in the case.
+  std::map<int64_t, std::vector<int32_t>> forced;
+  std::vector<Feature> features;
+  // Error cases: how the valid call of `config` is broken, and what validate() must raise.
+  std::function<void(CaseTensors&)> break_call;
+  std::string expected_id, expected_message;
+  bool is_error() const { return static_cast<bool>(break_call); }
+};
+
+// Every case of the set, in a fixed order, names unique.
+const std::vector<GoldenSpec>& golden_specs();
+
+}  // namespace kda::golden

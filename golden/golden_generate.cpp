@@ -1,0 +1,177 @@
+#include "golden/golden_generate.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+
+#include "contract/metadata_json.hpp"
+#include "contract/validate.hpp"
+#include "reference/replayssm_step.hpp"
+
+namespace kda::golden {
+namespace {
+
+// Replaces the generator's force_flush draw of step t by the spec's script, if any.
+void apply_script(const GoldenSpec& spec, CaseTensors& t, int64_t step) {
+  auto it = spec.forced.find(step);
+  if (it == spec.forced.end()) return;
+  if (!t.force_flush || static_cast<int64_t>(it->second.size()) != spec.config.B)
+    throw GenerationError(spec.name + ": scripted flushes need force_flush present and one value per row");
+  for (int64_t row = 0; row < spec.config.B; ++row) t.force_flush->set_linear(row, it->second[row]);
+}
+
+// Adds the row patterns of the current step.
+void note_features(const CaseTensors& t, int64_t step, std::set<Feature>& seen) {
+  const CaseConfig& c = t.config;
+  std::set<int64_t> cursors;
+  int64_t active = 0;
+  for (int64_t row = 0; row < c.B; ++row) {
+    if (t.ssm_state_indices.get_linear(row) < 0) {
+      seen.insert(Feature::Padding);
+      continue;
+    }
+    ++active;
+    const auto cursor = static_cast<int64_t>(t.write_pos.get_linear(row));
+    cursors.insert(cursor);
+    const bool forced = t.force_flush && t.force_flush->get_linear(row) != 0;
+    if (cursor == c.L - 1) seen.insert(Feature::NaturalFlush);
+    else if (forced) seen.insert(Feature::ForcedFlush);
+    else seen.insert(Feature::Append);
+  }
+  if (step == 0 && active >= 3 && static_cast<int64_t>(cursors.size()) == active) seen.insert(Feature::DivergentCursors);
+}
+
+void check_features(const GoldenSpec& spec, const std::set<Feature>& seen) {
+  for (Feature f : spec.features)
+    if (!seen.count(f))
+      throw GenerationError(fmt::format("{}: claims row pattern {} but its rollout has none ({})", spec.name,
+                                        feature_name(f), to_string(spec.config)));
+}
+
+GoldenCase header_of(const GoldenSpec& spec, CaseTensors& t) {
+  GoldenCase c;
+  c.name = spec.name;
+  c.purpose = spec.purpose;
+  c.config = spec.config;
+  c.steps = spec.config.steps;
+  c.scale = t.scale;
+  c.l2norm = spec.config.l2norm;
+  c.lower_bound = spec.config.lower_bound;
+  c.generator = kGeneratorTag;
+  c.call_json = call_metadata_json(t.args()).dump();
+  return c;
+}
+
+void store_invariant_inputs(GoldenCase& c, const CaseTensors& t) {
+  c.tensors.emplace("A_log", t.A_log);
+  c.tensors.emplace("dt_bias", t.dt_bias);
+  c.tensors.emplace("ssm_state_indices", t.ssm_state_indices);
+  c.tensors.emplace("out", t.out);
+  c.tensors.emplace("initial_state", t.initial_state);
+  c.tensors.emplace("d_cache", t.d_cache);
+  c.tensors.emplace("k_cache", t.k_cache);
+  c.tensors.emplace("g_cache", t.g_cache);
+}
+
+void store_step_inputs(GoldenCase& c, const CaseTensors& t, int64_t step) {
+  c.tensors.emplace(step_name(c, step, "mixed_qkv"), t.mixed_qkv);
+  c.tensors.emplace(step_name(c, step, "a"), t.a);
+  c.tensors.emplace(step_name(c, step, "b"), t.b);
+  c.tensors.emplace(step_name(c, step, "write_pos"), t.write_pos);
+  if (t.force_flush) c.tensors.emplace(step_name(c, step, "force_flush"), *t.force_flush);
+}
+
+// The checkpoint [HV, V, K] of one slot, compact.
+HostTensor checkpoint_of(const HostTensor& state, int64_t slot) {
+  const auto& s = state.shape();
+  HostTensor out(state.type(), {s[1], s[2], s[3]});
+  for (int64_t hv = 0; hv < s[1]; ++hv)
+    for (int64_t v = 0; v < s[2]; ++v)
+      for (int64_t k = 0; k < s[3]; ++k) out.set({hv, v, k}, state.get({slot, hv, v, k}));
+  return out;
+}
+
+GoldenCase generate_error(const GoldenSpec& spec) {
+  CaseTensors t = materialize(spec.config);
+  spec.break_call(t);
+  GoldenCase c = header_of(spec, t);
+  c.kind = CaseKind::Error;
+  c.expected_id = spec.expected_id;
+  c.expected_message = spec.expected_message;
+  store_invariant_inputs(c, t);
+  store_step_inputs(c, t, 0);
+  // The stated error must be what the reference raises, before it writes anything.
+  try {
+    reference::replayssm_step(t.args(), reference::Rounding::Kernel);
+  } catch (const ContractError& e) {
+    if (e.id() != spec.expected_id || e.what() != spec.expected_message)
+      throw GenerationError(fmt::format("{}: expected {} \"{}\", the reference raised {} \"{}\"", spec.name,
+                                        spec.expected_id, spec.expected_message, e.id(), e.what()));
+    return c;
+  }
+  throw GenerationError(spec.name + ": the broken call was accepted by the reference");
+}
+
+}  // namespace
+
+const char* feature_name(Feature f) {
+  switch (f) {
+    case Feature::Append: return "append";
+    case Feature::NaturalFlush: return "natural flush";
+    case Feature::ForcedFlush: return "forced flush";
+    case Feature::Padding: return "padding row";
+    case Feature::DivergentCursors: return "divergent cursors";
+  }
+  return "?";
+}
+
+std::set<Feature> row_features(const GoldenSpec& spec) {
+  // Row patterns depend on the seed, B, slots, L and the pad/flush/cursor settings only, so a
+  // copy with K = V = 1 and one head shows them at no cost.
+  CaseConfig tiny = spec.config;
+  tiny.K = tiny.V = tiny.H = tiny.HV = 1;
+  GoldenSpec probe = spec;
+  probe.config = tiny;
+  CaseTensors t = materialize(tiny);
+  std::set<Feature> seen;
+  for (int64_t step = 0; step < tiny.steps; ++step) {
+    if (step > 0) fill_token(t, step);
+    apply_script(probe, t, step);
+    note_features(t, step, seen);
+    advance_cursors(t);
+  }
+  return seen;
+}
+
+GoldenCase generate_case(const GoldenSpec& spec) {
+  if (spec.is_error()) return generate_error(spec);
+  CaseTensors t = materialize(spec.config);
+  const HostTensor out_buffer = t.out;  // NaN bytes: every step must write all of out
+  GoldenCase c = header_of(spec, t);
+  store_invariant_inputs(c, t);
+  std::set<Feature> seen;
+  for (int64_t step = 0; step < c.steps; ++step) {
+    if (step > 0) fill_token(t, step);
+    apply_script(spec, t, step);
+    note_features(t, step, seen);
+    store_step_inputs(c, t, step);
+    std::memcpy(t.out.storage().data(), out_buffer.storage().data(), out_buffer.storage().size());
+    reference::replayssm_step(t.args(), reference::Rounding::Kernel);
+    c.tensors.emplace(step_name(c, step, "expected.out"), t.out);
+    for (int64_t row = 0; row < spec.config.B && step + 1 < c.steps; ++row) {
+      const auto slot = static_cast<int64_t>(t.ssm_state_indices.get_linear(row));
+      const auto cursor = static_cast<int64_t>(t.write_pos.get_linear(row));
+      const bool flush = cursor == spec.config.L - 1 || (t.force_flush && t.force_flush->get_linear(row) != 0);
+      if (slot >= 0 && flush) c.tensors.emplace(checkpoint_name(c, step, slot), checkpoint_of(t.initial_state, slot));
+    }
+    advance_cursors(t);
+  }
+  check_features(spec, seen);
+  c.tensors.emplace("expected.initial_state", t.initial_state);
+  c.tensors.emplace("expected.d_cache", t.d_cache);
+  c.tensors.emplace("expected.k_cache", t.k_cache);
+  c.tensors.emplace("expected.g_cache", t.g_cache);
+  return c;
+}
+
+}  // namespace kda::golden

@@ -1,0 +1,57 @@
+#include "golden/golden_set.hpp"
+
+#include <set>
+
+#include "golden/safetensors.hpp"
+#include "golden/sha256.hpp"
+
+namespace kda::golden {
+namespace fs = std::filesystem;
+
+bool LoadedSet::ok() const {
+  if (!problems.empty()) return false;
+  for (const auto& c : cases)
+    if (!c.problem.empty()) return false;
+  return true;
+}
+
+std::filesystem::path default_manifest_path() { return fs::path(KDA_GOLDEN_SOURCE_DIR) / "manifest.json"; }
+
+LoadedSet load_set(const fs::path& manifest_path) {
+  LoadedSet set;
+  Manifest m;
+  try {
+    m = read_manifest(manifest_path);
+  } catch (const std::exception& e) {
+    set.problems.push_back(e.what());
+    return set;
+  }
+  const fs::path root = manifest_path.parent_path();
+  std::set<fs::path> listed_dirs;
+  std::set<std::string> listed;
+  for (const ManifestEntry& e : m.cases) {
+    LoadedCase lc;
+    lc.entry = e;
+    lc.path = (root / e.file).lexically_normal();
+    listed_dirs.insert(lc.path.parent_path());
+    listed.insert(lc.path.string());
+    try {
+      const std::vector<std::byte> bytes = read_file_bytes(lc.path);
+      const std::string hash = sha256_hex(std::span<const std::byte>(bytes));
+      if (hash != e.sha256) lc.problem = "SHA-256 " + hash + " differs from the manifest's " + e.sha256;
+      else lc.c = decode(read_safetensors(bytes), e.name);
+    } catch (const std::exception& ex) {
+      lc.problem = ex.what();
+    }
+    set.cases.push_back(std::move(lc));
+  }
+  for (const fs::path& dir : listed_dirs) {
+    if (!fs::exists(dir)) continue;
+    for (const auto& entry : fs::directory_iterator(dir))
+      if (entry.path().extension() == ".safetensors" && !listed.count(entry.path().lexically_normal().string()))
+        set.problems.push_back(entry.path().string() + " is not in the manifest");
+  }
+  return set;
+}
+
+}  // namespace kda::golden

@@ -1,0 +1,196 @@
+#include "golden/golden_verify.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <map>
+
+#include "contract/error_catalog.hpp"
+#include "contract/metadata_json.hpp"
+#include "contract/tensor_view.hpp"
+#include "contract/validate.hpp"
+#include "golden/call_tensors.hpp"
+#include "golden/verify_blocks.hpp"
+#include "reference/plain_recurrence.hpp"
+#include "reference/replayssm_model.hpp"
+#include "reference/tolerance.hpp"
+
+namespace kda::golden {
+namespace {
+
+using reference::Comparison;
+using Key = std::array<int64_t, 3>;  // (slot, head, record) or (slot, hv, -1) for a checkpoint
+
+// A CaseConfig carrying what the tolerance model reads (sizes, dtypes, steps), from the
+// tensors themselves so that a user's dump without kda.config gets the same bounds.
+CaseConfig bounds_config(const GoldenCase& c, CallTensors& call, const Dims& d) {
+  CaseConfig b;
+  b.B = d.B; b.H = d.H; b.HV = d.HV; b.K = d.K; b.V = d.V; b.L = d.L; b.slots = d.slots;
+  b.act_dtype = call.mixed_qkv.type();
+  b.state_dtype = call.initial_state.type();
+  const ScalarType dr = call.d_cache.type(), kr = call.k_cache.type();
+  b.ring_dtype = reference::unit_roundoff(dr) >= reference::unit_roundoff(kr) ? dr : kr;
+  b.out_dtype = call.out.type();
+  b.steps = c.steps;
+  return b;
+}
+
+// Tolerances. A file's expected results come from the reference, so the backend is judged
+// by the bound between two computations that are each within the rollout bounds of the
+// float64 recurrence (kernel_vs_reference_bounds); a file without them is judged against the
+// float64 model itself (rollout_bounds). Ring records as the kernel suite bounds them: once
+// the two sides differ by float32 noise a stored value may round either way, one unit of
+// the ring dtype (2 u_ring) on top of the delta's own error; gates are float32.
+VerifyBounds bounds_for(const CaseConfig& bc, bool model_mode, bool tf32) {
+  return {model_mode ? reference::rollout_bounds(bc, tf32) : reference::kernel_vs_reference_bounds(bc, tf32),
+          reference::unit_roundoff(bc.ring_dtype)};
+}
+
+// Folds one block comparison into a report slot, labelled.
+void fold(Comparison& into, const std::vector<double>& e, const std::vector<double>& a, double tol, double floor,
+          const std::string& where) {
+  Comparison c = reference::compare(e, a, static_cast<int64_t>(e.size()), tol, {&floor, 1});
+  c.where = where;
+  into.merge(c);
+}
+
+void verify_error(const GoldenCase& c, const VerifyBackend& backend, CaseVerification& r) {
+  CallTensors call = load_call(c);
+  if (!c.call_json.empty() && call_metadata_json(call.args()).dump() != c.call_json)
+    r.failure = "kda.call does not describe the case's tensors";
+  std::vector<std::vector<std::byte>> before;
+  for (auto& [name, t] : call.written()) before.push_back(t->storage());
+  try {
+    backend.step(call.args());
+    r.failure = fmt::format("accepted a call that must raise {}", c.expected_id);
+    return;
+  } catch (const ContractError& e) {
+    r.error_seen = e.id() + ": " + e.what();
+    if (e.id() != c.expected_id || e.what() != c.expected_message)
+      r.failure = fmt::format("raised {} \"{}\", expected {} \"{}\"", e.id(), e.what(), c.expected_id, c.expected_message);
+    const auto ids = catalog_ids_matching(e.what());
+    if (std::find(ids.begin(), ids.end(), c.expected_id) == ids.end() && r.failure.empty())
+      r.failure = "the message matches no catalog entry of id " + c.expected_id;
+  }
+  std::size_t i = 0;
+  for (auto& [name, t] : call.written()) {
+    const auto& b = before[i++];
+    for (std::size_t j = 0; j < b.size(); ++j) r.untouched_changed += b[j] != t->storage()[j];
+  }
+}
+
+}  // namespace
+
+bool CaseVerification::pass() const {
+  return failure.empty() && untouched_changed == 0 && gap_bytes_changed == 0 && out.pass && state.pass &&
+         d_ring.pass && k_ring.pass && g_ring.pass;
+}
+
+const Comparison* CaseVerification::worst() const {
+  const Comparison* w = nullptr;
+  for (const Comparison* c : {&out, &state, &d_ring, &k_ring, &g_ring}) {
+    if (c->blocks == 0) continue;
+    if (!w || std::isnan(c->ratio()) || c->ratio() > w->ratio()) w = c;
+  }
+  return w;
+}
+
+double CaseVerification::worst_ratio() const {
+  const Comparison* w = worst();
+  return w ? w->ratio() : 0.0;
+}
+
+std::string CaseVerification::summary() const {
+  std::string s = fmt::format("{} on {}: {}", name, backend, pass() ? "pass" : "FAIL");
+  if (kind == CaseKind::Error) {
+    s += fmt::format("\n  raised: {}", error_seen.empty() ? "(nothing)" : error_seen);
+    if (untouched_changed) s += fmt::format("\n  {} bytes of written tensors changed", untouched_changed);
+  } else {
+    if (against_model) s += "\n  (no expected results in the file: compared with the float64 ReplaySSM model)";
+    s += fmt::format("\n  out:   {}\n  state: {}\n  d:     {}\n  k:     {}\n  g:     {}", out.describe(),
+                     state.describe(), d_ring.describe(), k_ring.describe(), g_ring.describe());
+    s += fmt::format("\n  tensors reproduced bit for bit: {}/{}; untouched elements changed: {}; gap bytes changed: {}",
+                     tensors_bit_exact, tensors_compared, untouched_changed, gap_bytes_changed);
+  }
+  if (!failure.empty()) s += "\n  FAILURE: " + failure;
+  return s;
+}
+
+CaseVerification verify_case(const GoldenCase& c, const VerifyBackend& backend) {
+  CaseVerification r;
+  r.name = c.name;
+  r.backend = backend.name;
+  r.kind = c.kind;
+  try {
+    if (c.kind == CaseKind::Error) {
+      verify_error(c, backend, r);
+      return r;
+    }
+    CallTensors call = load_call(c);
+    const Dims d = validate(call.args(), Backend::Cpu);
+    const bool model_mode = !c.has_expected();
+    r.against_model = model_mode;
+    const VerifyBounds b = bounds_for(bounds_config(c, call, d), model_mode, backend.tf32_products);
+    ModelTracker model(call.args(), d);
+    std::map<Key, Judge> written_state, written_d, written_k, written_g;
+    std::vector<GapWatch> gaps;
+    for (auto& [name, t] : call.written()) gaps.emplace_back(*t);
+    const int64_t group = d.HV / d.H;
+    for (int64_t t = 0; t < c.steps; ++t) {
+      if (t > 0) load_step_inputs(c, t, call);
+      const StepExpectation x = model.step(call.args());
+      for (auto& g : gaps) g.snapshot();
+      backend.step(call.args());
+      for (auto& g : gaps) r.gap_bytes_changed += g.changed();
+      const HostTensor* file_out = model_mode ? nullptr : &c.at(step_name(c, t, "expected.out"));
+      if (file_out) {
+        ++r.tensors_compared;
+        r.tensors_bit_exact += same_elements(*file_out, call.out);
+      }
+      for (int64_t row = 0; row < d.B; ++row) {
+        const RowStep& rs = x.rows[row];
+        for (int64_t hv = 0; hv < d.HV; ++hv) {
+          const std::string where = fmt::format("step {} row {} slot {} hv {}", t, row, rs.slot, hv);
+          const auto actual = out_head(call.out, row, hv);
+          const auto expected = file_out ? out_head(*file_out, row, hv) : x.model_out(row, hv, d.V);
+          if (rs.slot < 0) {  // padding: exact zeros (floor 0)
+            fold(r.out, expected, actual, b.out(0), 0.0, where);
+            continue;
+          }
+          const HeadStep& h = rs.heads[hv];
+          fold(r.out, expected, actual, b.out(h.mass), h.out_floor, where);
+          if (rs.flush) {
+            written_state[{rs.slot, hv, -1}] = {h.state_floor, b.state(h.mass)};
+            // The checkpoint just written: the stored per-step one (the final tensor covers the last step).
+            std::vector<double> e;
+            if (model_mode) e = h.state_after;
+            else if (t + 1 < c.steps) e = checkpoint_values(c.at(checkpoint_name(c, t, rs.slot)), hv);
+            if (!e.empty())
+              fold(r.state, e, state_block(call.initial_state, rs.slot, hv), b.state(h.mass), h.state_floor,
+                   where + " (flush)");
+          } else {
+            written_d[{rs.slot, hv, rs.cursor}] = {h.d_floor, b.d(h.mass)};
+            written_g[{rs.slot, hv, rs.cursor}] = {0.0, b.g()};
+            if (hv % group == 0) written_k[{rs.slot, hv / group, rs.cursor}] = {0.0, b.k()};
+          }
+        }
+      }
+    }
+    // The end state: written blocks within tolerance, everything else bit for bit.
+    FinalCheck fin{c, model_mode, r};
+    fin.state(call.initial_state, written_state, d);
+    fin.ring("d_cache", call.d_cache, written_d, r.d_ring);
+    fin.ring("k_cache", call.k_cache, written_k, r.k_ring);
+    fin.ring("g_cache", call.g_cache, written_g, r.g_ring);
+  } catch (const ContractError& e) {
+    r.failure = fmt::format("the backend rejected a valid case: {} {}", e.id(), e.what());
+  } catch (const std::exception& e) {
+    r.failure = e.what();
+  }
+  return r;
+}
+
+}  // namespace kda::golden

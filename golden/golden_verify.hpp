@@ -1,0 +1,61 @@
+// Verification of a golden case on a backend (the CPU reference, the CUDA kernel, ...).
+//
+// Step cases: the backend runs every step on working copies of the case's inputs (out reset
+// to the case's NaN buffer before each step), then:
+//   - out of every step against expected.out, per output head, with the floors of
+//     reference/compare.hpp; padding rows must be exactly zero;
+//   - the checkpoint of every slot a step flushed (the stored per-step checkpoint, or the
+//     final expected.initial_state at the last step);
+//   - at the end, every checkpoint and ring record a step wrote, against the final expected
+//     tensors; every element no step may write (other slots, records at or past the cursors,
+//     the checkpoint of a row that only appended) must equal its expected bytes exactly;
+//   - bytes between strided elements (envelope gaps) must not change at any step.
+// Tolerances: reference::kernel_vs_reference_bounds (two computations each within the
+// rollout bounds of the float64 recurrence), with the gate mass each (slot, head) reached;
+// ring records as the kernel suite bounds them (d: output bound + 2 u_ring; k: 2 u_ring +
+// 1e-5; g: 1e-5). Bit-exact reproduction is counted separately (the reference on the machine
+// that generated the files reproduces every tensor bit for bit).
+// Cases without expected results (a user's dump) are compared with the float64 ReplaySSM
+// model (reference::ReplayModel<double>) within reference::rollout_bounds instead: outputs
+// and flushed checkpoints.
+// Error cases: the backend must raise exactly the stated catalog id and message, the
+// message must be the catalog's, and no byte of any tensor the step writes may change.
+#pragma once
+#include <functional>
+#include <string>
+
+#include "contract/step_args.hpp"
+#include "golden/golden_case.hpp"
+#include "reference/compare.hpp"
+
+namespace kda::golden {
+
+struct VerifyBackend {
+  std::string name;  // "reference", "cuda:0", ...
+  // One step on host tensors, in place (a GPU backend copies to the device and back). Throws
+  // kda::ContractError for a rejected call.
+  std::function<void(const StepArgs&)> step;
+  bool tf32_products = false;  // widens the bounds for tensor-core TF32 products
+};
+
+struct CaseVerification {
+  std::string name, backend;
+  CaseKind kind = CaseKind::Step;
+  bool against_model = false;  // no expected results in the file: compared with ReplayModel<double>
+  reference::Comparison out, state, d_ring, k_ring, g_ring;
+  int64_t untouched_changed = 0;  // elements no step may write that differ from the expected bytes
+  int64_t gap_bytes_changed = 0;  // bytes between strided elements that a step changed
+  int64_t tensors_compared = 0, tensors_bit_exact = 0;
+  std::string error_seen;  // error cases: "ID: message" the backend raised
+  std::string failure;     // anything that fails the case outside the comparisons
+
+  bool pass() const;
+  // The worst error / tolerance over the comparisons (0 when nothing was compared).
+  double worst_ratio() const;
+  const reference::Comparison* worst() const;
+  std::string summary() const;  // several lines
+};
+
+CaseVerification verify_case(const GoldenCase& c, const VerifyBackend& backend);
+
+}  // namespace kda::golden

@@ -1,0 +1,113 @@
+// Internal to golden verification (golden_verify.cpp): reading blocks of the 4-D tensors,
+// byte-level comparisons, the float64 model that gives each step's floors, gate masses and
+// (for a file without expected results) the expected values, and the end-of-case check.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "contract/host_tensor.hpp"
+#include "contract/step_args.hpp"
+#include "golden/golden_case.hpp"
+#include "golden/golden_verify.hpp"
+#include "reference/layer_inputs.hpp"
+#include "reference/replayssm_model.hpp"
+#include "reference/tolerance.hpp"
+
+namespace kda::golden {
+
+std::vector<double> out_head(const HostTensor& out, int64_t row, int64_t hv);       // out[row, 0, hv, :]
+std::vector<double> state_block(const HostTensor& state, int64_t slot, int64_t hv);  // state[slot, hv, :, :]
+std::vector<double> checkpoint_values(const HostTensor& checkpoint, int64_t hv);     // [HV, V, K] -> [hv, :, :]
+std::vector<double> record(const HostTensor& ring, int64_t slot, int64_t head, int64_t j);  // ring[slot, head, j, :]
+
+// Every logical element of x has the same bytes as the element of y at the same index.
+bool same_elements(const HostTensor& x, const HostTensor& y);
+// How many elements of block [i0, i1, (i2 or all when < 0), :] differ in their bytes.
+int64_t changed_elements(const HostTensor& x, const HostTensor& y, int64_t i0, int64_t i1, int64_t i2);
+
+// Watches the bytes of a strided tensor's storage that belong to no element.
+class GapWatch {
+ public:
+  explicit GapWatch(HostTensor& t);
+  void snapshot();
+  int64_t changed() const;  // gap bytes that differ from the snapshot
+
+ private:
+  HostTensor* t_;
+  std::vector<bool> is_element_;
+  std::vector<std::byte> before_;
+};
+
+struct HeadStep {
+  double mass = 0;        // the largest gate mass G (slot, hv) has reached (tolerance.hpp)
+  double out_floor = 0;   // reference::output_floor of the head
+  double state_floor = 0; // reference::state_floor
+  double d_floor = 0;     // the natural scale of the delta: |beta| max(||v||, ||S|| ||k|| / sqrt(K))
+  std::vector<double> o, state_after;  // the float64 model's output and (on flush) checkpoint
+};
+struct RowStep {
+  int64_t slot = -1, cursor = 0;
+  bool flush = false;
+  std::vector<HeadStep> heads;  // per hv (empty for padding rows)
+};
+struct StepExpectation {
+  std::vector<RowStep> rows;
+  std::vector<double> model_out(int64_t row, int64_t hv, int64_t V) const;  // zeros for padding rows
+};
+
+// The float64 ReplaySSM model run alongside the backend, from the case's inputs.
+class ModelTracker {
+ public:
+  ModelTracker(const StepArgs& args, const Dims& dims);
+  // Before the backend's step on `args`: the row plan, the floors and the model's values.
+  StepExpectation step(const StepArgs& args);
+
+ private:
+  Dims d_;
+  reference::LayerParams<double> params_;
+  reference::ReplayModel<double> model_;
+  ScalarType out_type_, state_type_;
+  // Gate mass of the records in each (slot, hv)'s ring, and the largest one seen.
+  std::map<std::pair<int64_t, int64_t>, double> ring_mass_, seen_mass_;
+};
+
+// The tolerances of a comparison with a reference (golden_verify.hpp), at gate mass G.
+struct VerifyBounds {
+  reference::RolloutBounds rollout;
+  double u_ring = 0;
+  double out(double G) const { return rollout.output_at(G); }
+  double state(double G) const { return rollout.state_at(G); }
+  double d(double G) const { return rollout.output_at(G) + 2 * u_ring; }
+  double k() const { return 2 * u_ring + 1e-5; }
+  double g() const { return 1e-5; }
+};
+
+// How one written block is judged: its floor (compare.hpp) and tolerance.
+struct Judge {
+  double floor = 0, tolerance = 0;
+};
+
+// The end of a step case: blocks a step wrote within tolerance of the final expected
+// tensors, every other element bit for bit (against the expected tensor, or the input one
+// when the file has no expected results).
+struct FinalCheck {
+  const GoldenCase& c;
+  bool model_mode;
+  CaseVerification& r;
+
+  using Key = std::array<int64_t, 3>;
+  // written: the blocks the steps wrote, and how each is judged.
+  void state(const HostTensor& actual, const std::map<Key, Judge>& written, const Dims& d);
+  void ring(const std::string& name, const HostTensor& actual, const std::map<Key, Judge>& written,
+            reference::Comparison& into);
+
+ private:
+  const HostTensor& expected(const std::string& name) const;
+};
+
+}  // namespace kda::golden

@@ -1,0 +1,87 @@
+#include "tools/check_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <thread>
+
+namespace kda::cli {
+
+void Progress::draw(const std::string& name, int64_t done, int64_t total, int64_t failed, double seconds) const {
+  if (!enabled_) return;
+  constexpr int kWidth = 30;
+  const int filled = total > 0 ? static_cast<int>(kWidth * done / total) : kWidth;
+  std::string bar(static_cast<std::size_t>(filled), '#');
+  bar.append(static_cast<std::size_t>(kWidth - filled), '.');
+  std::fputs(fmt::format("\r\033[K{:<16} [{}] {}/{}{} {:.0f}s", name, bar, done, total,
+                         failed ? fmt::format(" ({} failed)", failed) : std::string(), seconds)
+                 .c_str(),
+             stdout);
+  std::fflush(stdout);
+}
+
+void Progress::clear() const {
+  if (!enabled_) return;
+  std::fputs("\r\033[K", stdout);
+  std::fflush(stdout);
+}
+
+SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t keep_failures) {
+  SuiteResult r;
+  r.name = spec.name;
+  r.backend = spec.backend;
+  r.what = spec.what;
+  r.skip_reason = spec.skip_reason;
+  if (r.skipped()) return r;
+  r.cases = spec.cases;
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&start] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
+  std::vector<CaseOutcome> outcomes(static_cast<std::size_t>(spec.cases));
+  std::atomic<int64_t> next{0}, done{0}, failed{0};
+  auto worker = [&](int w) {
+    for (int64_t i = next++; i < spec.cases; i = next++) {
+      CaseOutcome o;
+      try {
+        o = spec.run(i, w);
+      } catch (const std::exception& e) {
+        o.pass = false;
+        o.detail = std::string("exception: ") + e.what();
+      }
+      if (!o.pass) ++failed;
+      outcomes[static_cast<std::size_t>(i)] = std::move(o);
+      ++done;
+    }
+  };
+  const int jobs = std::max(1, std::min<int>(spec.jobs, static_cast<int>(std::max<int64_t>(spec.cases, 1))));
+  std::vector<std::thread> threads;
+  for (int w = 0; w < jobs; ++w) threads.emplace_back(worker, w);
+  while (done.load() < spec.cases) {
+    progress.draw(spec.name, done.load(), spec.cases, failed.load(), elapsed());
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  for (auto& t : threads) t.join();
+  progress.clear();
+  r.seconds = elapsed();
+  for (const CaseOutcome& o : outcomes) {
+    o.pass ? ++r.passed : ++r.failed;
+    if (!o.pass && static_cast<int64_t>(r.failures.size()) < keep_failures) r.failures.push_back(o);
+    if (!o.compared) continue;
+    const bool nan = std::isnan(o.error);
+    if (!r.worst_is_nan && (nan || o.ratio() > r.worst_ratio || r.worst_tolerance == 0)) {
+      r.worst_is_nan = nan;
+      r.worst_ratio = nan ? NAN : o.ratio();
+      r.worst_error = o.error;
+      r.worst_tolerance = o.tolerance;
+      r.worst_replay = o.replay;
+      r.worst_detail = o.detail;
+    }
+  }
+  return r;
+}
+
+}  // namespace kda::cli

@@ -1,0 +1,60 @@
+// The engine of `kda-harness check`: a suite is a number of independent cases and a
+// function that runs one; run_suite() spreads the cases over worker threads (each worker
+// has a fixed index, so a GPU suite can bind worker w to GPU w mod n), draws a progress bar
+// when stdout is a terminal, and folds the outcomes in case order (the report does not
+// depend on thread timing).
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kda::cli {
+
+struct CaseOutcome {
+  bool pass = true;
+  bool compared = false;           // error/tolerance are meaningful
+  double error = 0, tolerance = 0; // the case's worst error and its tolerance
+  std::string replay;              // how to replay it: a `kda-harness case ...` line
+  std::string detail;              // why it failed (or the worst comparison)
+  double ratio() const { return tolerance > 0 ? error / tolerance : 0; }
+};
+
+struct SuiteSpec {
+  std::string name, backend;  // backend: "cpu" or "cuda"
+  std::string what;           // one line: what the suite checks
+  int64_t cases = 0;
+  std::string skip_reason;    // non-empty: the suite does not run (shown in the table)
+  int jobs = 1;
+  // Runs case `index` on worker `worker` (0 <= worker < jobs).
+  std::function<CaseOutcome(int64_t index, int worker)> run;
+};
+
+struct SuiteResult {
+  std::string name, backend, what, skip_reason;
+  int64_t cases = 0, passed = 0, failed = 0;
+  double worst_error = 0, worst_tolerance = 0, worst_ratio = 0;
+  bool worst_is_nan = false;
+  std::string worst_replay, worst_detail;
+  double seconds = 0;
+  std::vector<CaseOutcome> failures;  // the first few
+  bool skipped() const { return !skip_reason.empty(); }
+  bool ok() const { return failed == 0; }
+};
+
+class Progress {
+ public:
+  explicit Progress(bool enabled) : enabled_(enabled) {}
+  bool enabled() const { return enabled_; }
+  // Redraws the bar for suite `name`: done of total after `seconds`.
+  void draw(const std::string& name, int64_t done, int64_t total, int64_t failed, double seconds) const;
+  void clear() const;
+
+ private:
+  bool enabled_;
+};
+
+// Runs every case (none when skipped). Exceptions escaping a case count as its failure.
+SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t keep_failures = 5);
+
+}  // namespace kda::cli

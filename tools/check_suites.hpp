@@ -1,0 +1,42 @@
+// The suites of `kda-harness check` and how many cases each runs by default. The defaults
+// are sized so that the CPU suites finish in about a minute on a laptop-class CPU (measured
+// on the 2-core development machine: see the commit that sets them).
+#pragma once
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "golden/golden_set.hpp"
+#include "tools/check_runner.hpp"
+#include "tools/gpu_backend.hpp"
+
+namespace kda::cli {
+
+struct CheckOptions {
+  std::set<std::string> suites;           // empty: every suite
+  std::map<std::string, int64_t> counts;  // per-suite case counts (overrides the defaults)
+  double scale = 1.0;                     // multiplies the default counts
+  uint64_t seed = 1;
+  bool cpu = true, cuda = true;           // backends to run
+  bool cuda_required = false;             // --backend cuda: a missing GPU is a failure, not a skip
+  std::vector<int> gpus;                  // empty: every usable GPU
+  int jobs = 1;
+  double work_budget = 3e7;               // reference work per random rollout (case_draw.hpp)
+  double gpu_work_budget = 2e7;
+  std::filesystem::path manifest;         // the golden set
+};
+
+struct SuiteInfo {
+  std::string name, backend, what;
+  int64_t default_cases;  // -1: the size of the golden set
+};
+const std::vector<SuiteInfo>& suite_catalog();
+
+// The suites to run, in order; GPU suites are skipped (with the probe's reason) when no GPU
+// can be used. `golden` is the loaded set (shared by the two golden suites).
+std::vector<SuiteSpec> build_suites(const CheckOptions& options, const GpuProbe& gpus, const golden::LoadedSet& golden);
+
+}  // namespace kda::cli
