@@ -25,10 +25,11 @@ int64_t parse_int(const json& v, const std::string& where) {
   return v.get<int64_t>();
 }
 
-std::optional<int64_t> parse_number_suffix(std::string_view s) {
-  int64_t n = 0;
+// A whole string as an int32 (DLDevice's fields; any value, so that any metadata round-trips).
+std::optional<int32_t> parse_int32(std::string_view s) {
+  int32_t n = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-  if (ec != std::errc() || p != s.data() + s.size() || n < 0 || n > INT32_MAX) return std::nullopt;
+  if (s.empty() || ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
   return n;
 }
 
@@ -39,14 +40,13 @@ DLDevice parse_device(const json& v, const std::string& name) {
   if (s == "cuda") return {kDLCUDA, 0};
   for (auto [prefix, type] : {std::pair{"cpu:", kDLCPU}, std::pair{"cuda:", kDLCUDA}})
     if (s.rfind(prefix, 0) == 0)
-      if (auto id = parse_number_suffix(std::string_view(s).substr(std::string_view(prefix).size())))
-        return {type, static_cast<int32_t>(*id)};
+      if (auto id = parse_int32(std::string_view(s).substr(std::string_view(prefix).size()))) return {type, *id};
   if (s.rfind("dlpack:", 0) == 0) {
     const auto colon = s.find(':', 7);
     if (colon != std::string::npos) {
-      auto type = parse_number_suffix(std::string_view(s).substr(7, colon - 7));
-      auto id = parse_number_suffix(std::string_view(s).substr(colon + 1));
-      if (type && id) return {static_cast<DLDeviceType>(*type), static_cast<int32_t>(*id)};
+      auto type = parse_int32(std::string_view(s).substr(7, colon - 7));
+      auto id = parse_int32(std::string_view(s).substr(colon + 1));
+      if (type && id) return {static_cast<DLDeviceType>(*type), *id};
     }
   }
   bad(name + ".device \"" + s + "\" is not \"cpu\", \"cuda\", \"cuda:N\" or \"dlpack:TYPE:N\"");

@@ -89,28 +89,46 @@ std::string dl_dtype_name(DLDataType dt) {
   return base;
 }
 
+namespace {
+// A decimal number of at most 5 digits at s[i...], advancing i; nullopt when there is none,
+// or when more digits follow (so that no long digit string can wrap around).
+std::optional<unsigned> read_number(std::string_view s, std::size_t& i) {
+  const std::size_t start = i;
+  unsigned n = 0;
+  while (i < s.size() && s[i] >= '0' && s[i] <= '9' && i - start < 5) n = n * 10 + static_cast<unsigned>(s[i++] - '0');
+  if (i == start || (i < s.size() && s[i] >= '0' && s[i] <= '9')) return std::nullopt;
+  return n;
+}
+
+// "BITS" or "BITSxLANES" from position i to the end of s.
+std::optional<DLDataType> read_bits_lanes(std::string_view s, std::size_t i, unsigned code) {
+  const auto bits = read_number(s, i);
+  std::optional<unsigned> lanes = 1;
+  if (bits && i < s.size()) {
+    if (s[i++] != 'x') return std::nullopt;
+    lanes = read_number(s, i);
+  }
+  if (!bits || !lanes || i != s.size() || code > 255 || *bits > 255 || *lanes > 65535) return std::nullopt;
+  return DLDataType{static_cast<uint8_t>(code), static_cast<uint8_t>(*bits), static_cast<uint16_t>(*lanes)};
+}
+}  // namespace
+
 std::optional<DLDataType> parse_dl_dtype(std::string_view s) {
   if (s == "bool") return DLDataType{kDLUInt, 1, 1};
   if (auto t = parse_scalar_type(s)) return to_dl(*t);
+  // dl_dtype_name's form for unknown codes: "code{C}_{BITS}" (+ "x{LANES}").
+  if (s.substr(0, 4) == "code") {
+    std::size_t i = 4;
+    const auto code = read_number(s, i);
+    if (!code || i >= s.size() || s[i] != '_') return std::nullopt;
+    return read_bits_lanes(s, i + 1, *code);
+  }
   static constexpr std::pair<const char*, uint8_t> prefixes[] = {
       {"bfloat", kDLBfloat}, {"float", kDLFloat}, {"uint", kDLUInt}, {"int", kDLInt},
       {"complex", kDLComplex}, {"opaque", kDLOpaqueHandle}};
   for (auto [p, code] : prefixes) {
-    std::string_view ps(p);
-    if (s.substr(0, ps.size()) != ps) continue;
-    std::string_view rest = s.substr(ps.size());
-    unsigned bits = 0, lanes = 1;
-    std::size_t i = 0;
-    if (i >= rest.size() || rest[i] < '0' || rest[i] > '9') return std::nullopt;
-    while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9') bits = bits * 10 + (rest[i++] - '0');
-    if (i < rest.size()) {
-      if (rest[i++] != 'x' || i >= rest.size()) return std::nullopt;
-      lanes = 0;
-      while (i < rest.size() && rest[i] >= '0' && rest[i] <= '9') lanes = lanes * 10 + (rest[i++] - '0');
-      if (i != rest.size()) return std::nullopt;
-    }
-    if (bits == 0 || bits > 255 || lanes == 0 || lanes > 65535) return std::nullopt;
-    return DLDataType{code, static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes)};
+    const std::string_view ps(p);
+    if (s.substr(0, ps.size()) == ps) return read_bits_lanes(s, ps.size(), code);
   }
   return std::nullopt;
 }

@@ -22,7 +22,8 @@ std::string_view name_of(ScalarType t);
 std::optional<ScalarType> parse_scalar_type(std::string_view s);
 // Any DLPack dtype as text: the names above, else e.g. "float64", "uint8", "bool", "int32x4".
 std::string dl_dtype_name(DLDataType dt);
-// Inverse of dl_dtype_name for the names it produces (used by the JSON metadata reader).
+// Inverse of dl_dtype_name for every name it produces, "code{C}_{BITS}" and zero bits or
+// lanes included (used by the JSON metadata reader, so any metadata round-trips).
 std::optional<DLDataType> parse_dl_dtype(std::string_view s);
 
 }  // namespace kda

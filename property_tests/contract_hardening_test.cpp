@@ -1,7 +1,7 @@
 // validate() on ANY metadata: valid calls with some tensors replaced by wild descriptions
 // (ranks 0..5, sizes up to INT64_MAX, null/negative/huge strides, every dtype code, odd
 // devices) either pass, or raise a ContractError whose message matches exactly its own
-// catalog pattern; nothing else escapes. Harness misuse (null pointers, negative sizes)
+// catalog pattern; nothing else escapes; the JSON form round-trips. Harness misuse (null pointers, negative sizes)
 // raises std::invalid_argument.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "contract/error_catalog.hpp"
+#include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
 #include "property_tests/contract_generators.hpp"
 
@@ -59,6 +60,9 @@ RC_GTEST_PROP(ContractHardening, AnyMetadataGivesACatalogErrorOrPasses, ()) {
   }
   spec.backend = *rc::gen::element(Backend::Any, Backend::Cpu, Backend::Cuda);
   BuiltCall call(spec);
+  // Any metadata survives the JSON form (`kda-harness validate` input, golden error cases).
+  const auto json = call_metadata_json(call.args());
+  RC_ASSERT(call_metadata_json(parse_call_metadata(std::string_view(json.dump())).args()) == json);
   try {
     validate(call.args(), spec.backend);
     RC_TAG(std::string("accepted"));

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "contract/metadata_json.hpp"
+#include "contract/scalar_type.hpp"
 #include "contract/validate.hpp"
 #include "property_tests/contract_mutations.hpp"
 
@@ -41,6 +42,20 @@ TEST(ContractMetadataJson, RoundTripsEveryMutatedCall) {
       EXPECT_EQ(outcome(parsed.args()), outcome(call.args())) << check_name(static_cast<Check>(check));
     }
   }
+}
+
+// Any DLPack dtype survives the JSON form: name -> parse is the identity.
+TEST(ContractMetadataJson, EveryDtypeRoundTripsThroughItsName) {
+  for (int code = 0; code < 256; ++code)
+    for (int bits : {0, 1, 8, 16, 32, 64, 255})
+      for (int lanes : {0, 1, 2, 65535}) {
+        const DLDataType dt{static_cast<uint8_t>(code), static_cast<uint8_t>(bits), static_cast<uint16_t>(lanes)};
+        const std::optional<DLDataType> back = parse_dl_dtype(dl_dtype_name(dt));
+        ASSERT_TRUE(back.has_value()) << dl_dtype_name(dt);
+        EXPECT_TRUE(back->code == dt.code && back->bits == dt.bits && back->lanes == dt.lanes) << dl_dtype_name(dt);
+      }
+  for (const char* bad : {"float", "float32x", "floatx2", "float99999999999932", "code300_8", "code7", "int8y2", ""})
+    EXPECT_FALSE(parse_dl_dtype(bad).has_value()) << bad;
 }
 
 nlohmann::json valid_json() {
@@ -92,7 +107,8 @@ TEST(ContractMetadataJson, MalformedInputIsAUsageError) {
       [](auto& j) { j["a"]["strides"] = {1}; },                // strides rank != shape rank
       [](auto& j) { j["a"]["dtype"] = "float33x"; },           // unknown dtype
       [](auto& j) { j["a"]["device"] = "gpu:0"; },             // unknown device
-      [](auto& j) { j["a"]["device"] = "cuda:-1"; },           // bad index
+      [](auto& j) { j["a"]["device"] = "cuda:x"; },            // bad index
+      [](auto& j) { j["a"]["device"] = "cuda:99999999999"; },  // index beyond int32
       [](auto& j) { j["scale"] = "0.1"; },                     // scale not a number
       [](auto& j) { j["lower_bound"] = "none"; },              // lower_bound not null/number
       [](auto& j) { j["use_qk_l2norm_in_kernel"] = 1; },       // not a bool
