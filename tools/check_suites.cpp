@@ -83,8 +83,8 @@ const std::vector<SuiteInfo>& suite_catalog() {
        1200},
       {"golden", "cpu", "the golden set (hashes, then every case) on the CPU reference", -1},
       {"kernel", "cuda", "CUDA kernel vs the CPU reference step by step: outputs, checkpoints, rings, row status, "
-                         "footprint, guards", 300},
-      {"kernel-truth", "cuda", "CUDA kernel vs the float64 plain recurrence over random rollouts", 150},
+                         "footprint, guards", 2000},
+      {"kernel-truth", "cuda", "CUDA kernel vs the float64 plain recurrence over random rollouts", 1000},
       {"golden-kernel", "cuda", "the golden set on the CUDA kernel", -1},
   };
   return suites;
