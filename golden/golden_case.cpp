@@ -165,8 +165,14 @@ GoldenCase decode(const SafetensorsFile& file, const std::string& fallback_name)
         bad("metadata " + kStridesPrefix + name + " is not a JSON array of integers");
       }
       if (strides.size() != stored.shape.size()) bad("metadata " + kStridesPrefix + name + " has the wrong rank");
-      for (int64_t s : strides)
-        if (s < 0) bad("metadata " + kStridesPrefix + name + " has a negative stride");
+      int64_t reach = 1, numel = 1;  // elements the strides span, and the tensor's own
+      for (std::size_t d = 0; d < strides.size(); ++d) {
+        if (strides[d] < 0 || strides[d] > (int64_t{1} << 40)) bad("metadata " + kStridesPrefix + name + " has a stride out of range");
+        if (stored.shape[d] > 0) reach += (stored.shape[d] - 1) * strides[d];
+        numel *= stored.shape[d];
+      }
+      // A layout may pad (the envelope), but not make a small tensor allocate gigabytes.
+      if (reach > 16 * numel + (int64_t{1} << 20)) bad("metadata " + kStridesPrefix + name + " spans far more than the tensor");
     }
     c.tensors.emplace(name, from_stored(stored, strides));
   }

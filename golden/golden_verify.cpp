@@ -5,17 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
 #include <map>
 
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
-#include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
 #include "golden/call_tensors.hpp"
 #include "golden/verify_blocks.hpp"
-#include "reference/plain_recurrence.hpp"
-#include "reference/replayssm_model.hpp"
 #include "reference/tolerance.hpp"
 
 namespace kda::golden {
