@@ -20,7 +20,8 @@ PlainState<Scalar> PlainState<Scalar>::from_tensor(const DLTensor& t, const Dims
 
 template <class Scalar>
 Vector<Scalar> plain_head_update(Matrix<Scalar>& S, const HeadToken<Scalar>& t) {
-  S = S * t.g.array().exp().matrix().asDiagonal();
+  const Vector<Scalar> decay = t.g.array().exp();  // K exponentials, not V*K
+  S.array().rowwise() *= decay.transpose().array();
   const Vector<Scalar> d = t.beta * (t.v - S * t.k);
   S.noalias() += d * t.k.transpose();
   return S * t.q_scaled;

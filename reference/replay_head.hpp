@@ -25,7 +25,9 @@ Matrix<Scalar> rebuild_state(const Matrix<Scalar>& S0, const Matrix<Scalar>& D, 
   Matrix<Scalar> Dn = D.topRows(n);
   round_operand(Dn);
   round_operand(W);
-  Matrix<Scalar> S = S0 * total.array().exp().matrix().asDiagonal();
+  const Vector<Scalar> total_decay = total.array().exp().transpose();  // K exponentials, not V*K
+  Matrix<Scalar> S = S0;
+  S.array().rowwise() *= total_decay.transpose().array();
   S.noalias() += Dn.transpose() * W;
   return S;
 }
@@ -34,7 +36,8 @@ Matrix<Scalar> rebuild_state(const Matrix<Scalar>& S0, const Matrix<Scalar>& D, 
 // d = beta (v - S k), o = S q_scaled + d (k . q_scaled). The next state is S + d k^T.
 template <class Scalar>
 void replay_token(Matrix<Scalar>& S, const HeadToken<Scalar>& t, Vector<Scalar>& o, Vector<Scalar>& d) {
-  S = S * t.g.array().exp().matrix().asDiagonal();
+  const Vector<Scalar> decay = t.g.array().exp();
+  S.array().rowwise() *= decay.transpose().array();
   d = t.beta * (t.v - S * t.k);
   o = S * t.q_scaled + d * t.k.dot(t.q_scaled);
 }
