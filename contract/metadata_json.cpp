@@ -46,10 +46,11 @@ DLDevice parse_device(const json& v, const std::string& name) {
     if (colon != std::string::npos) {
       auto type = parse_int32(std::string_view(s).substr(7, colon - 7));
       auto id = parse_int32(std::string_view(s).substr(colon + 1));
-      if (type && id) return {static_cast<DLDeviceType>(*type), *id};
+      // DLDeviceType's enumerators end at 13: C++ allows only 0..15 in that enum.
+      if (type && id && *type >= 0 && *type <= 15) return {static_cast<DLDeviceType>(*type), *id};
     }
   }
-  bad(name + ".device \"" + s + "\" is not \"cpu\", \"cuda\", \"cuda:N\" or \"dlpack:TYPE:N\"");
+  bad(name + ".device \"" + s + "\" is not \"cpu\", \"cuda\", \"cuda:N\" or \"dlpack:TYPE:N\" (TYPE 0..15)");
 }
 
 HostTensor parse_tensor(const json& v, const std::string& name) {

@@ -37,7 +37,7 @@ struct CallMetadata {
 // "strides" may be omitted (= null, compact). dtype: "float32", "bfloat16", "float16",
 // "int32", "int64", any other DLPack name ("float64", "uint8", "bool", ...), optionally
 // prefixed "torch.". device: "cpu", "cuda", "cuda:N", or "dlpack:TYPE:N" for other DLPack
-// device types. Throws MetadataError.
+// device types (TYPE 0..15: the values C++ allows in DLDeviceType). Throws MetadataError.
 CallMetadata parse_call_metadata(const nlohmann::json& j);
 CallMetadata parse_call_metadata(std::string_view json_text);
 

@@ -41,7 +41,8 @@ rc::Gen<TensorSpec> gen_wild_tensor() {
                                    rc::gen::arbitrary<uint8_t>());
     t.dtype.bits = *rc::gen::element<uint8_t>(0, 1, 8, 16, 32, 64, 128, 255);
     t.dtype.lanes = *rc::gen::element<uint16_t>(1, 1, 1, 0, 2, 4);
-    t.device.device_type = static_cast<DLDeviceType>(*rc::gen::element<int>(kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged, 0, 99));
+    // DLDeviceType holds 0..15 only (its enumerators end at 13): anything else is UB to store.
+    t.device.device_type = static_cast<DLDeviceType>(*rc::gen::element<int>(kDLCPU, kDLCUDA, kDLCUDAHost, kDLCUDAManaged, 0, 15));
     t.device.device_id = *rc::gen::element<int32_t>(0, 1, -1, std::numeric_limits<int32_t>::max());
     return t;
   });

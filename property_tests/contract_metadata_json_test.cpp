@@ -108,6 +108,7 @@ TEST(ContractMetadataJson, MalformedInputIsAUsageError) {
       [](auto& j) { j["a"]["dtype"] = "float33x"; },           // unknown dtype
       [](auto& j) { j["a"]["device"] = "gpu:0"; },             // unknown device
       [](auto& j) { j["a"]["device"] = "cuda:x"; },            // bad index
+      [](auto& j) { j["a"]["device"] = "dlpack:99:0"; },       // not a DLDeviceType value
       [](auto& j) { j["a"]["device"] = "cuda:99999999999"; },  // index beyond int32
       [](auto& j) { j["scale"] = "0.1"; },                     // scale not a number
       [](auto& j) { j["lower_bound"] = "none"; },              // lower_bound not null/number
