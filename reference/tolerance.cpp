@@ -36,13 +36,13 @@
 //            + sum_j e_j w_j[c]                       errors d_j inherited from the state it was
 //                                                     computed from (one error behind them all:
 //                                                     added linearly)
-//            + (lambda u (sqrt(K) + sqrt(L)) + 2 u G) (||S0 decayed[:, c]|| + R[c])
+//            + (lambda u (sqrt(K) + sqrt(L)) + 2 u G[c]) (||S0 decayed[:, c]|| + R[c])
 //                                                     float32 products S k (K terms) and the
 //                                                     rebuild (< L terms) (c); exp(total -
 //                                                     prefix_j) from float32 prefix sums of
-//                                                     magnitude <= G (the gate mass: the sum
-//                                                     over present records of max_c |g_j[c]|)
-//                                                     is off by <= 2 u G relatively
+//                                                     magnitude <= G[c] (the gate mass: the
+//                                                     sum over present records of |g_j[c]|)
+//                                                     is off by <= 2 u G[c] relatively
 // where w_j = |k_j| * exp(decay since j). The token's d = beta (v - S_dec k) then carries
 // e = beta ||E_dec|| ||k|| (+ the arithmetic rate times ||d||) of error into d k^T (the
 // projection (I - beta k k^T) moves error between columns), so the state after the token
@@ -165,6 +165,7 @@ void ErrorBudget::start(int64_t slot, int64_t hv, const Matrix<double>& S0, cons
   e = Entry{};
   e.checkpoint_columns = S0.colwise().norm().transpose();
   e.checkpoint_error = Vector<double>::Zero(dims_.K);  // the case's tensors are exact inputs
+  e.gate_mass = Vector<double>::Zero(dims_.K);
   for (int64_t j = 0; j < n; ++j) {
     // Decay the earlier parts by this record's gate, then add the record.
     const Vector<double> decay = G.row(j).transpose().array().exp();
@@ -173,7 +174,7 @@ void ErrorBudget::start(int64_t slot, int64_t hv, const Matrix<double>& S0, cons
     e.record_d_norms.push_back(D.row(j).norm());
     e.record_d_errors.push_back(0);
     e.record_w.push_back(Kr.row(j).transpose().cwiseAbs());
-    e.gate_mass += G.row(j).cwiseAbs().maxCoeff();
+    e.gate_mass += G.row(j).transpose().cwiseAbs();
   }
 }
 
@@ -196,12 +197,13 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
     subnormal_sq += (tiny * (sqrtV * e.record_w[j].array() + e.record_d_norms[j])).matrix().cwiseAbs2();
   }
   const Vector<double> records = records_sq.cwiseSqrt();
-  const double gate_mass = e.gate_mass + h.g.cwiseAbs().maxCoeff();
-  const double arithmetic = arithmetic_rate(rates_) + 2 * kU32 * gate_mass;
+  const Vector<double> gate_mass = e.gate_mass + h.g.cwiseAbs();
+  const double arithmetic = arithmetic_rate(rates_);
   // Error of the decayed state S_dec per column.
   const Vector<double> rebuilt = e.checkpoint_columns + records;
   const Vector<double> E_dec = e.checkpoint_error + 2 * (rates_.ring + rates_.product) * records +
-                               subnormal_sq.cwiseSqrt() + inherited + arithmetic * rebuilt;
+                               subnormal_sq.cwiseSqrt() + inherited +
+                               (arithmetic + 2 * kU32 * gate_mass.array()).matrix().cwiseProduct(rebuilt);
   // The token: d = beta (v - S_dec k) carries beta ||dS_dec k|| <= beta ||E_dec|| ||k|| of it
   // into d k^T (the projection (I - beta k k^T) moves error between columns).
   const Vector<double> d = h.beta * (h.v - S_before * decay.cwiseProduct(h.k));
@@ -209,7 +211,7 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
   const Vector<double> E_new = E_dec + d_error * h.k.cwiseAbs();
   const Vector<double> parts = rebuilt + d.norm() * h.k.cwiseAbs();
   const double N = S_after.norm();
-  max_gate_mass_ = std::max(max_gate_mass_, gate_mass);
+  max_gate_mass_ = std::max(max_gate_mass_, gate_mass.maxCoeff());
   if (N > 0) max_cancellation_ = std::max(max_cancellation_, parts.norm() / N);
 
   TokenBounds b;
@@ -232,12 +234,12 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
     e.record_d_norms.clear();
     e.record_d_errors.clear();
     e.record_w.clear();
-    e.gate_mass = 0;
+    e.gate_mass.setZero();
   } else {
     e.record_d_norms.push_back(d.norm());
     e.record_d_errors.push_back(d_error);
     e.record_w.push_back(h.k.cwiseAbs());
-    e.gate_mass += h.g.cwiseAbs().maxCoeff();
+    e.gate_mass += h.g.cwiseAbs();
   }
   return b;
 }

@@ -92,7 +92,7 @@ class ErrorBudget {
     std::vector<double> record_d_norms;   // ||d_j|| of the records present
     std::vector<double> record_d_errors;  // error bound of d_j inherited from the state it came from
     std::vector<Vector<double>> record_w; // |k_j| * exp(decay since j)
-    double gate_mass = 0;               // sum over present records of max_c |g_j[c]|
+    Vector<double> gate_mass;           // per column: sum over present records of |g_j[c]|
   };
   RoundingRates rates_;
   Dims dims_;
