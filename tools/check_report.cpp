@@ -22,23 +22,23 @@ bool all_passed(const std::vector<SuiteResult>& results) {
 }
 
 std::string summary_table(const std::vector<SuiteResult>& results, double wall_seconds) {
-  std::string s = fmt::format("{:<16} {:<7} {:>7} {:>7} {:>7}  {:<32} {:>8}\n", "suite", "backend", "cases", "passed",
+  std::string s = fmt::format("{:<18} {:<7} {:>7} {:>7} {:>7}  {:<32} {:>8}\n", "suite", "backend", "cases", "passed",
                               "failed", "worst error / tolerance (ratio)", "time");
-  s += std::string(90, '-') + "\n";
+  s += std::string(92, '-') + "\n";
   int64_t cases = 0, passed = 0, failed = 0;
   for (const auto& r : results) {
     if (r.skipped()) {
-      s += fmt::format("{:<16} {:<7} {:>7} {:>7} {:>7}  skipped: {}\n", r.name, r.backend, "-", "-", "-", r.skip_reason);
+      s += fmt::format("{:<18} {:<7} {:>7} {:>7} {:>7}  skipped: {}\n", r.name, r.backend, "-", "-", "-", r.skip_reason);
       continue;
     }
-    s += fmt::format("{:<16} {:<7} {:>7} {:>7} {:>7}  {:<32} {:>7.1f}s\n", r.name, r.backend, r.cases, r.passed,
+    s += fmt::format("{:<18} {:<7} {:>7} {:>7} {:>7}  {:<32} {:>7.1f}s\n", r.name, r.backend, r.cases, r.passed,
                      r.failed, worst_text(r), r.seconds);
     cases += r.cases;
     passed += r.passed;
     failed += r.failed;
   }
-  s += std::string(90, '-') + "\n";
-  s += fmt::format("{:<16} {:<7} {:>7} {:>7} {:>7}  {:<32} {:>7.1f}s\n", "total", "", cases, passed, failed,
+  s += std::string(92, '-') + "\n";
+  s += fmt::format("{:<18} {:<7} {:>7} {:>7} {:>7}  {:<32} {:>7.1f}s\n", "total", "", cases, passed, failed,
                    failed ? "FAILED" : "all passed", wall_seconds);
   return s;
 }

@@ -16,7 +16,7 @@ void Progress::draw(const std::string& name, int64_t done, int64_t total, int64_
   const int filled = total > 0 ? static_cast<int>(kWidth * done / total) : kWidth;
   std::string bar(static_cast<std::size_t>(filled), '#');
   bar.append(static_cast<std::size_t>(kWidth - filled), '.');
-  std::fputs(fmt::format("\r\033[K{:<16} [{}] {}/{}{} {:.0f}s", name, bar, done, total,
+  std::fputs(fmt::format("\r\033[K{:<18} [{}] {}/{}{} {:.0f}s", name, bar, done, total,
                          failed ? fmt::format(" ({} failed)", failed) : std::string(), seconds)
                  .c_str(),
              stdout);

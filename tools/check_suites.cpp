@@ -8,6 +8,7 @@
 #include "reference/replayssm_step.hpp"
 #include "reference/rollout.hpp"
 #include "tools/case_draw.hpp"
+#include "tools/contract_catalogue_suite.hpp"
 #include "tools/contract_sweep.hpp"
 
 namespace kda::cli {
@@ -77,6 +78,8 @@ const std::vector<SuiteInfo>& suite_catalog() {
   static const std::vector<SuiteInfo> suites = {
       {"contract", "cpu", "random valid calls accepted with their dims; one or two targeted mutations raise the "
                           "earliest check's exact catalog error", 40000},
+      {"contract-catalogue", "cpu", "the contract tests' mutation catalogue (every check, every variant, sets of up "
+                                    "to four) over random valid calls", 100000},
       {"reference", "cpu", "CPU reference (kernel rounding points) vs the float64 plain recurrence over random "
                            "rollouts, within the dtype-derived bounds", 2000},
       {"pure-double", "cpu", "float64 ReplaySSM model vs the float64 plain recurrence (1e-10) over random rollouts",
@@ -123,6 +126,15 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const GpuProbe& gpus,
           c.pass = r.pass;
           c.detail = r.pass ? r.config : r.config + ": " + r.detail;
           c.replay = fmt::format("kda-harness check --suites contract --seed {} (sweep case {})", seed, i);
+          return c;
+        };
+      } else if (info.name == "contract-catalogue") {
+        s.run = [seed](int64_t i, int) {
+          const CatalogueResult r = contract_catalogue_case(seed, static_cast<uint64_t>(i));
+          CaseOutcome c;
+          c.pass = r.pass;
+          c.detail = r.pass ? r.config : r.config + ": " + r.detail;
+          c.replay = fmt::format("kda-harness check --suites contract-catalogue --seed {} (case {})", seed, i);
           return c;
         };
       } else if (info.name == "reference") {
