@@ -45,9 +45,16 @@ struct Outcome {
 
 const char* backend_name(Backend b) { return b == Backend::Cpu ? "Cpu" : b == Backend::Cuda ? "Cuda" : "Any"; }
 
+// The call as JSON metadata with its backend: save it as fuzz/regressions/contract_fuzzer/
+// NAME.json to keep it (this target reads it back); `kda-harness validate FILE.json` reads it
+// without the "backend" key.
 std::string describe(const StepArgs& args, Backend backend) {
-  return "backend " + std::string(backend_name(backend)) + ", call metadata (kda-harness validate FILE.json):\n" +
-         call_metadata_json(args).dump();
+  nlohmann::ordered_json j = call_metadata_json(args);
+  // JSON has no NaN or inf: such scalars are written as strings ("nan", "inf", "-inf").
+  if (!std::isfinite(args.scale)) j["scale"] = std::to_string(args.scale);
+  if (args.lower_bound && !std::isfinite(*args.lower_bound)) j["lower_bound"] = std::to_string(*args.lower_bound);
+  j["backend"] = backend_name(backend);
+  return "call (JSON metadata):\n" + j.dump();
 }
 
 Outcome run_validate(const StepArgs& args, Backend backend) {
@@ -95,11 +102,41 @@ void check_json_round_trip(const StepArgs& args, Backend backend, const Outcome&
                                expected.text() + "\n" + describe(args, backend));
 }
 
+// A regression input may also be a call's JSON metadata, as a finding prints it, with an
+// optional "backend" key ("Any", "Cpu", "Cuda"): readable, and stable when the byte decoder
+// changes. Text that is not such JSON is skipped (a usage error, not a finding).
+std::optional<fuzz::DecodedCall> json_call(const uint8_t* data, size_t size) {
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    nlohmann::json j = nlohmann::json::parse(text);
+    fuzz::DecodedCall call;
+    if (j.is_object() && j.contains("backend")) {
+      const std::string b = j["backend"].get<std::string>();
+      call.backend = b == "Cpu" ? Backend::Cpu : b == "Cuda" ? Backend::Cuda : Backend::Any;
+      j.erase("backend");
+    }
+    for (const char* scalar : {"scale", "lower_bound"})
+      if (j.is_object() && j.contains(scalar) && j[scalar].is_string()) j[scalar] = std::stod(j[scalar].get<std::string>());
+    call.meta = parse_call_metadata(j);
+    return call;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider fdp(data, size);
-  fuzz::DecodedCall call = fuzz::decode_call(fdp);
+  std::optional<fuzz::DecodedCall> decoded;
+  if (size > 0 && data[0] == '{') {
+    decoded = json_call(data, size);
+    if (!decoded) return 0;
+    fdp.ConsumeRemainingBytes<uint8_t>();  // the step check then draws its defaults
+  } else {
+    decoded = fuzz::decode_call(fdp);
+  }
+  fuzz::DecodedCall& call = *decoded;
   const StepArgs args = call.meta.args();
   const Backend backend = call.backend;
   try {

@@ -68,7 +68,7 @@ int64_t pick_head_dim(Fdp& p, int64_t typical) {
 }
 
 int64_t pick_stride(Fdp& p, int64_t current) {
-  switch (p.ConsumeIntegralInRange<int>(0, 8)) {
+  switch (p.ConsumeIntegralInRange<int>(0, 9)) {
     case 0: return sat_mul(current, 2);  // padded
     case 1: return sat_add(current, 1);
     case 2: return 0;
@@ -77,6 +77,7 @@ int64_t pick_stride(Fdp& p, int64_t current) {
     case 5: return p.ConsumeIntegralInRange<int64_t>(1, 50) * 2 + 1;  // odd
     case 6: return pick(p, kHuge);
     case 7: return kMin;
+    case 8: return p.ConsumeIntegralInRange<int64_t>(1, 8);  // small: interleaved, non-nested layouts
     default: return p.ConsumeIntegral<int64_t>();
   }
 }

@@ -6,12 +6,14 @@
 //     tensors, judged with rollout_bounds(config) plus the measured gate-mass term;
 //   - ReplayModel<double> (float64 rings), judged with the fixed kPureDoubleBound.
 // A comparison beyond tolerance, any NaN/inf where the plain recurrence is finite (compare
-// fails on them), any exception, or a sanitizer report is a finding; the finding prints the
-// one-line config, which reproduces the rollout.
+// fails on them), any exception, or a sanitizer report is a finding; the finding prints
+// "case: <one-line config>", which this target reads back as an input (regressions/).
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <typeinfo>
 
 #include "cases/case_config.hpp"
@@ -32,8 +34,21 @@ const char* model_name(kda::reference::RolloutModel m) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   using namespace kda;
-  FuzzedDataProvider fdp(data, size);
-  const CaseConfig config = fuzz::decode_case(fdp, fuzz::CaseLimits{});
+  // A regression input may also be "case: <one-line config>", as a finding prints it:
+  // readable, and stable when the byte decoder changes. Invalid text is skipped.
+  CaseConfig config;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  if (text.rfind("case:", 0) == 0) {
+    try {
+      config = parse_case_config(text.substr(5));
+    } catch (const std::invalid_argument&) {
+      return 0;
+    }
+    if (!is_valid_config(config) || fuzz::case_work(config) > 1e8) return 0;
+  } else {
+    FuzzedDataProvider fdp(data, size);
+    config = fuzz::decode_case(fdp, fuzz::CaseLimits{});
+  }
   if (!is_valid_config(config)) fuzz::finding(kTarget, "the decoder made an invalid config: " + to_string(config));
   for (auto model : {reference::RolloutModel::Kernel, reference::RolloutModel::Off, reference::RolloutModel::PureDouble}) {
     reference::RolloutReport report;
@@ -41,11 +56,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       report = reference::run_rollout(config, model);
     } catch (const std::exception& e) {
       fuzz::finding(kTarget, std::string(model_name(model)) + " rollout threw " + typeid(e).name() + ": " + e.what() +
-                                 "\nconfig: " + to_string(config));
+                                 "\ncase: " + to_string(config));
     }
     if (!report.pass())
       fuzz::finding(kTarget, std::string(model_name(model)) + " rollout vs the plain float64 recurrence:\n" +
-                                 report.summary() + "\nconfig: " + to_string(config));
+                                 report.summary() + "\ncase: " + to_string(config));
   }
   return 0;
 }

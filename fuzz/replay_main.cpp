@@ -9,6 +9,9 @@
 //   -max_len=M         (default 1024)
 //   -max_total_time=T  stop the random inputs after T seconds
 //   -artifact_prefix=P where a random input that crashes is written (P + "crash-<run>")
+//   -dict=FILE         a libFuzzer dictionary: about half of the random inputs get one to
+//                      three of its entries spliced in (mostly at the tail, where
+//                      FuzzedDataProvider reads its integers)
 // A finding aborts (fuzz_finding.hpp); the signal handler first names the file being
 // replayed, or writes the random input, so that it can be replayed and minimized. The
 // target's LLVMFuzzerInitialize, if it defines one, runs first (as under libFuzzer).
@@ -105,6 +108,49 @@ std::vector<fs::path> inputs_of(const std::vector<std::string>& args) {
   return files;
 }
 
+// The entries of a libFuzzer dictionary: the quoted part of each non-comment line, with
+// \\, \" and \xNN escapes.
+std::vector<std::string> read_dictionary(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) {
+    std::fprintf(stderr, "replay: cannot read dictionary %s\n", path.c_str());
+    std::exit(2);
+  }
+  std::vector<std::string> entries;
+  for (std::string line; std::getline(in, line);) {
+    const auto first = line.find('"'), last = line.rfind('"');
+    if (line.empty() || line[0] == '#' || first == std::string::npos || last <= first) continue;
+    std::string e;
+    for (std::size_t i = first + 1; i < last; ++i) {
+      if (line[i] != '\\' || i + 1 >= last) { e += line[i]; continue; }
+      if (line[i + 1] == 'x' && i + 3 < last) {
+        e += static_cast<char>(std::stoi(line.substr(i + 2, 2), nullptr, 16));
+        i += 3;
+      } else {
+        e += line[++i];
+      }
+    }
+    entries.push_back(e);
+  }
+  return entries;
+}
+
+// Random bytes for run `n`, with dictionary entries spliced into about half of them.
+std::vector<uint8_t> random_input(uint64_t seed, uint64_t n, uint64_t max_len, const std::vector<std::string>& dict) {
+  const kda::rng::Counter r(seed, kda::rng::Stream::Adversarial, n);
+  std::vector<uint8_t> bytes(r.below(0, max_len + 1));
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(r.bits(1 + i / 8) >> (8 * (i % 8)));
+  if (dict.empty() || !r.bernoulli(~0ull, 0.5)) return bytes;
+  const uint64_t count = 1 + r.below(~1ull, 3);
+  for (uint64_t k = 0; k < count; ++k) {
+    const std::string& e = dict[r.below(~(2ull + 3 * k), dict.size())];
+    const bool tail = r.bernoulli(~(3ull + 3 * k), 0.75);
+    const size_t at = tail ? bytes.size() : r.below(~(4ull + 3 * k), bytes.size() + 1);
+    bytes.insert(bytes.begin() + static_cast<std::ptrdiff_t>(at), e.begin(), e.end());
+  }
+  return bytes;
+}
+
 bool option(const std::string& arg, const char* name, std::string& value) {
   const std::string prefix = std::string("-") + name + "=";
   if (arg.rfind(prefix, 0) != 0) return false;
@@ -119,6 +165,7 @@ int main(int argc, char** argv) {
   uint64_t runs = 0, seed = 1, max_len = 1024;
   double max_time = 0;
   std::string prefix, v;
+  std::vector<std::string> dict;
   std::vector<std::string> paths;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -127,6 +174,7 @@ int main(int argc, char** argv) {
     else if (option(a, "max_len", v)) max_len = std::stoull(v);
     else if (option(a, "max_total_time", v)) max_time = std::stod(v);
     else if (option(a, "artifact_prefix", v)) prefix = v;
+    else if (option(a, "dict", v)) dict = read_dictionary(v);
     else if (!a.empty() && a[0] == '-') {
       std::fprintf(stderr, "replay: unknown option %s\n", a.c_str());
       return 2;
@@ -150,9 +198,7 @@ int main(int argc, char** argv) {
   const auto t1 = Clock::now();
   for (; done < runs; ++done) {
     if (max_time > 0 && std::chrono::duration<double>(Clock::now() - t1).count() > max_time) break;
-    const kda::rng::Counter r(seed, kda::rng::Stream::Adversarial, done);
-    std::vector<uint8_t> bytes(r.below(0, max_len + 1));
-    for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(r.bits(1 + i / 8) >> (8 * (i % 8)));
+    const std::vector<uint8_t> bytes = random_input(seed, done, max_len, dict);
     set_label("random input " + std::to_string(done) + " (-seed=" + std::to_string(seed) + ")",
               prefix + "crash-" + std::to_string(seed) + "-" + std::to_string(done));
     run_one(bytes);
