@@ -13,7 +13,8 @@
 #   cmake --build build-kernel --target kernel_tests -j2
 # then carry build-kernel/property_tests/{CTestTestfile.cmake,kernel_*_test} (scripts/gpu/README.md).
 # Knobs: KDA_GPU_ROLLOUTS (default 1000), KDA_GPU_TRUTH_ROLLOUTS (300),
-# KDA_GPU_ADVERSARIAL_ROLLOUTS (200), KDA_SANITIZER_ROLLOUTS (25), KDA_SKIP_SANITIZERS=1.
+# KDA_GPU_ADVERSARIAL_ROLLOUTS (200), KDA_SANITIZER_ROLLOUTS (25), KDA_SKIP_SANITIZERS=1,
+# KDA_SANITIZER_TOOLS (order; default "memcheck racecheck initcheck"), KDA_SKIP_CTEST=1 (sanitizers only; scripts/gpu/perf-device.sh runs the two halves apart).
 set -u
 build=${1:-build-kernel}
 out=${OUT:-$PWD/gpu-suite-out}
@@ -32,6 +33,7 @@ ngpu=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)
 [[ "$ngpu" -ge 1 ]] || ngpu=1
 "$here/resource-spec.sh" "$out/resource-spec.json"
 
+if [[ "${KDA_SKIP_CTEST:-0}" != 1 ]]; then
 start=$(date +%s)
 (cd "$tests" && ctest -L gpu --resource-spec-file "$out/resource-spec.json" -j "$ngpu" -V) >"$out/ctest.log" 2>&1
 rc=$?
@@ -39,6 +41,7 @@ rc=$?
   echo "ctest exit $rc after $(($(date +%s) - start)) s on $ngpu GPU(s)"
   grep -E "tests passed|tests failed|\*\*\*Failed|Not Run|SKIPPED|rollouts|ratio|worst|BOUND EXCEEDED" "$out/ctest.log" | sed 's/^[0-9]*: //'
 } >>"$summary"
+fi
 
 if [[ "${KDA_SKIP_SANITIZERS:-0}" != 1 ]]; then
   echo "== compute-sanitizer (reduced counts)" >>"$summary"
@@ -46,7 +49,7 @@ if [[ "${KDA_SKIP_SANITIZERS:-0}" != 1 ]]; then
   export KDA_GPU_TRUTH_ROLLOUTS=$(((KDA_GPU_ROLLOUTS + 2) / 3))
   export KDA_GPU_ADVERSARIAL_ROLLOUTS=$KDA_GPU_ROLLOUTS
   : >"$out/sanitizers.log"
-  for tool in memcheck racecheck initcheck; do
+  for tool in ${KDA_SANITIZER_TOOLS:-memcheck racecheck initcheck}; do
     extra=()
     [[ $tool == memcheck ]] && extra=(--leak-check full)
     for suite in $suites; do
