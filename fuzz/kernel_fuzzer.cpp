@@ -102,7 +102,7 @@ void apply(CaseTensors& k, int64_t row, const RowMutation& m) {
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  const std::string reason = testing::gpu_unavailable_reason();
+  const std::string reason = kda::testing::gpu_unavailable_reason();
   if (!reason.empty()) {
     std::printf("SKIPPED: kernel_fuzzer needs a CUDA GPU: %s\n", reason.c_str());
     std::exit(0);
@@ -122,9 +122,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::vector<RowMutation> mutations(static_cast<std::size_t>(config.steps * config.B));
   for (RowMutation& m : mutations) m = decode_mutation(fdp, config);
   try {
-    testing::DeviceMirror mirror;
-    const testing::KernelRolloutReport r =
-        testing::run_kernel_vs_reference(config, mirror, [&](CaseTensors& kernel_case, int64_t token) {
+    kda::testing::DeviceMirror mirror;
+    const kda::testing::KernelRolloutReport r =
+        kda::testing::run_kernel_vs_reference(config, mirror, [&](CaseTensors& kernel_case, int64_t token) {
           for (int64_t row = 0; row < config.B; ++row) apply(kernel_case, row, mutations[token * config.B + row]);
         });
     if (!r.pass()) fuzz::finding(kTarget, "kernel vs reference:\n" + r.summary());
