@@ -81,9 +81,9 @@ const std::vector<SuiteInfo>& suite_catalog() {
       {"contract-catalogue", "cpu", "the contract tests' mutation catalogue (every check, every variant, sets of up "
                                     "to four) over random valid calls", 100000},
       {"reference", "cpu", "CPU reference (kernel rounding points) vs the float64 plain recurrence over random "
-                           "rollouts, within the dtype-derived bounds", 2000},
+                           "rollouts, within the dtype-derived bounds", 8000},
       {"pure-double", "cpu", "float64 ReplaySSM model vs the float64 plain recurrence (1e-10) over random rollouts",
-       1200},
+       5000},
       {"golden", "cpu", "the golden set (hashes, then every case) on the CPU reference", -1},
       {"kernel", "cuda", "CUDA kernel vs the CPU reference step by step: outputs, checkpoints, rings, row status, "
                          "footprint, guards", 2000},

@@ -1,5 +1,5 @@
 // The suites of `kda-harness check` and how many cases each runs by default. The CPU
-// defaults are sized to finish in about a minute on a laptop-class CPU (about 60 s on the
+// defaults are sized to finish in about a minute on a laptop-class CPU (about 50 s on the
 // 2-core development machine); the GPU suites' (which run only where a GPU is, on hosts
 // with many cores) take about half a minute on one H200 with 16 cores.
 #pragma once
