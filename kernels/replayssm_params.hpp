@@ -43,13 +43,13 @@ struct ReplayParams {
 };
 
 // How the work is cut: one CTA per (row, value head, tile of BV state rows); K is walked in
-// tiles of KT columns (KT <= threads: one thread per column), the ring in chunks of
-// kRingChunk records (one tensor-core k-step). All powers of two.
-constexpr int kRingChunk = 16;
+// tiles of KT columns, the ring in chunks of JT records. All powers of two; JT a multiple
+// of 16 (the tensor-core k-step).
 struct LaunchShape {
   int threads = 128;
   int BV = 32;
   int KT = 128;
+  int JT = 32;
 };
 
 LaunchShape default_launch_shape(const ReplayParams& p);

@@ -7,14 +7,12 @@ namespace kda::cuda {
 
 // Per-row outcome, written (when the caller passes a status tensor) as int32 bit flags.
 // A row with any flag other than kRowPadding set is REJECTED: its out[row] is written with
-// zeros and nothing else is written for it (no checkpoint, no ring record); the kernel may
-// already have read its activations and, for a duplicate slot, its checkpoint (in bounds:
-// reads are issued before the duplicate scan completes, to save a memory round). Runtime
+// zeros and nothing else is read or written for it (no checkpoint, no ring record). Runtime
 // values are judged on the device, so any content of ssm_state_indices / write_pos /
 // force_flush is safe: the kernel reads and writes only inside the tensors it was given.
 enum RowStatus : int32_t {
   kRowOk = 0,
-  kRowPadding = 1,            // slot < 0: out[row] = 0, nothing else written (not an error)
+  kRowPadding = 1,            // slot < 0: out[row] = 0, nothing else touched (not an error)
   kRowSlotOutOfRange = 2,     // slot >= slots
   kRowCursorOutOfRange = 4,   // write_pos[row] outside [0, L-1] (non-padding row)
   kRowDuplicateSlot = 8,      // another non-padding row names the same slot; EVERY row of
