@@ -1,0 +1,60 @@
+// The contract fuzzer's oracle must be able to fail: it is fed validate()'s right answer on
+// the decoder's plausible call (accepted), and wrong answers that a broken validate() could
+// give (other Dims, a catalog error whose condition does not hold, a message with the wrong
+// number, one entry's message under another's id, an id outside the catalog), each of which
+// it must reject. Also the runtime-value path of the step check on a valid call.
+#include <gtest/gtest.h>
+
+#include "contract/validate.hpp"
+#include "fuzz/contract_oracle.hpp"
+#include "fuzz/contract_step_check.hpp"
+#include "fuzz/metadata_decoder.hpp"
+
+namespace kda::fuzz {
+namespace {
+
+struct PlausibleCall : ::testing::Test {
+  FuzzedDataProvider empty{nullptr, 0};
+  DecodedCall call = decode_call(empty);
+  StepArgs args = call.meta.args();
+};
+
+TEST_F(PlausibleCall, RightAnswerPasses) {
+  const Dims dims = validate(args);
+  EXPECT_EQ(judge_acceptance(args, Backend::Any, dims), "");
+  EXPECT_EQ(check_reference_step(args, dims, empty), "");
+}
+
+TEST_F(PlausibleCall, WrongAcceptanceFails) {
+  Dims wrong = validate(args);
+  ++wrong.L;
+  EXPECT_NE(judge_acceptance(args, Backend::Any, wrong), "");
+  // Accepted for the CUDA backend although every tensor is on the CPU.
+  EXPECT_NE(judge_acceptance(args, Backend::Cuda, validate(args)), "");
+}
+
+TEST_F(PlausibleCall, WrongRejectionsFail) {
+  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V1", "`mixed_qkv` must be a 2D tensor (got ndim=2).")), "");
+  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V99", "no such entry")), "");
+  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V2", "KDA `a` must be a contiguous 2D or 3D tensor.")), "");
+  EXPECT_NE(judge_rejection(args, Backend::Any,
+                            ContractError("X-RING-SLOTS", "[kda-harness] `d_cache`, `k_cache` and `g_cache` must have as many "
+                                                          "slots (shape[0]) as `initial_state`.")),
+            "");
+}
+
+TEST_F(PlausibleCall, RightRejectionPasses) {
+  // The same call judged for a CPU backend after moving mixed_qkv to CUDA: V9 is right.
+  call.meta.mixed_qkv.dl().device = {kDLCUDA, 0};
+  try {
+    validate(args);
+    FAIL() << "validate() accepted tensors on two devices";
+  } catch (const ContractError& e) {
+    EXPECT_EQ(e.id(), "V9");
+    EXPECT_EQ(judge_rejection(args, Backend::Any, e), "");
+    EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V9", "All inputs must be on one device.")), "");
+  }
+}
+
+}  // namespace
+}  // namespace kda::fuzz
