@@ -26,7 +26,9 @@ foreach(suite IN LISTS kda_kernel_suites)
   # Binaries travel to the GPU machine: no shared libstdc++/libgcc, only libc/libm.
   target_link_options(${suite}_test PRIVATE -static-libstdc++ -static-libgcc)
   gtest_add_tests(TARGET ${suite}_test TEST_LIST ${suite}_cases)
-  set_tests_properties(${${suite}_cases} PROPERTIES RESOURCE_GROUPS "gpus:1" LABELS "gpu;kernel")
+  # A test that GTEST_SKIP()s (no GPU) is reported by ctest as skipped, not passed.
+  set_tests_properties(${${suite}_cases} PROPERTIES RESOURCE_GROUPS "gpus:1" LABELS "gpu;kernel"
+                       SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]")
 endforeach()
 # The checking machinery itself, on the CPU (no GPU, no resource group): runs in CI.
 add_executable(kernel_harness_test kernel_harness_test.cpp)
