@@ -79,10 +79,32 @@ OffsetRange offset_range(const DLTensor& t) {
   return {clamp_to_i64(lo), clamp_to_i64(hi)};
 }
 
+namespace {
+
+// Exact test by enumeration: every element's offset, sorted, looking for a repeat.
+bool offsets_repeat(const DLTensor& t, int64_t n) {
+  std::vector<i128> offsets;
+  offsets.reserve(static_cast<std::size_t>(n));
+  std::vector<int64_t> index(t.ndim, 0);
+  for (int64_t e = 0; e < n; ++e) {
+    i128 off = 0;
+    for (int64_t d = 0; d < t.ndim; ++d) off += static_cast<i128>(index[d]) * stride(t, d);
+    offsets.push_back(off);
+    for (int64_t d = t.ndim - 1; d >= 0; --d) {  // next index, last dim fastest
+      if (++index[d] < t.shape[d]) break;
+      index[d] = 0;
+    }
+  }
+  std::sort(offsets.begin(), offsets.end());
+  return std::adjacent_find(offsets.begin(), offsets.end()) != offsets.end();
+}
+
+}  // namespace
+
 bool may_self_overlap(const DLTensor& t) {
   if (numel(t) <= 1 || t.strides == nullptr) return false;  // compact never overlaps
-  // Dims of size > 1 by |stride|; each stride must exceed the extent of all smaller ones,
-  // which is sufficient for distinct indices to map to distinct offsets.
+  // Fast proof of disjointness (all usual layouts, envelope strides included): dims of size
+  // > 1 sorted by |stride|, each stride exceeds the extent of all smaller ones.
   std::vector<std::pair<i128, i128>> dims;  // (|stride|, size); i128: |INT64_MIN| fits
   for (int64_t d = 0; d < t.ndim; ++d) {
     const i128 s = stride(t, d);
@@ -90,11 +112,16 @@ bool may_self_overlap(const DLTensor& t) {
   }
   std::sort(dims.begin(), dims.end());
   i128 extent = 0;  // largest offset reachable by the dims so far (saturating)
+  bool proven = true;
   for (auto [s, n] : dims) {
-    if (s <= extent) return true;
+    if (s <= extent) { proven = false; break; }
     extent = std::min<i128>(extent + mul_sat(s, n - 1), kSaturated);
   }
-  return false;
+  if (proven) return false;
+  // Interleaved strides can still be disjoint (e.g. [2, 3] with strides [2, 3]): decide
+  // exactly by enumeration while that is cheap; beyond it, refuse what cannot be proven.
+  const int64_t n = numel(t);
+  return n > kExactOverlapLimit || offsets_repeat(t, n);
 }
 
 }  // namespace kda

@@ -28,7 +28,10 @@ int64_t element_offset(const DLTensor& t, const int64_t* index);
 struct OffsetRange { int64_t lo = 0, hi = 0; };
 OffsetRange offset_range(const DLTensor& t);
 // True when two distinct in-bounds indices could name the same element (a stride pattern
-// that makes writes race), e.g. a zero stride on a dim of size > 1.
+// that makes writes race), e.g. a zero stride on a dim of size > 1. Exact for tensors of at
+// most kExactOverlapLimit elements; larger ones must pass the sorted-stride proof (each
+// |stride| above the extent of the smaller ones), else they count as overlapping.
+inline constexpr int64_t kExactOverlapLimit = int64_t{1} << 20;
 bool may_self_overlap(const DLTensor& t);
 
 }  // namespace kda

@@ -12,7 +12,7 @@ add_library(kda_contract_testing STATIC
 target_link_libraries(kda_contract_testing PUBLIC kda_contract rapidcheck GTest::gtest)
 
 set(kda_contract_suites contract_property contract_expected_errors contract_runtime_values contract_no_write
-    contract_catalog contract_metadata_json contract_hardening)
+    contract_catalog contract_metadata_json contract_hardening contract_overlap)
 foreach(suite IN LISTS kda_contract_suites)
   add_executable(${suite}_test ${suite}_test.cpp)
   target_link_libraries(${suite}_test PRIVATE kda_contract_testing kda_project_options GTest::gtest_main)
