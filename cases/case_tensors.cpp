@@ -38,12 +38,23 @@ std::vector<int64_t> page_major_strides(int64_t slots, int64_t heads, int64_t X)
   return {heads * X, X, slots * heads * X + kEnvelopeGap, 1};
 }
 
-// A key vector as the kernel would store it: normalized when l2norm, else norm ~1.
+// Without the kernel's L2 norm a key is used as given: K normals divided by sqrt(K) (norm ~1),
+// and by more where that norm would exceed kMaxKeyNorm. Then beta ||k||^2 <= 1.25^2 (1 + 2^-8)^2
+// < 2 even after rounding to the activation dtype, so the delta rule's factor
+// (I - beta k k^T) never amplifies (reference/tolerance.cpp, fact (b)). Uncapped, a K = 1 key
+// exceeds sqrt(2) in 16% of the draws, and a saturated beta then multiplies the state by
+// |1 - beta k^2| > 1 every token: it grows geometrically out of float16's range.
+constexpr double kMaxKeyNorm = 1.25;
+double unnormalized_key_divisor(int64_t K, double sum_sq) {
+  return std::max(std::sqrt(static_cast<double>(K)), std::sqrt(sum_sq) / kMaxKeyNorm);
+}
+
+// A key vector as the kernel would store it: normalized when l2norm, else as above.
 void write_key(const CaseConfig& c, const Counter& r, uint64_t base, HostTensor& t, int64_t offset_linear) {
   std::vector<double> k(c.K);
   double ss = 0;
   for (int64_t i = 0; i < c.K; ++i) { k[i] = r.normal(base + i); ss += k[i] * k[i]; }
-  const double norm = c.l2norm ? std::sqrt(ss + 1e-6) : std::sqrt(static_cast<double>(c.K));
+  const double norm = c.l2norm ? std::sqrt(ss + 1e-6) : unnormalized_key_divisor(c.K, ss);
   for (int64_t i = 0; i < c.K; ++i) t.set_linear(offset_linear + i, k[i] / norm);
 }
 
@@ -169,19 +180,26 @@ void fill_token(CaseTensors& t, int64_t token) {
   const int64_t qkv_dim = 2 * H * K + HV * V;
   const auto tok = static_cast<uint64_t>(token);
   const Counter qkv(c.seed, Stream::Qkv, tok), fl(c.seed, Stream::Flush, tok);
-  // Without the kernel's L2 norm, keys of norm ~1 keep beta ||k||^2 < 2 (no amplification);
-  // queries get the same scale.
+  // Without the kernel's L2 norm, keys of norm ~1, capped (unnormalized_key_divisor), keep
+  // beta ||k||^2 < 2 (no amplification); queries get the same scale, uncapped.
   const double qk_sigma = c.l2norm ? 1.0 : 1.0 / std::sqrt(static_cast<double>(K));
+  std::vector<double> key(K);
   for (int64_t row = 0; row < c.B; ++row) {
     const int64_t base = row * qkv_dim;
     for (int64_t h = 0; h < H; ++h) {
       const double mq = values::head_magnitude(c, tok, static_cast<uint64_t>(row * (2 * H + HV) + h));
-      // A key's magnitude only matters through the L2 norm; without it keys stay at norm ~1.
-      const double mk = c.l2norm ? values::head_magnitude(c, tok, static_cast<uint64_t>(row * (2 * H + HV) + H + h)) : 1.0;
+      const int64_t kbase = base + H * K + h * K;
+      double ss = 0;
       for (int64_t i = 0; i < K; ++i) {
         t.mixed_qkv.set_linear(base + h * K + i, mq * qk_sigma * qkv.normal(base + h * K + i));
-        t.mixed_qkv.set_linear(base + H * K + h * K + i, mk * qk_sigma * qkv.normal(base + H * K + h * K + i));
+        key[i] = qkv.normal(kbase + i);
+        ss += key[i] * key[i];
       }
+      // A key's magnitude only matters through the L2 norm; without it keys stay at norm ~1.
+      const double key_scale =
+          c.l2norm ? values::head_magnitude(c, tok, static_cast<uint64_t>(row * (2 * H + HV) + H + h))
+                   : 1.0 / unnormalized_key_divisor(K, ss);
+      for (int64_t i = 0; i < K; ++i) t.mixed_qkv.set_linear(kbase + i, key_scale * key[i]);
     }
     for (int64_t hv = 0; hv < HV; ++hv) {
       const double mv = values::head_magnitude(c, tok, static_cast<uint64_t>(row * (2 * H + HV) + 2 * H + hv));

@@ -1,7 +1,7 @@
 // The value ranges of the case generator, per ValueMode, in one place.
 // WellConditioned follows SGLang's tests: modest logits, small A_log and dt_bias, keys that
-// are L2-normalized in the kernel or drawn with norm ~1 (so beta ||k||^2 < 2 and the delta
-// rule never amplifies), |v| ~ 1, checkpoint entries ~0.3. Adversarial stresses the
+// are L2-normalized in the kernel or drawn with norm ~1 and at most 1.25 (so beta ||k||^2 < 2
+// and the delta rule never amplifies), |v| ~ 1, checkpoint entries ~0.3. Adversarial stresses the
 // arithmetic while keeping every value finite in float16: logits far out, gates at the
 // softplus threshold 20, beta saturated, value and query scales from 2^-4 to 2^4.
 #pragma once

@@ -12,6 +12,7 @@
 #include "contract/validate.hpp"
 #include "property_tests/reference_case_gen.hpp"
 #include "property_tests/reference_property.hpp"
+#include "reference/tolerance.hpp"
 
 namespace kda::testing {
 namespace {
@@ -123,6 +124,42 @@ TEST(CaseTensors, MaterializedCasesAreValidDeterministicAndPoisoned) {
     for (int64_t slot = 0; slot < c.slots; ++slot)
       if (!named.count(slot)) RC_ASSERT(std::isnan(t.initial_state.get({slot, 0, 0, 0})));
     for (int64_t i = 0; i < t.mixed_qkv.numel(); ++i) RC_ASSERT(std::isfinite(t.mixed_qkv.get_linear(i)));
+  });
+}
+
+// Without the kernel's L2 norm the step uses keys as given: the generator keeps their norm at
+// most 1.25 (times one rounding to the tensor's dtype), so beta ||k||^2 < 2 for any beta <= 1
+// and the delta rule never amplifies the state (tolerance.cpp, fact (b)). Small K is where a
+// plain normals / sqrt(K) key exceeds it (K = 1: one draw in five).
+TEST(CaseTensors, UnnormalizedKeysStayBelowTheAmplificationLimit) {
+  check_property("unnormalized keys have norm <= 1.25", 300, [] {
+    CaseConfig c = *gen_reference_case(8, 2e6);
+    c.l2norm = false;
+    c.K = *rc::gen::element<int64_t>(1, 2, 4, 16);
+    CaseTensors t = materialize(c);
+    const auto norm_of = [&](const HostTensor& x, std::vector<int64_t> index) {
+      double ss = 0;
+      for (index.back() = 0; index.back() < c.K; ++index.back()) ss += x.get(index) * x.get(index);
+      return std::sqrt(ss);
+    };
+    const double token_limit = 1.25 * (1 + reference::unit_roundoff(c.act_dtype));
+    const double ring_limit = 1.25 * (1 + reference::unit_roundoff(c.ring_dtype));
+    for (int64_t row = 0; row < c.B; ++row) {
+      const auto slot = static_cast<int64_t>(t.ssm_state_indices.get_linear(row));
+      const auto cursor = static_cast<int64_t>(t.write_pos.get_linear(row));
+      for (int64_t h = 0; h < c.H && slot >= 0; ++h)
+        for (int64_t j = 0; j < cursor; ++j) RC_ASSERT(norm_of(t.k_cache, {slot, h, j, 0}) <= ring_limit);
+    }
+    for (int64_t token = 0; token < c.steps; ++token) {
+      fill_token(t, token);
+      for (int64_t row = 0; row < c.B; ++row)
+        for (int64_t h = 0; h < c.H; ++h) {
+          double ss = 0;  // key of head h: mixed_qkv[row, H*K + h*K + i]
+          for (int64_t i = 0; i < c.K; ++i) ss += std::pow(t.mixed_qkv.get({row, (c.H + h) * c.K + i}), 2);
+          RC_ASSERT(std::sqrt(ss) <= token_limit);
+          RC_ASSERT(ss < 2.0);
+        }
+    }
   });
 }
 

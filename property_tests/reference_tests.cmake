@@ -7,6 +7,7 @@ set(kda_reference_suites
   reference_properties
   reference_footprint
   reference_cases
+  reference_regressions
 )
 foreach(suite IN LISTS kda_reference_suites)
   add_executable(${suite}_test ${suite}_test.cpp)

@@ -9,15 +9,23 @@
 // Facts. (a) Rounding a vector to nearest moves it by at most u times its norm (each element
 // by at most u times itself), plus u * smallest_normal per element in the subnormal range.
 // (b) A token maps S -> S diag(exp(g)) (I - beta k k^T) + beta v k^T with g <= 0, beta in
-// (0, 1), beta ||k||^2 < 2 (normalized keys, or the generator's keys of norm ~1): both factors
-// have spectral norm <= 1, so an error already in the state never grows; it decays with the
+// (0, 1), beta ||k||^2 < 2 (normalized keys, or the generator's keys of norm <= 1.25 when the
+// step does not normalize: cases/case_tensors.cpp): both factors have spectral norm <= 1, so an error already in the state never grows; it decays with the
 // columns it sits in. (c) Independent rounding errors add in quadrature: the first-order
 // probabilistic model of Higham and Mary (SIAM J. Sci. Comput. 41(5), 2019), whose
 // dot-product bound lambda sqrt(n) u holds with probability >= 1 - 2 exp(-lambda^2 / 2);
 // lambda = 7.5 leaves < 1e-12 per product. (d) An error matrix E with column error norms
 // E[c], seen through q, has ||E q|| about ||E * q|| = sqrt(sum_c E[c]^2 q[c]^2) for error
 // directions independent of q (a chi variable with V >= 16 degrees of freedom, below 1.5x
-// its mean at probability 1 - 1e-4): tau = 2 covers that tail.
+// its mean at probability 1 - 1e-4): tau = 2 covers that tail. (e) A store rounds x onto an
+// error E that came before it (||E|| <= a; its own rounding delta, ||delta|| <= b = u ||x||,
+// is independent of E): ||E + delta||^2 = ||E||^2 + ||delta||^2 + 2 <E, delta>. Quadrature
+// drops the cross term, which only averaging over many elements makes small: |<E, delta>| <=
+// lambda u ||x||_inf ||E|| (Hoeffding, the lambda of (c)) = rho a b with rho = lambda / sqrt(n),
+// n = ||x||^2 / ||x||_inf^2 the effective number of elements, and <= a b always
+// (Cauchy-Schwarz). So a (+)_x b = sqrt(a^2 + b^2 + 2 min(1, rho) a b): a block of one or two
+// elements (K = 1, V <= 2) adds its store linearly (two same-signed errors reached 1.25x their
+// quadrature there); a 128 x 128 checkpoint nearly in quadrature.
 //
 // THE RUNNING BUDGET (ErrorBudget, used by the rollout driver). The state a ReplaySSM step
 // builds is a sum of parts: the decayed checkpoint S0 diag(exp(total)) and the records
@@ -48,10 +56,12 @@
 // projection (I - beta k k^T) moves error between columns), so the state after the token
 // has E[c] = E_dec[c] + e |k[c]|; an append keeps e with the new record.
 // Bounds at this token, relative to compare's floors:
-//   output o = S q_scaled: sqrt((u_o ||o||)^2 + (tau ||E * q||)^2) + lambda u ||S|| ||q||
-//     (the store (a) and the column errors seen through q (d), independent (c); the product)
-//   checkpoint written by a flush: sqrt(||E||^2 + (u_s ||S||)^2) (its store is one more
-//     independent rounding (a), (c)); its columns become the next period's E_ckpt.
+//   output o = S q_scaled: (tau ||E * q||) (+)_o (u_o ||o||) + lambda u ||S|| ||q||
+//     (the column errors seen through q (d), then the store (a), (e); the product)
+//   checkpoint written by a flush: ||E|| (+)_S (u_s ||S||) (its store (a), (e)); per column,
+//     E[c] (+)_S[:,c] (u_s ||S[:, c]||) + sqrt(V) u_s smallest_normal(state) becomes the
+//     next period's E_ckpt[c]: a gate that decays a float16 checkpoint below 2^-14 leaves it
+//     a few significant bits (subnormal steps (a)), and the next outputs read it.
 // (plus u * smallest_normal per element for subnormal stores). Each bound is 1.1 times the
 // model (a 10% safety factor, nothing else). Where the parts of a column sum to much less
 // than themselves (cancellation: a saturated beta erasing most of a large state, a gate
@@ -79,6 +89,16 @@ constexpr double kSafety = 1.1;
 
 double arithmetic_rate(const RoundingRates& r) {
   return kLambda * kU32 * (std::sqrt(static_cast<double>(r.K)) + std::sqrt(static_cast<double>(r.L)));
+}
+
+// Fact (e): a (+)_x b, the norm of an error ||E|| <= a after a store rounds x onto it
+// (||delta|| <= b = u ||x||): the cross term 2 <E, delta> is at most 2 (lambda / sqrt(n)) a b,
+// n = ||x||^2 / ||x||_inf^2 (Hoeffding), and never more than 2 a b (Cauchy-Schwarz).
+template <class Derived>
+double add_store_error(double a, double b, const Eigen::MatrixBase<Derived>& x) {
+  const double peak = x.cwiseAbs().maxCoeff(), norm = x.norm();
+  const double rho = norm > 0 ? std::min(1.0, kLambda * peak / norm) : 1.0;
+  return std::sqrt(a * a + b * b + 2 * rho * a * b);
 }
 }  // namespace
 
@@ -216,21 +236,28 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
 
   TokenBounds b;
   // Output o = S q_scaled: the store, the state's column errors seen through q (d), the product.
-  const double qn = h.q_scaled.norm(), o = (S_after * h.q_scaled).norm();
+  const Vector<double> o_vector = S_after * h.q_scaled;
+  const double qn = h.q_scaled.norm(), o = o_vector.norm();
   const double seen = E_new.cwiseProduct(h.q_scaled).norm();
-  const double out_error = std::hypot(rates_.out * o, kTau * seen) + kLambda * kU32 * N * qn +
+  const double out_error = add_store_error(kTau * seen, rates_.out * o, o_vector) + kLambda * kU32 * N * qn +
                            std::sqrt(static_cast<double>(dims_.V)) * rates_.out * smallest_normal(rates_.out_dtype);
   const double out_scale = std::max(o, output_floor(N, qn, K, dims_.V, rates_.out_dtype));
   b.output = out_scale > 0 ? kSafety * out_error / out_scale : 0;
   // Checkpoint: the state's error and the store, independent (c).
-  const double subnormal = std::sqrt(static_cast<double>(dims_.V * K)) * rates_.state * smallest_normal(rates_.state_dtype);
-  const double state_error = std::hypot(E_new.norm(), rates_.state * N) + subnormal;
+  const double subnormal_element = rates_.state * smallest_normal(rates_.state_dtype);
+  const double subnormal = std::sqrt(static_cast<double>(dims_.V * K)) * subnormal_element;
+  const double state_error = add_store_error(E_new.norm(), rates_.state * N, S_after) + subnormal;
   const double state_scale = std::max(N, state_floor(dims_.V, K, rates_.state_dtype));
   b.state = state_scale > 0 ? kSafety * state_error / state_scale : 0;
   // Advance: a flush starts a period from the new checkpoint; an append adds a record.
   if (flush) {
     e.checkpoint_columns = S_after.colwise().norm().transpose();
-    e.checkpoint_error = (E_new.cwiseAbs2() + (rates_.state * e.checkpoint_columns).cwiseAbs2()).cwiseSqrt();
+    // Each column keeps its share of the store: (e) per column, and the subnormal steps of
+    // a checkpoint that decayed below the state dtype's smallest normal (a).
+    const double subnormal_column = std::sqrt(static_cast<double>(dims_.V)) * subnormal_element;
+    for (int64_t c = 0; c < K; ++c)
+      e.checkpoint_error[c] = add_store_error(E_new[c], rates_.state * e.checkpoint_columns[c], S_after.col(c)) +
+                              subnormal_column;
     e.record_d_norms.clear();
     e.record_d_errors.clear();
     e.record_w.clear();
