@@ -53,6 +53,13 @@ cmake --build --preset fuzz --target "${targets[@]}" -j "$jobs" >"$work/build.lo
 # "#N: cov: C ft: F corp: K exec/s: E oom/timeout/crash: ... time: Ts job: J").
 last_status() { grep -E '^#[0-9]+: cov:' "$1" | tail -1 || true; }
 
+# What a finding is about: the line after "FUZZ FINDING", else the sanitizer's or libFuzzer's
+# error line; digits dropped so that one bug with other sizes counts once.
+signature() {
+  "$1" "$2" 2>&1 | awk '/FUZZ FINDING/ {getline; print; exit}
+    /runtime error|ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)/ {print; exit}' | tr -d '0-9' | cut -c1-160 || true
+}
+
 round=0
 while [[ $rounds -eq 0 || $round -lt $rounds ]]; do
   round=$((round + 1))
@@ -77,15 +84,24 @@ while [[ $rounds -eq 0 || $round -lt $rounds ]]; do
     rm -rf "$corpus" && cp -r "$merged" "$corpus"  # the next round starts from the merged set
     echo "$t: merged corpus $(find "$merged" -type f | wc -l) inputs, $(du -sk "$merged" | cut -f1) KiB" | tee -a "$summary"
 
+    # One minimized reproducer per distinct finding (its first line, digits dropped); the
+    # other inputs of the same finding are only listed.
+    declare -A seen=()
     for crash in "$findings"/{crash,leak,timeout,oom}-*; do
       [[ -e $crash && $(basename "$crash") != *.* ]] || continue  # artifacts have no dot; ours do
-      [[ -e $crash.min ]] || "$bin" -minimize_crash=1 -max_total_time=60 -exact_artifact_path="$crash.min" "$crash" \
-        >"$crash.minimize.log" 2>&1 || true
+      sig=$(signature "$bin" "$crash")
+      if [[ -n ${seen[$sig]+x} ]]; then
+        echo "$t: $(basename "$crash"): same finding as $(basename "${seen[$sig]}")" >>"$summary"
+        continue
+      fi
+      seen[$sig]=$crash
+      [[ -e $crash.min ]] || "$bin" -minimize_crash=1 -runs=5000 -max_total_time=30 -exact_artifact_path="$crash.min" \
+        "$crash" >"$crash.minimize.log" 2>&1 || true
       [[ -e $crash.min ]] || cp "$crash" "$crash.min"
-      "$bin" "$crash.min" 2>&1 | sed -n '/FUZZ FINDING\|ERROR: \|runtime error/,/end of finding\|SUMMARY/p' | head -12 \
-        >"$crash.min.txt" || true
-      echo "$t: finding $crash.min ($(head -2 "$crash.min.txt" | tail -1 | cut -c1-160))" | tee -a "$summary"
+      "$bin" "$crash.min" >"$crash.min.txt" 2>&1 || true
+      echo "$t: finding $crash.min: $sig" | tee -a "$summary"
     done
+    unset seen
     coverage_args+=("$t=$merged")
   done
   echo "== round $round: coverage of the merged corpora" | tee -a "$summary"
