@@ -1,12 +1,18 @@
 #include "contract/host_tensor.hpp"
 
 #include <Eigen/Core>
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 
+#include "contract/checked_int.hpp"
 #include "contract/tensor_view.hpp"
 
 namespace kda {
+
+// Owned host buffers beyond this are refused up front rather than attempted (2^40 bytes).
+constexpr i128 kMaxHostBytes = static_cast<i128>(1) << 40;
 
 double load_element(const std::byte* p, ScalarType t) {
   switch (t) {
@@ -34,20 +40,25 @@ HostTensor::HostTensor(ScalarType type, std::vector<int64_t> shape, std::vector<
     : shape_(std::move(shape)), strides_(std::move(strides)) {
   if (strides_.empty()) {
     strides_.resize(shape_.size());
-    int64_t s = 1;
+    i128 s = 1;
     for (int64_t d = static_cast<int64_t>(shape_.size()) - 1; d >= 0; --d) {
-      strides_[d] = s;
-      s *= shape_[d];
+      if (s > INT64_MAX) throw std::length_error("HostTensor: compact strides do not fit in int64");
+      strides_[d] = static_cast<int64_t>(s);
+      s = mul_sat(s, std::max<int64_t>(shape_[d], 0));
     }
   }
   if (strides_.size() != shape_.size()) throw std::invalid_argument("HostTensor: strides rank != shape rank");
-  int64_t hi = 0;
+  // The strided envelope (largest reachable offset + 1), in 128 bits: fuzzed metadata may
+  // carry strides near 2^62. An empty tensor addresses nothing, whatever its strides.
+  i128 hi = 0;
   bool empty = false;
   for (std::size_t d = 0; d < shape_.size(); ++d) {
     if (shape_[d] < 0 || strides_[d] < 0) throw std::invalid_argument("HostTensor: negative size or stride");
     if (shape_[d] == 0) empty = true;
-    else hi += (shape_[d] - 1) * strides_[d];
+    else hi = std::min(hi + mul_sat(shape_[d] - 1, strides_[d]), kSaturated);
   }
+  if (!empty && (hi + 1) * static_cast<i128>(size_of(type)) > kMaxHostBytes)
+    throw std::length_error("HostTensor: the strided envelope exceeds the host allocation limit");
   storage_.assign(empty ? 1 : static_cast<std::size_t>(hi + 1) * size_of(type), std::byte{0});
   dl_.dtype = to_dl(type);
   dl_.device = {kDLCPU, 0};
