@@ -112,31 +112,12 @@ void fill_slot(CaseTensors& t, int64_t slot, int64_t cursor) {
 
 }  // namespace
 
-StepArgs CaseTensors::args() {
-  StepArgs s;
-  s.mixed_qkv = &mixed_qkv.dl();
-  s.a = &a.dl();
-  s.b = &b.dl();
-  s.A_log = &A_log.dl();
-  s.dt_bias = &dt_bias.dl();
-  s.scale = scale;
-  s.initial_state = &initial_state.dl();
-  s.d_cache = &d_cache.dl();
-  s.k_cache = &k_cache.dl();
-  s.g_cache = &g_cache.dl();
-  s.out = &out.dl();
-  s.ssm_state_indices = &ssm_state_indices.dl();
-  s.write_pos = &write_pos.dl();
-  s.force_flush = force_flush ? &force_flush->dl() : nullptr;
-  s.use_qk_l2norm_in_kernel = config.l2norm;
-  s.lower_bound = config.lower_bound;
-  return s;
-}
-
 CaseTensors materialize(const CaseConfig& c) {
   if (!is_valid_config(c)) throw std::invalid_argument("materialize: invalid case config: " + to_string(c));
   CaseTensors t;
   t.config = c;
+  t.use_qk_l2norm_in_kernel = c.l2norm;
+  t.lower_bound = c.lower_bound;
   const int64_t B = c.B, H = c.H, HV = c.HV, K = c.K, V = c.V, L = c.L, S = c.slots;
   const int64_t qkv_dim = 2 * H * K + HV * V;
   const ScalarType act = c.act_dtype;

@@ -6,28 +6,18 @@
 #include <vector>
 
 #include "cases/case_config.hpp"
-#include "contract/host_tensor.hpp"
-#include "contract/step_args.hpp"
+#include "contract/step_tensors.hpp"
 
 namespace kda {
 
-struct CaseTensors {
+// The sixteen arguments (StepTensors) of a rollout, plus where they came from. Per-token
+// inputs (mixed_qkv, a, b, force_flush) are refilled by fill_token; A_log, dt_bias, scale and
+// ssm_state_indices stay fixed; initial_state and the rings are read and written in place by
+// each step; write_pos is advanced by advance_cursors(). use_qk_l2norm_in_kernel and
+// lower_bound mirror the config.
+struct CaseTensors : StepTensors {
   CaseConfig config;
-  // Per-token inputs (refilled by next_token).
-  HostTensor mixed_qkv, a, b;
-  // Fixed parameters.
-  HostTensor A_log, dt_bias;
-  double scale = 0;
-  // Persistent state (the step reads and writes these in place).
-  HostTensor initial_state, d_cache, k_cache, g_cache;
-  HostTensor out;
-  HostTensor ssm_state_indices;  // fixed over the rollout: one slot per row, or -1
-  HostTensor write_pos;          // advanced by advance_cursors()
-  std::optional<HostTensor> force_flush;
-  int64_t token = 0;             // which token the per-token inputs hold
-
-  // Views of all sixteen arguments (pointers into this object: do not move it while used).
-  StepArgs args();
+  int64_t token = 0;  // which token the per-token inputs hold
 };
 
 // Step 0: parameters, initial state (random checkpoint, rings filled up to each row's

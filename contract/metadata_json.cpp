@@ -99,28 +99,7 @@ nlohmann::ordered_json tensor_json(const DLTensor& t) {
 
 }  // namespace
 
-StepArgs CallMetadata::args() {
-  StepArgs s;
-  s.mixed_qkv = &mixed_qkv.dl();
-  s.a = &a.dl();
-  s.b = &b.dl();
-  s.A_log = &A_log.dl();
-  s.dt_bias = &dt_bias.dl();
-  s.scale = scale;
-  s.initial_state = &initial_state.dl();
-  s.d_cache = &d_cache.dl();
-  s.k_cache = &k_cache.dl();
-  s.g_cache = &g_cache.dl();
-  s.out = &out.dl();
-  s.ssm_state_indices = &ssm_state_indices.dl();
-  s.write_pos = &write_pos.dl();
-  s.force_flush = force_flush ? &force_flush->dl() : nullptr;
-  s.use_qk_l2norm_in_kernel = use_qk_l2norm_in_kernel;
-  s.lower_bound = lower_bound;
-  return s;
-}
-
-CallMetadata parse_call_metadata(const json& j) {
+StepTensors parse_call_metadata(const json& j) {
   if (!j.is_object()) bad("the metadata must be a JSON object keyed by argument name");
   for (const auto& [key, _] : j.items())
     if (!kTensorKeys.count(key) && !kOtherKeys.count(key))
@@ -129,11 +108,11 @@ CallMetadata parse_call_metadata(const json& j) {
     if (!j.contains(key)) bad(fmt::format("missing key \"{}\"", key));
   if (!j.contains("scale")) bad("missing key \"scale\"");
 
-  CallMetadata m;
-  HostTensor CallMetadata::*const fields[] = {
-      &CallMetadata::mixed_qkv, &CallMetadata::a, &CallMetadata::b, &CallMetadata::A_log,
-      &CallMetadata::dt_bias, &CallMetadata::initial_state, &CallMetadata::d_cache, &CallMetadata::k_cache,
-      &CallMetadata::g_cache, &CallMetadata::out, &CallMetadata::ssm_state_indices, &CallMetadata::write_pos};
+  StepTensors m;
+  HostTensor StepTensors::*const fields[] = {
+      &StepTensors::mixed_qkv, &StepTensors::a, &StepTensors::b, &StepTensors::A_log,
+      &StepTensors::dt_bias, &StepTensors::initial_state, &StepTensors::d_cache, &StepTensors::k_cache,
+      &StepTensors::g_cache, &StepTensors::out, &StepTensors::ssm_state_indices, &StepTensors::write_pos};
   const char* const names[] = {"mixed_qkv", "a", "b", "A_log", "dt_bias", "initial_state", "d_cache", "k_cache",
                                "g_cache", "out", "ssm_state_indices", "write_pos"};
   for (std::size_t i = 0; i < std::size(fields); ++i) m.*fields[i] = parse_tensor(j[names[i]], names[i]);
@@ -152,7 +131,7 @@ CallMetadata parse_call_metadata(const json& j) {
   return m;
 }
 
-CallMetadata parse_call_metadata(std::string_view json_text) {
+StepTensors parse_call_metadata(std::string_view json_text) {
   json j;
   try {
     j = json::parse(json_text);

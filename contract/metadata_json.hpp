@@ -8,8 +8,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "contract/host_tensor.hpp"
-#include "contract/step_args.hpp"
+#include "contract/step_tensors.hpp"
 
 namespace kda {
 
@@ -20,17 +19,6 @@ class MetadataError : public std::invalid_argument {
 };
 
 // Metadata-only tensors (no data) for every argument, plus the scalars.
-struct CallMetadata {
-  HostTensor mixed_qkv, a, b, A_log, dt_bias, initial_state, d_cache, k_cache, g_cache, out, ssm_state_indices,
-      write_pos;
-  std::optional<HostTensor> force_flush;
-  double scale = 1.0;
-  bool use_qk_l2norm_in_kernel = false;
-  std::optional<double> lower_bound;
-
-  // Views of the arguments (pointers into this object: do not move it while they are used).
-  StepArgs args();
-};
 
 // Required keys: the twelve tensors and scale. Optional: force_flush (absent or null = none),
 // use_qk_l2norm_in_kernel (default false), lower_bound (absent or null = none).
@@ -38,8 +26,8 @@ struct CallMetadata {
 // "int32", "int64", any other DLPack name ("float64", "uint8", "bool", ...), optionally
 // prefixed "torch.". device: "cpu", "cuda", "cuda:N", or "dlpack:TYPE:N" for other DLPack
 // device types (TYPE 0..15: the values C++ allows in DLDeviceType). Throws MetadataError.
-CallMetadata parse_call_metadata(const nlohmann::json& j);
-CallMetadata parse_call_metadata(std::string_view json_text);
+StepTensors parse_call_metadata(const nlohmann::json& j);
+StepTensors parse_call_metadata(std::string_view json_text);
 
 // The metadata of a call (never its data), in the form parse_call_metadata() reads.
 nlohmann::ordered_json call_metadata_json(const StepArgs& args);

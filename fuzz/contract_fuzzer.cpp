@@ -88,7 +88,7 @@ bool json_can_carry(const StepArgs& args) {
 
 void check_json_round_trip(const StepArgs& args, Backend backend, const Outcome& expected) {
   if (!json_can_carry(args)) return;
-  std::optional<CallMetadata> back;
+  std::optional<StepTensors> back;
   try {
     const std::string text = call_metadata_json(args).dump();
     back.emplace(parse_call_metadata(std::string_view(text)));

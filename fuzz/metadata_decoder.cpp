@@ -277,12 +277,12 @@ DecodedCall decode_call(Fdp& p) {
   const int mutations = p.ConsumeIntegralInRange<int>(0, 8);
   for (int i = 0; i < mutations; ++i) mutate(p, s[p.ConsumeIntegralInRange<int>(0, kArgCount - 1)], ff_present);
 
-  CallMetadata& m = call.meta;
-  HostTensor CallMetadata::*const fields[] = {&CallMetadata::mixed_qkv,   &CallMetadata::a,       &CallMetadata::b,
-                                              &CallMetadata::A_log,       &CallMetadata::dt_bias, &CallMetadata::initial_state,
-                                              &CallMetadata::d_cache,     &CallMetadata::k_cache, &CallMetadata::g_cache,
-                                              &CallMetadata::out,         &CallMetadata::ssm_state_indices,
-                                              &CallMetadata::write_pos};
+  StepTensors& m = call.meta;
+  HostTensor StepTensors::*const fields[] = {&StepTensors::mixed_qkv,   &StepTensors::a,       &StepTensors::b,
+                                              &StepTensors::A_log,       &StepTensors::dt_bias, &StepTensors::initial_state,
+                                              &StepTensors::d_cache,     &StepTensors::k_cache, &StepTensors::g_cache,
+                                              &StepTensors::out,         &StepTensors::ssm_state_indices,
+                                              &StepTensors::write_pos};
   for (int i = 0; i < kFf; ++i) m.*fields[i] = to_host(s[i]);
   if (ff_present) m.force_flush = to_host(s[kFf]);
   return call;

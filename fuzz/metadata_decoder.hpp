@@ -20,7 +20,7 @@
 namespace kda::fuzz {
 
 struct DecodedCall {
-  CallMetadata meta;  // args() points into it: keep the object in place while they are used
+  StepTensors meta;  // args() points into it: keep the object in place while they are used
   Backend backend = Backend::Any;
 };
 

@@ -4,33 +4,12 @@
 
 namespace kda::golden {
 
-StepArgs CallTensors::args() {
-  StepArgs s;
-  s.mixed_qkv = &mixed_qkv.dl();
-  s.a = &a.dl();
-  s.b = &b.dl();
-  s.A_log = &A_log.dl();
-  s.dt_bias = &dt_bias.dl();
-  s.scale = scale;
-  s.initial_state = &initial_state.dl();
-  s.d_cache = &d_cache.dl();
-  s.k_cache = &k_cache.dl();
-  s.g_cache = &g_cache.dl();
-  s.out = &out.dl();
-  s.ssm_state_indices = &ssm_state_indices.dl();
-  s.write_pos = &write_pos.dl();
-  s.force_flush = force_flush ? &force_flush->dl() : nullptr;
-  s.use_qk_l2norm_in_kernel = l2norm;
-  s.lower_bound = lower_bound;
-  return s;
-}
-
-std::vector<std::pair<std::string, HostTensor*>> CallTensors::written() {
-  return {{"out", &out},
-          {"initial_state", &initial_state},
-          {"d_cache", &d_cache},
-          {"k_cache", &k_cache},
-          {"g_cache", &g_cache}};
+std::vector<std::pair<std::string, HostTensor*>> written_tensors(StepTensors& call) {
+  return {{"out", &call.out},
+          {"initial_state", &call.initial_state},
+          {"d_cache", &call.d_cache},
+          {"k_cache", &call.k_cache},
+          {"g_cache", &call.g_cache}};
 }
 
 void copy_bytes(const HostTensor& src, HostTensor& dst) {
@@ -40,8 +19,8 @@ void copy_bytes(const HostTensor& src, HostTensor& dst) {
   std::copy(src.storage().begin(), src.storage().end(), dst.storage().begin());
 }
 
-CallTensors load_call(const GoldenCase& c) {
-  CallTensors call;
+StepTensors load_call(const GoldenCase& c) {
+  StepTensors call;
   call.mixed_qkv = c.at(step_name(c, 0, "mixed_qkv"));
   call.a = c.at(step_name(c, 0, "a"));
   call.b = c.at(step_name(c, 0, "b"));
@@ -56,12 +35,12 @@ CallTensors load_call(const GoldenCase& c) {
   call.out = c.at("out");
   call.ssm_state_indices = c.at("ssm_state_indices");
   call.scale = c.scale;
-  call.l2norm = c.l2norm;
+  call.use_qk_l2norm_in_kernel = c.l2norm;
   call.lower_bound = c.lower_bound;
   return call;
 }
 
-void load_step_inputs(const GoldenCase& c, int64_t t, CallTensors& call) {
+void load_step_inputs(const GoldenCase& c, int64_t t, StepTensors& call) {
   copy_bytes(c.at(step_name(c, t, "mixed_qkv")), call.mixed_qkv);
   copy_bytes(c.at(step_name(c, t, "a")), call.a);
   copy_bytes(c.at(step_name(c, t, "b")), call.b);

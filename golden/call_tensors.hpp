@@ -3,32 +3,20 @@
 #pragma once
 #include <optional>
 
-#include "contract/host_tensor.hpp"
-#include "contract/step_args.hpp"
+#include "contract/step_tensors.hpp"
 #include "golden/golden_case.hpp"
 
 namespace kda::golden {
 
-struct CallTensors {
-  HostTensor mixed_qkv, a, b, A_log, dt_bias, initial_state, d_cache, k_cache, g_cache, out, ssm_state_indices,
-      write_pos;
-  std::optional<HostTensor> force_flush;
-  double scale = 1.0;
-  bool l2norm = false;
-  std::optional<double> lower_bound;
-
-  // Views of the sixteen arguments (pointers into this object: do not move it while used).
-  StepArgs args();
-  // The tensors a step may write, by file name of their final expected value.
-  std::vector<std::pair<std::string, HostTensor*>> written();
-};
+// The tensors a step may write, by file name of their final expected value.
+std::vector<std::pair<std::string, HostTensor*>> written_tensors(StepTensors& call);
 
 // Step 0's call: every input of the case.
-CallTensors load_call(const GoldenCase& c);
+StepTensors load_call(const GoldenCase& c);
 // Loads step t's per-step inputs (mixed_qkv, a, b, write_pos, force_flush) into the working
 // tensors, byte for byte (the storage stays where it is), and resets out to the case's out
 // buffer. Throws SafetensorsError when the case lacks one or a shape differs.
-void load_step_inputs(const GoldenCase& c, int64_t t, CallTensors& call);
+void load_step_inputs(const GoldenCase& c, int64_t t, StepTensors& call);
 
 // Copies src's storage bytes into dst (same dtype, shape and strides; checked).
 void copy_bytes(const HostTensor& src, HostTensor& dst);

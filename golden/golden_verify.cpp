@@ -22,7 +22,7 @@ using Key = std::array<int64_t, 3>;  // (slot, head, record) or (slot, hv, -1) f
 
 // A CaseConfig carrying what the tolerance model reads (sizes, dtypes, steps), from the
 // tensors themselves so that a user's dump without kda.config gets the same bounds.
-CaseConfig bounds_config(const GoldenCase& c, CallTensors& call, const Dims& d) {
+CaseConfig bounds_config(const GoldenCase& c, StepTensors& call, const Dims& d) {
   CaseConfig b;
   b.B = d.B; b.H = d.H; b.HV = d.HV; b.K = d.K; b.V = d.V; b.L = d.L; b.slots = d.slots;
   b.act_dtype = call.mixed_qkv.type();
@@ -54,11 +54,11 @@ void fold(Comparison& into, const std::vector<double>& e, const std::vector<doub
 }
 
 void verify_error(const GoldenCase& c, const VerifyBackend& backend, CaseVerification& r) {
-  CallTensors call = load_call(c);
+  StepTensors call = load_call(c);
   if (!c.call_json.empty() && call_metadata_json(call.args()).dump() != c.call_json)
     r.failure = "kda.call does not describe the case's tensors";
   std::vector<std::vector<std::byte>> before;
-  for (auto& [name, t] : call.written()) before.push_back(t->storage());
+  for (auto& [name, t] : written_tensors(call)) before.push_back(t->storage());
   try {
     backend.step(call.args());
     r.failure = fmt::format("accepted a call that must raise {}", c.expected_id);
@@ -72,7 +72,7 @@ void verify_error(const GoldenCase& c, const VerifyBackend& backend, CaseVerific
       r.failure = "the message matches no catalog entry of id " + c.expected_id;
   }
   std::size_t i = 0;
-  for (auto& [name, t] : call.written()) {
+  for (auto& [name, t] : written_tensors(call)) {
     const auto& b = before[i++];
     for (std::size_t j = 0; j < b.size(); ++j) r.untouched_changed += b[j] != t->storage()[j];
   }
@@ -125,7 +125,7 @@ CaseVerification verify_case(const GoldenCase& c, const VerifyBackend& backend) 
       verify_error(c, backend, r);
       return r;
     }
-    CallTensors call = load_call(c);
+    StepTensors call = load_call(c);
     const Dims d = validate(call.args(), Backend::Cpu);
     const bool model_mode = !c.has_expected();
     r.against_model = model_mode;
@@ -133,7 +133,7 @@ CaseVerification verify_case(const GoldenCase& c, const VerifyBackend& backend) 
     ModelTracker model(call.args(), d);
     std::map<Key, Judge> written_state, written_d, written_k, written_g;
     std::vector<GapWatch> gaps;
-    for (auto& [name, t] : call.written()) gaps.emplace_back(*t);
+    for (auto& [name, t] : written_tensors(call)) gaps.emplace_back(*t);
     const int64_t group = d.HV / d.H;
     for (int64_t t = 0; t < c.steps; ++t) {
       if (t > 0) load_step_inputs(c, t, call);

@@ -37,7 +37,7 @@ TEST(ContractMetadataJson, RoundTripsEveryMutatedCall) {
       apply_mutations(t, {{static_cast<Check>(check), 5}});
       BuiltCall call(t.spec);
       const auto json = call_metadata_json(call.args());
-      CallMetadata parsed = parse_call_metadata(std::string_view(json.dump()));
+      StepTensors parsed = parse_call_metadata(std::string_view(json.dump()));
       EXPECT_EQ(call_metadata_json(parsed.args()), json) << check_name(static_cast<Check>(check));
       EXPECT_EQ(outcome(parsed.args()), outcome(call.args())) << check_name(static_cast<Check>(check));
     }
@@ -68,7 +68,7 @@ nlohmann::json valid_json() {
 
 TEST(ContractMetadataJson, ReadsScalarsAndOptionalKeys) {
   nlohmann::json j = valid_json();
-  CallMetadata m = parse_call_metadata(j);
+  StepTensors m = parse_call_metadata(j);
   EXPECT_EQ(m.scale, 0.125);
   EXPECT_EQ(m.lower_bound, -5.0);
   EXPECT_TRUE(m.force_flush.has_value());

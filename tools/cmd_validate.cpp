@@ -33,7 +33,7 @@ int run_validate(const std::string& path, Backend backend) {
     std::cerr << "kda-harness validate: cannot read " << path << "\n";
     return 2;
   }
-  CallMetadata call;
+  StepTensors call;
   try {
     call = parse_call_metadata(std::string_view(text));
   } catch (const MetadataError& e) {
