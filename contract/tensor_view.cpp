@@ -35,6 +35,13 @@ std::vector<int64_t> strides_of(const DLTensor& t) {
   return s;
 }
 
+std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size());
+  for (std::size_t d = 0; d < shape.size(); ++d)
+    s[d] = clamp_to_i64(product_sat(shape.data() + d + 1, static_cast<int64_t>(shape.size() - d - 1)));
+  return s;
+}
+
 int64_t numel(const DLTensor& t) { return clamp_to_i64(product_sat(t.shape, t.ndim)); }
 
 bool is_contiguous(const DLTensor& t) {

@@ -17,6 +17,8 @@ int64_t size(const DLTensor& t, int64_t dim);    // dim may be negative (Python 
 int64_t stride(const DLTensor& t, int64_t dim);  // element stride; compact when strides == null
 std::vector<int64_t> shape_of(const DLTensor& t);
 std::vector<int64_t> strides_of(const DLTensor& t);  // never null: compact strides filled in
+// Row-major strides of a shape, saturating at INT64_MAX (fuzzed shapes reach 2^62).
+std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape);
 int64_t numel(const DLTensor& t);
 bool is_contiguous(const DLTensor& t);
 bool same_device(const DLTensor& x, const DLTensor& y);

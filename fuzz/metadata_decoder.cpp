@@ -10,6 +10,7 @@
 
 #include "contract/checked_int.hpp"
 #include "contract/scalar_type.hpp"
+#include "contract/tensor_view.hpp"
 
 namespace kda::fuzz {
 namespace {
@@ -137,16 +138,6 @@ double pick_double(Fdp& p, double typical) {
     case 6: return p.ConsumeFloatingPointInRange<double>(-100.0, 100.0);
     default: return std::bit_cast<double>(p.ConsumeIntegral<uint64_t>());
   }
-}
-
-std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> s(shape.size());
-  i128 acc = 1;
-  for (std::size_t d = shape.size(); d-- > 0;) {
-    s[d] = sat(acc);
-    acc = mul_sat(acc, shape[d]);
-  }
-  return s;
 }
 
 void make_explicit(Spec& s) {

@@ -6,20 +6,12 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "contract/tensor_view.hpp"
+
 namespace kda::golden {
 namespace {
 
 const std::string kStridesPrefix = "kda.strides.";
-
-std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> s(shape.size());
-  int64_t acc = 1;
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    s[d] = acc;
-    acc *= shape[d];
-  }
-  return s;
-}
 
 [[noreturn]] void bad(const std::string& what) { throw SafetensorsError("golden case: " + what); }
 

@@ -6,14 +6,6 @@
 
 namespace kda::test {
 
-// Saturating (tests describe tensors with sizes near 2^62 too).
-std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> s(shape.size());
-  for (std::size_t d = 0; d < shape.size(); ++d)
-    s[d] = clamp_to_i64(product_sat(shape.data() + d + 1, static_cast<int64_t>(shape.size() - d - 1)));
-  return s;
-}
-
 TensorSpec& TensorSpec::reshape(std::vector<int64_t> new_shape) {
   shape = std::move(new_shape);
   strides = compact_strides(shape);

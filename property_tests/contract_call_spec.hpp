@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "contract/tensor_view.hpp"
 #include "contract/host_tensor.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/step_args.hpp"
@@ -29,8 +30,6 @@ struct TensorSpec {
   // Explicit strides (compact ones filled in first when they were null).
   std::vector<int64_t>& explicit_strides();
 };
-
-std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape);
 
 struct CallSpec {
   TensorSpec mixed_qkv, a, b, A_log, dt_bias, initial_state, d_cache, k_cache, g_cache, out, ssm_state_indices,

@@ -19,16 +19,6 @@ DLDataType float_dtype(uint64_t pick) {
 
 }  // namespace
 
-std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
-  std::vector<int64_t> s(shape.size());
-  int64_t acc = 1;
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
-    s[d] = acc;
-    acc *= shape[d];
-  }
-  return s;
-}
-
 void TensorMeta::reshape(std::vector<int64_t> s) {
   shape = std::move(s);
   if (!strides.empty()) strides = compact_strides(shape);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "contract/tensor_view.hpp"
 #include "contract/host_tensor.hpp"
 #include "contract/step_args.hpp"
 #include "contract/validate.hpp"
@@ -51,7 +52,5 @@ struct BuiltCall {
   std::vector<HostTensor> tensors;
   StepArgs args;
 };
-
-std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape);
 
 }  // namespace kda::cli
