@@ -90,16 +90,15 @@ Dims replayssm_decode(const StepArgs& args, cudaStream_t stream, DLTensor* row_s
   const Dims dims = validate(args, Backend::Cuda);
   if (row_status != nullptr) check_row_status(*row_status, *args.mixed_qkv, dims.B);
   const detail::ReplayParams p = make_params(args, dims, row_status);
-  const detail::LaunchShape shape = detail::default_launch_shape(p);
-  const int64_t blocks = dims.B * dims.HV * (dims.V / (dims.V < shape.BV ? dims.V : shape.BV));
-  if (blocks > 0x7fffffff) throw std::invalid_argument("replayssm_decode: B*HV*V tiles exceed the grid limit");
+  if (detail::replayssm_blocks(p) > 0x7fffffff)
+    throw std::invalid_argument("replayssm_decode: B*HV*V tiles exceed the grid limit");
 
   // Launch on the tensors' device; restore the caller's current device afterwards.
   int current = 0;
   check_cuda(cudaGetDevice(&current), "cudaGetDevice");
   const int device = static_cast<int>(args.mixed_qkv->device.device_id);
   if (device != current) check_cuda(cudaSetDevice(device), "cudaSetDevice");
-  const cudaError_t launched = detail::launch_replayssm(p, shape, stream);
+  const cudaError_t launched = detail::launch_replayssm(p, stream);
   if (device != current) check_cuda(cudaSetDevice(current), "cudaSetDevice (restore)");
   check_cuda(launched, "kernel launch");
   return dims;

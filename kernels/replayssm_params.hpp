@@ -42,20 +42,10 @@ struct ReplayParams {
   bool l2norm = false;
 };
 
-// How the work is cut: one CTA per (row, value head, tile of BV state rows); K is walked in
-// tiles of KT columns, the ring in chunks of JT records. All powers of two; JT a multiple
-// of 16 (the tensor-core k-step).
-struct LaunchShape {
-  int threads = 128;
-  int BV = 32;
-  int KT = 128;
-  int JT = 32;
-};
-
-LaunchShape default_launch_shape(const ReplayParams& p);
-// Bytes of dynamic shared memory a shape needs.
-std::size_t shared_bytes(const ReplayParams& p, const LaunchShape& s);
-// Enqueues the kernel; returns the launch's cudaGetLastError().
-cudaError_t launch_replayssm(const ReplayParams& p, const LaunchShape& s, cudaStream_t stream);
+// Thread blocks of one step (kernel v4: 64 state rows of one (row, value head) per block).
+int64_t replayssm_blocks(const ReplayParams& p);
+// Enqueues the kernel; returns the launch's cudaGetLastError() (success, launching
+// nothing, when there are no blocks).
+cudaError_t launch_replayssm(const ReplayParams& p, cudaStream_t stream);
 
 }  // namespace kda::cuda::detail

@@ -1,0 +1,87 @@
+// A lane's NC consecutive columns of one tensor row, moved as one vector access when the
+// columns are contiguous and the address is aligned to the vector (f32: NC*4 bytes, 16-bit:
+// NC*2), element by element otherwise. With lane l owning columns [l*NC, l*NC+NC), a warp's
+// access to a 128-column row is one contiguous 512-byte (f32) or 256-byte (16-bit) span:
+// every sector it touches is used whole. Any stride stays correct (the element path).
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <cstdint>
+
+#include "kernels/dtype_convert.cuh"
+
+namespace kda::cuda::detail {
+
+__device__ __forceinline__ float half_bits_to_float(uint32_t bits, int32_t dt) {
+  const uint16_t h = static_cast<uint16_t>(bits);
+  if (dt == kBF16) return __uint_as_float(static_cast<uint32_t>(h) << 16);
+  return __half2float(__ushort_as_half(h));
+}
+
+__device__ __forceinline__ uint32_t float_to_half_bits(float x, int32_t dt) {
+  if (dt == kBF16) return __bfloat16_as_ushort(__float2bfloat16_rn(x));
+  return __half_as_ushort(__float2half_rn(x));
+}
+
+// x[n] = element (off + n*stride) of base, n < NC.
+template <int NC>
+__device__ __forceinline__ void load_cols(const char* base, int32_t dt, int64_t off, int64_t stride, float (&x)[NC]) {
+  const int es = dt == kF32 ? 4 : 2;
+  const char* at = base + off * es;
+  if (stride == 1 && (reinterpret_cast<uintptr_t>(at) & (NC * es - 1)) == 0) {
+    if (dt == kF32) {
+      if constexpr (NC == 4) {
+        const float4 v = *reinterpret_cast<const float4*>(at);
+        x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
+      } else if constexpr (NC == 2) {
+        const float2 v = *reinterpret_cast<const float2*>(at);
+        x[0] = v.x, x[1] = v.y;
+      } else {
+        x[0] = *reinterpret_cast<const float*>(at);
+      }
+    } else {
+      if constexpr (NC == 4) {
+        const uint2 v = *reinterpret_cast<const uint2*>(at);
+        x[0] = half_bits_to_float(v.x, dt), x[1] = half_bits_to_float(v.x >> 16, dt);
+        x[2] = half_bits_to_float(v.y, dt), x[3] = half_bits_to_float(v.y >> 16, dt);
+      } else if constexpr (NC == 2) {
+        const uint32_t v = *reinterpret_cast<const uint32_t*>(at);
+        x[0] = half_bits_to_float(v, dt), x[1] = half_bits_to_float(v >> 16, dt);
+      } else {
+        x[0] = half_bits_to_float(*reinterpret_cast<const uint16_t*>(at), dt);
+      }
+    }
+    return;
+  }
+#pragma unroll
+  for (int n = 0; n < NC; ++n) x[n] = load_float(base, off + n * stride, dt);
+}
+
+// Element (off + n*stride) of base = x[n] rounded (RNE) to dt, n < NC.
+template <int NC>
+__device__ __forceinline__ void store_cols(char* base, int32_t dt, int64_t off, int64_t stride, const float (&x)[NC]) {
+  const int es = dt == kF32 ? 4 : 2;
+  char* at = base + off * es;
+  if (stride == 1 && (reinterpret_cast<uintptr_t>(at) & (NC * es - 1)) == 0) {
+    if (dt == kF32) {
+      if constexpr (NC == 4) *reinterpret_cast<float4*>(at) = make_float4(x[0], x[1], x[2], x[3]);
+      else if constexpr (NC == 2) *reinterpret_cast<float2*>(at) = make_float2(x[0], x[1]);
+      else *reinterpret_cast<float*>(at) = x[0];
+    } else {
+      if constexpr (NC == 4) {
+        *reinterpret_cast<uint2*>(at) = make_uint2(float_to_half_bits(x[0], dt) | float_to_half_bits(x[1], dt) << 16,
+                                                   float_to_half_bits(x[2], dt) | float_to_half_bits(x[3], dt) << 16);
+      } else if constexpr (NC == 2) {
+        *reinterpret_cast<uint32_t*>(at) = float_to_half_bits(x[0], dt) | float_to_half_bits(x[1], dt) << 16;
+      } else {
+        *reinterpret_cast<uint16_t*>(at) = static_cast<uint16_t>(float_to_half_bits(x[0], dt));
+      }
+    }
+    return;
+  }
+#pragma unroll
+  for (int n = 0; n < NC; ++n) store_float(base, off + n * stride, dt, x[n]);
+}
+
+}  // namespace kda::cuda::detail
