@@ -1,379 +1,277 @@
-// The ReplaySSM decode step on the GPU (semantics.md), kernel v4.
+// The ReplaySSM decode step on the GPU for K <= 128 (semantics.md), kernel v5 of
+// docs/perf-notes.md. Larger K goes to replayssm_wide_kernel.cu.
 //
-// Work unit: one WARP per (row, value head, 16 state rows); a CTA is 4 independent warps
-// (64 state rows), so a (row, head) with V = 128 is 8 warps in 2 CTAs. There is no block
-// barrier: everything a warp needs it computes itself (row verdict, norms, gates, ring
-// sums), and the only shared memory is the warp's own staging buffer for ring deltas.
+// One CTA per (row, value head, 128 state rows): up to 8 warps of 16 rows each. Lane l of
+// a warp owns columns [l*NC, l*NC + NC) (NC = K/32, at most 4) of its 16 rows, in registers
+// from the checkpoint load to the checkpoint store, so each state row is read and written
+// by the warp as one contiguous 16-/8-byte-per-lane span (lane_columns.cuh).
 //
-// Lane l owns columns [l*NC, l*NC + NC) of each of the warp's 16 rows (NC = K/32, at most
-// 4; K > 128 is walked in 128-column chunks), held in registers from the checkpoint load
-// to the checkpoint store. So each state row is read and written by the warp as one
-// contiguous span (lane_columns.cuh), and the checkpoint loads are issued before the ring
-// work that they wait behind.
+// What is the same for every state row of the head is computed once per CTA, one column
+// per thread, into shared memory: q, k, the gate g and exp(g), the ring gate sums and
+// exp(total), the decayed ring keys w_j = k_j exp(total - prefix_j) and the ring deltas d_j
+// (both rounded to out's dtype: the spec's rounding point). The rank update is then, per
+// record, one 16-byte shared load of w_j, four broadcast loads of d_j and 16 x NC FMAs
+// per lane (a product of two bf16/f16 values is exact in float32, so FMA accumulation is
+// the tensor-core dot up to summation order).
 //
-// Per warp:
-//   1. verdict: padding / slot / cursor / duplicate slot (rejected: zeros to out, return);
-//   2. token: norms of q and k, k.(q scale), beta (through b's dtype), A; per lane its
-//      columns of q*scale, k and the gate g;
-//   3. rebuild: S = S0 diag(exp(total)) + sum_j d_j w_j^T with w_j = k_j exp(total -
-//      prefix_j); d_j and w_j rounded to out's dtype (the spec's rounding point), products
-//      accumulated in float32 FMA (a product of two bf16/f16 values is exact in float32,
-//      so this equals a tensor-core dot up to summation order); then decay by exp(g);
-//   4. S.k and S.(q scale) per row in one transposed warp reduction; d, o -> out;
-//   5. flush: checkpoint = S + d k^T from registers; append: d (and, from one warp per
-//      (row, head), g and the key once per query-head group) at the cursor.
+// Per CTA:
+//   1. the row's slot / cursor / flush; the checkpoint loads are issued at once; the
+//      duplicate-slot scan spread over the CTA (first barrier); padding or rejected rows:
+//      zeros to out and return;
+//   2. per chunk of 32 ring records: column threads fill w_j, all threads fill d_j;
+//      barrier; each warp: norms and k.(q scale) from shared q, k (first chunk), S0 scaled
+//      by exp(total), rank update;
+//   3. decay by exp(g); S.k and S.(q scale) of the warp's 16 rows in one transposed warp
+//      reduction; d = beta (v - S.k), o = S.(q scale) + d k.(q scale) -> out;
+//   4. flush: checkpoint S + d k^T from registers; append: d at the cursor, and from warp 0
+//      of the head's first CTA g (and the key once per query-head group).
+#include <algorithm>
 #include <cmath>
 
-#include "kernels/dtype_convert.cuh"
 #include "kernels/lane_columns.cuh"
-#include "kernels/replayssm_params.hpp"
-#include "kernels/row_status.hpp"
+#include "kernels/replayssm_device.cuh"
 #include "kernels/warp_reduce.cuh"
 
 namespace kda::cuda::detail {
 namespace {
 
 constexpr int kRowsPerWarp = 16;  // S.k and S.q of 16 rows = 32 values: one per lane after the reduction
-constexpr int kWarpsPerCta = 4;
-constexpr int kRowsPerCta = kRowsPerWarp * kWarpsPerCta;
-constexpr int kRecordChunk = 16;  // ring deltas staged in shared memory per pass
+constexpr int kRowsPerCta = 128;
+constexpr int kMaxWarps = kRowsPerCta / kRowsPerWarp;
+constexpr int kMaxK = 128;
+constexpr int kRecordChunk = 32;
 
-struct RowVerdict {
-  int64_t slot = -1;
-  int32_t cursor = 0;
-  int32_t status = kRowOk;
-  bool flush = false;
+struct HeadShared {
+  float q[kMaxK], k[kMaxK];  // raw q and k of the token (each warp normalizes its own columns)
+  float g[kMaxK], eg[kMaxK];  // the current gate and exp(g)
+  float etot[kMaxK];          // exp(sum of the ring's gates)
+  float w[kRecordChunk][kMaxK];        // decayed ring keys, rounded to out's dtype
+  float d[kRecordChunk][kRowsPerCta];  // ring deltas of the CTA's rows, rounded to out's dtype
 };
 
-// Warp-uniform: every lane returns the same verdict.
-__device__ RowVerdict judge_row(const ReplayParams& p, int64_t row) {
-  const int lane = threadIdx.x & 31;
-  RowVerdict r;
-  r.slot = load_int(p.indices, row);
-  if (r.slot < 0) {
-    r.status = kRowPadding;
-    return r;
-  }
-  if (r.slot >= p.slots) r.status |= kRowSlotOutOfRange;
-  r.cursor = reinterpret_cast<const int32_t*>(p.write_pos.ptr)[row * p.write_pos.stride[0]];
-  if (r.cursor < 0 || r.cursor >= p.L) r.status |= kRowCursorOutOfRange;
-  bool dup = false;
-#pragma unroll 4
-  for (int64_t other = lane; other < p.B; other += 32) dup |= other != row && load_int(p.indices, other) == r.slot;
-  if (__any_sync(kFullMask, dup)) r.status |= kRowDuplicateSlot;
-  const bool forced =
-      p.force_flush.ptr != nullptr &&
-      reinterpret_cast<const int32_t*>(p.force_flush.ptr)[row * p.force_flush.stride[0]] != 0;
-  r.flush = forced || r.cursor == p.L - 1;
-  return r;
-}
-
-__host__ __device__ __forceinline__ int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
-
-__device__ __forceinline__ float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
-
-__device__ __forceinline__ int64_t off4(const TensorRef& t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
-  return i0 * t.stride[0] + i1 * t.stride[1] + i2 * t.stride[2] + i3 * t.stride[3];
-}
-
-// The current token's per-(row, head) scalars, the same in every lane.
-struct Token {
-  int64_t row, hv, h;
-  int64_t q0, k0, v0;    // element offsets of q, k (head h) and v (head hv) of the row in mixed_qkv
-  float q_norm, k_norm;  // divisors (1 without L2 norm)
-  float kq;              // k . (q * scale)
-  float beta, A;
-};
-
-// A lane's columns [c0, c0 + NC) of the current token; inactive (all zero) when c0 >= K.
+// Lane 2i gets row i's S.k over the warp's columns, lane 2i+1 its S.(q scale).
 template <int NC>
-struct LaneCols {
-  int64_t c0;
-  bool active;
-  float qs[NC], kn[NC], g[NC];  // q * scale, k (both normalized), gate
-};
-
-template <int NC>
-__device__ __forceinline__ int64_t lane_first_col(int64_t chunk) {
-  return chunk * 32 * NC + (threadIdx.x & 31) * NC;
-}
-
-// Raw q and k of the lane's columns of chunk `chunk` (zeros past K).
-template <int NC>
-__device__ bool load_qk(const ReplayParams& p, const Token& t, int64_t chunk, float (&q)[NC], float (&k)[NC]) {
-  const int64_t c0 = lane_first_col<NC>(chunk);
-#pragma unroll
-  for (int n = 0; n < NC; ++n) q[n] = k[n] = 0.0f;
-  if (c0 >= p.K) return false;
-  load_cols(p.qkv.ptr, p.qkv.dtype, t.q0 + c0, 1, q);  // mixed_qkv's last dim has stride 1 (contract V2)
-  load_cols(p.qkv.ptr, p.qkv.dtype, t.k0 + c0, 1, k);
-  return true;
-}
-
-template <int NC, bool kMultiChunk>
-__device__ Token make_token(const ReplayParams& p, int64_t row, int64_t hv) {
-  Token t;
-  t.row = row;
-  t.hv = hv;
-  t.h = hv / (p.HV / p.H);
-  const int64_t base = row * p.qkv.stride[0];
-  t.q0 = base + t.h * p.K;
-  t.k0 = base + p.H * p.K + t.h * p.K;
-  t.v0 = base + 2 * p.H * p.K + hv * p.V;
-  const int64_t chunks = kMultiChunk ? p.K / (32 * NC) : 1;
-  t.q_norm = t.k_norm = 1.0f;
-  if (p.l2norm) {
-    float qq = 0, kk = 0;
-    for (int64_t ch = 0; ch < chunks; ++ch) {
-      float q[NC], k[NC];
-      load_qk<NC>(p, t, ch, q, k);
-#pragma unroll
-      for (int n = 0; n < NC; ++n) qq += q[n] * q[n], kk += k[n] * k[n];
-    }
-    t.q_norm = sqrtf(warp_sum(qq) + 1e-6f);
-    t.k_norm = sqrtf(warp_sum(kk) + 1e-6f);
-  }
-  float kq = 0;
-  for (int64_t ch = 0; ch < chunks; ++ch) {
-    float q[NC], k[NC];
-    load_qk<NC>(p, t, ch, q, k);
-#pragma unroll
-    for (int n = 0; n < NC; ++n) kq += (k[n] / t.k_norm) * (q[n] / t.q_norm * p.scale);
-  }
-  t.kq = warp_sum(kq);
-  const float b = load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype);
-  // beta goes through b's dtype: a step function, so a one-ulp difference in the float32
-  // sigmoid next to a rounding midpoint would move beta by a whole ulp of that dtype. Take
-  // exp in double and round it (the correctly rounded float32 exp, as a CPU's expf gives),
-  // then the float32 operations of 1 / (1 + e), so beta matches a host float32 sigmoid.
-  const float e = static_cast<float>(exp(-static_cast<double>(b)));
-  t.beta = round_to(p.b.dtype, 1.0f / (1.0f + e));
-  t.A = expf(load_float(p.A_log.ptr, hv * p.A_log.stride[0], p.A_log.dtype));
-  return t;
-}
-
-template <int NC>
-__device__ LaneCols<NC> lane_cols(const ReplayParams& p, const Token& t, int64_t chunk) {
-  LaneCols<NC> c;
-  c.c0 = lane_first_col<NC>(chunk);
-  float q[NC], k[NC], a[NC] = {}, bias[NC] = {};
-  c.active = load_qk<NC>(p, t, chunk, q, k);
-  if (c.active) {
-    load_cols(p.a.ptr, p.a.dtype, t.row * p.a.stride[0] + t.hv * p.a.stride[1] + c.c0 * p.a.stride[2], p.a.stride[2], a);
-    load_cols(p.dt_bias.ptr, p.dt_bias.dtype, t.hv * p.dt_bias.stride[0] + c.c0 * p.dt_bias.stride[1],
-              p.dt_bias.stride[1], bias);
-  }
-#pragma unroll
-  for (int n = 0; n < NC; ++n) {
-    c.qs[n] = q[n] / t.q_norm * p.scale;
-    c.kn[n] = k[n] / t.k_norm;
-    const float x = a[n] + bias[n];
-    float g;  // semantics.md: both gates
-    if (p.has_lower_bound) g = p.lower_bound * sigmoidf(t.A * x);
-    else g = -t.A * (x <= 20.0f ? log1pf(expf(x)) : x);
-    c.g[n] = c.active ? g : 0.0f;
-  }
-  return c;
-}
-
-// S <- the decayed state S_dec of the warp's rows [v_first, v_first + nrows) on the lane's
-// columns: S0 diag(exp(total)) + sum_j d_j w_j^T, then diag(exp(g)). `staged` is the
-// warp's kRecordChunk x kRowsPerWarp buffer.
-template <int NC>
-__device__ void rebuild(const ReplayParams& p, const Token& t, const RowVerdict& r, const LaneCols<NC>& c,
-                        int64_t v_first, int nrows, float* staged, float (&S)[kRowsPerWarp][NC]) {
-  const int lane = threadIdx.x & 31;
-  // Checkpoint rows first: their loads are in flight during the ring sums below.
-#pragma unroll
-  for (int rr = 0; rr < kRowsPerWarp; ++rr) {
-#pragma unroll
-    for (int n = 0; n < NC; ++n) S[rr][n] = 0.0f;
-    if (c.active && rr < nrows)
-      load_cols(p.state.ptr, p.state.dtype, off4(p.state, r.slot, t.hv, v_first + rr, c.c0), p.state.stride[3], S[rr]);
-  }
-  const int64_t gs = p.g_cache.stride[3], ks = p.k_cache.stride[3];
-  float total[NC] = {};
-  for (int j = 0; j < r.cursor; ++j) {
-    float g[NC] = {};
-    if (c.active) load_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, t.hv, j, c.c0), gs, g);
-#pragma unroll
-    for (int n = 0; n < NC; ++n) total[n] += g[n];
-  }
-  if (r.cursor > 0) {
-    float e[NC];
-#pragma unroll
-    for (int n = 0; n < NC; ++n) e[n] = expf(total[n]);
-#pragma unroll
-    for (int rr = 0; rr < kRowsPerWarp; ++rr)
-#pragma unroll
-      for (int n = 0; n < NC; ++n) S[rr][n] *= e[n];
-  }
-  const int32_t od = p.out.dtype;
-  float prefix[NC] = {};
-  for (int jc = 0; jc < r.cursor; jc += kRecordChunk) {
-    const int jn = min(kRecordChunk, r.cursor - jc);
-    __syncwarp();  // the previous chunk's reads of `staged` are done
-#pragma unroll
-    for (int i = 0; i < kRecordChunk * kRowsPerWarp / 32; ++i) {
-      const int idx = lane + 32 * i, j = idx / kRowsPerWarp, rr = idx % kRowsPerWarp;
-      float d = 0.0f;
-      if (j < jn && rr < nrows)
-        d = round_to(od, load_float(p.d_cache.ptr, off4(p.d_cache, r.slot, t.hv, jc + j, v_first + rr), p.d_cache.dtype));
-      staged[idx] = d;
-    }
-    __syncwarp();
-    for (int j = 0; j < jn; ++j) {
-      float g[NC] = {}, k[NC] = {}, w[NC];
-      if (c.active) {
-        load_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, t.hv, jc + j, c.c0), gs, g);
-        load_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, t.h, jc + j, c.c0), ks, k);
-      }
-#pragma unroll
-      for (int n = 0; n < NC; ++n) {
-        prefix[n] += g[n];
-        w[n] = round_to(od, k[n] * expf(total[n] - prefix[n]));
-      }
-      const float4* d4 = reinterpret_cast<const float4*>(staged + j * kRowsPerWarp);
-#pragma unroll
-      for (int q = 0; q < kRowsPerWarp / 4; ++q) {
-        const float4 dq = d4[q];  // the same address in every lane: a broadcast
-        const float dr[4] = {dq.x, dq.y, dq.z, dq.w};
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-#pragma unroll
-          for (int n = 0; n < NC; ++n) S[4 * q + i][n] = fmaf(dr[i], w[n], S[4 * q + i][n]);
-      }
-    }
-  }
-  float eg[NC];
-#pragma unroll
-  for (int n = 0; n < NC; ++n) eg[n] = expf(c.g[n]);
-#pragma unroll
-  for (int rr = 0; rr < kRowsPerWarp; ++rr)
-#pragma unroll
-    for (int n = 0; n < NC; ++n) S[rr][n] *= eg[n];
-}
-
-// Lane 2i gets row i's S.k over the lane columns of the whole warp, lane 2i+1 its S.(q scale).
-template <int NC>
-__device__ float row_dots(const float (&S)[kRowsPerWarp][NC], const LaneCols<NC>& c) {
+__device__ float row_dots(const float (&S)[kRowsPerWarp][NC], const float (&kn)[NC], const float (&qs)[NC]) {
   float part[2 * kRowsPerWarp];
 #pragma unroll
   for (int rr = 0; rr < kRowsPerWarp; ++rr) {
     float sk = 0.0f, sq = 0.0f;
 #pragma unroll
-    for (int n = 0; n < NC; ++n) sk += S[rr][n] * c.kn[n], sq += S[rr][n] * c.qs[n];
+    for (int n = 0; n < NC; ++n) sk += S[rr][n] * kn[n], sq += S[rr][n] * qs[n];
     part[2 * rr] = sk;
     part[2 * rr + 1] = sq;
   }
   return warp_reduce_scatter32(part);
 }
 
-// The new checkpoint S + d k^T of the warp's rows on the lane's columns.
+// x = row[c0, c0 + NC) of a shared 128-float row (16-byte aligned), zeros when !active.
 template <int NC>
-__device__ void store_checkpoint(const ReplayParams& p, const RowVerdict& r, int64_t hv, const LaneCols<NC>& c,
-                                 int64_t v_first, int nrows, const float (&S)[kRowsPerWarp][NC],
-                                 const float (&d)[kRowsPerWarp]) {
-  if (!c.active) return;
-#pragma unroll
-  for (int rr = 0; rr < kRowsPerWarp; ++rr) {
-    if (rr >= nrows) break;
-    float x[NC];
-#pragma unroll
-    for (int n = 0; n < NC; ++n) x[n] = fmaf(d[rr], c.kn[n], S[rr][n]);
-    store_cols(p.state.ptr, p.state.dtype, off4(p.state, r.slot, hv, v_first + rr, c.c0), p.state.stride[3], x);
+__device__ __forceinline__ void load_shared_cols(const float* row, int c0, bool active, float (&x)[NC]) {
+  if constexpr (NC == 4) {  // K = 128: every lane active
+    const float4 v = *reinterpret_cast<const float4*>(row + c0);
+    x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
+  } else if constexpr (NC == 2) {  // K = 64: every lane active
+    const float2 v = *reinterpret_cast<const float2*>(row + c0);
+    x[0] = v.x, x[1] = v.y;
+  } else {
+    x[0] = active ? row[c0] : 0.0f;
   }
 }
 
-template <int NC, bool kMultiChunk>
-__global__ void __launch_bounds__(kWarpsPerCta * 32, 4) replayssm_step_kernel(const ReplayParams p) {
-  __shared__ __align__(16) float staged_deltas[kWarpsPerCta][kRecordChunk * kRowsPerWarp];
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  const int64_t n_vchunks = (p.V + kRowsPerCta - 1) / kRowsPerCta;
-  int64_t id = blockIdx.x;
-  const int64_t vc = id % n_vchunks;
+template <int NC>
+__global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const ReplayParams p) {
+  __shared__ __align__(16) HeadShared sh;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  // The grid has fewer than 2^31 blocks (the launcher checks), so these fit in 32 bits.
+  const int n_vchunks = static_cast<int>((p.V + kRowsPerCta - 1) / kRowsPerCta);
+  int id = static_cast<int>(blockIdx.x);
+  const int vc = id % n_vchunks;
   id /= n_vchunks;
-  const int64_t hv = id % p.HV, row = id / p.HV;
-  const int64_t v_first = vc * kRowsPerCta + warp * kRowsPerWarp;
-  if (v_first >= p.V) return;  // V < 64: a warp past the last row (warp 0 always has rows)
-  const int nrows = static_cast<int>(min64(kRowsPerWarp, p.V - v_first));
-  const int64_t out_row = row * p.out.stride[0] + hv * p.out.stride[1];
+  const int hv = id % static_cast<int>(p.HV), row = id / static_cast<int>(p.HV);
+  const int cta_rows = static_cast<int>(min64(kRowsPerCta, p.V - static_cast<int64_t>(vc) * kRowsPerCta));  // a power of two
+  const int nrows = min(kRowsPerWarp, cta_rows - warp * kRowsPerWarp);  // <= 0: a warp that only fills columns
+  const int64_t v_first = static_cast<int64_t>(vc) * kRowsPerCta + warp * kRowsPerWarp;
+  const int64_t out_row = static_cast<int64_t>(row) * p.out.stride[0] + hv * p.out.stride[1];
+  const int c0 = lane * NC;
+  const bool active = c0 < p.K;  // K < 32: lanes past K hold zeros
 
-  const RowVerdict r = judge_row(p, row);
-  if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && threadIdx.x == 0)
+  RowVerdict r = row_values(p, row);
+  // The checkpoint loads go out first; everything up to the rank update overlaps them.
+  float S[kRowsPerWarp][NC];
+#pragma unroll
+  for (int rr = 0; rr < kRowsPerWarp; ++rr)
+#pragma unroll
+    for (int n = 0; n < NC; ++n) S[rr][n] = 0.0f;
+  const int64_t s_row = p.state.stride[2], s_col = p.state.stride[3];
+  const int64_t s0 = r.status == kRowOk ? off4(p.state, r.slot, hv, v_first, c0) : 0;
+  if (r.status == kRowOk && active) {
+#pragma unroll
+    for (int rr = 0; rr < kRowsPerWarp; ++rr)
+      if (rr < nrows) load_cols(p.state.ptr, p.state.dtype, s0 + rr * s_row, s_col, S[rr]);
+  }
+  if (r.slot >= 0 && __syncthreads_or(slot_taken_elsewhere(p, row, r.slot, tid, blockDim.x)))
+    r.status |= kRowDuplicateSlot;
+  if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && tid == 0)
     reinterpret_cast<int32_t*>(p.row_status.ptr)[row * p.row_status.stride[0]] = r.status;
-  if (r.status != kRowOk) {
+  if (r.status != kRowOk) {  // padding or rejected: zeros to out, nothing else
     if (lane < nrows) store_float(p.out.ptr, out_row + (v_first + lane) * p.out.stride[2], p.out.dtype, 0.0f);
     return;
   }
-  const Token t = make_token<NC, kMultiChunk>(p, row, hv);
-  const int64_t chunks = kMultiChunk ? p.K / (32 * NC) : 1;
-  float* staged = staged_deltas[warp];
 
-  float S[kRowsPerWarp][NC];
-  LaneCols<NC> c;
-  float dot = 0.0f;  // lane 2i: row i's S.k, lane 2i+1: its S.(q scale)
-  for (int64_t ch = 0; ch < chunks; ++ch) {
-    c = lane_cols<NC>(p, t, ch);
-    rebuild<NC>(p, t, r, c, v_first, nrows, staged, S);
-    dot += row_dots<NC>(S, c);
+  const int h = hv / static_cast<int>(p.HV / p.H);
+  const QkvOffsets qkv = qkv_offsets(p, row, hv, h);
+  const int32_t od = p.out.dtype;
+  // Column thread tid < K: its column's token values and ring gate sums.
+  const bool column = tid < p.K;
+  float total = 0.0f, prefix = 0.0f;
+  if (column) {
+    const int c = tid;
+    sh.q[c] = load_float(p.qkv.ptr, qkv.q0 + c, p.qkv.dtype);
+    sh.k[c] = load_float(p.qkv.ptr, qkv.k0 + c, p.qkv.dtype);
+    const float g = gate(p, row, hv, c, head_A(p, hv));
+    sh.g[c] = g;
+    sh.eg[c] = expf(g);
+    const float* g_col = reinterpret_cast<const float*>(p.g_cache.ptr) + off4(p.g_cache, r.slot, hv, 0, c);
+    for (int j = 0; j < r.cursor; ++j) total += g_col[j * p.g_cache.stride[2]];
+    sh.etot[c] = expf(total);
   }
 
-  const int my_row = lane >> 1;
+  float qs[NC], kn[NC], kq = 0.0f;
+  const int lg_rows = __ffs(cta_rows) - 1;
+  for (int jc = 0;; jc += kRecordChunk) {
+    const int jn = min(kRecordChunk, r.cursor - jc);
+    if (column) {
+      const int c = tid;
+      const float* g_col = reinterpret_cast<const float*>(p.g_cache.ptr) + off4(p.g_cache, r.slot, hv, jc, c);
+      const int64_t k_col = off4(p.k_cache, r.slot, h, jc, c);
+      for (int j = 0; j < jn; ++j) {
+        prefix += g_col[j * p.g_cache.stride[2]];
+        const float k = load_float(p.k_cache.ptr, k_col + j * p.k_cache.stride[2], p.k_cache.dtype);
+        sh.w[j][c] = round_to(od, k * expf(total - prefix));
+      }
+    }
+    const int64_t d_chunk = off4(p.d_cache, r.slot, hv, jc, static_cast<int64_t>(vc) * kRowsPerCta);
+    for (int i = tid; i < (jn << lg_rows); i += blockDim.x) {
+      const int j = i >> lg_rows, v = i & (cta_rows - 1);
+      const float d = load_float(p.d_cache.ptr, d_chunk + j * p.d_cache.stride[2] + v * p.d_cache.stride[3], p.d_cache.dtype);
+      sh.d[j][v] = round_to(od, d);
+    }
+    __syncthreads();
+    if (nrows > 0) {
+      if (jc == 0) {  // the token's columns of this lane, and the rebuild's starting point
+        float q[NC], k[NC];
+        load_shared_cols(sh.q, c0, active, q);
+        load_shared_cols(sh.k, c0, active, k);
+        float q_norm = 1.0f, k_norm = 1.0f;
+        if (p.l2norm) {
+          float qq = 0.0f, kk = 0.0f;
+#pragma unroll
+          for (int n = 0; n < NC; ++n) qq += q[n] * q[n], kk += k[n] * k[n];
+          q_norm = sqrtf(warp_sum(qq) + 1e-6f);
+          k_norm = sqrtf(warp_sum(kk) + 1e-6f);
+        }
+        float part = 0.0f;
+#pragma unroll
+        for (int n = 0; n < NC; ++n) {
+          qs[n] = q[n] / q_norm * p.scale;
+          kn[n] = k[n] / k_norm;
+          part += kn[n] * qs[n];
+        }
+        kq = warp_sum(part);
+        if (r.cursor > 0) {
+          float et[NC];
+          load_shared_cols(sh.etot, c0, active, et);
+#pragma unroll
+          for (int rr = 0; rr < kRowsPerWarp; ++rr)
+#pragma unroll
+            for (int n = 0; n < NC; ++n) S[rr][n] *= et[n];
+        }
+      }
+      for (int j = 0; j < jn; ++j) {
+        float w[NC];
+        load_shared_cols(sh.w[j], c0, active, w);
+        const float4* d4 = reinterpret_cast<const float4*>(&sh.d[j][warp * kRowsPerWarp]);
+#pragma unroll
+        for (int q = 0; q < kRowsPerWarp / 4; ++q) {
+          const float4 dq = d4[q];  // the same address in every lane: a broadcast
+          const float dr[4] = {dq.x, dq.y, dq.z, dq.w};
+#pragma unroll
+          for (int i = 0; i < 4; ++i)
+#pragma unroll
+            for (int n = 0; n < NC; ++n) S[4 * q + i][n] = fmaf(dr[i], w[n], S[4 * q + i][n]);
+        }
+      }
+    }
+    if (jc + kRecordChunk >= r.cursor) break;
+    __syncthreads();  // this chunk's w and d are consumed before the next chunk overwrites them
+  }
+  if (nrows <= 0) return;
+
+  float eg[NC];
+  load_shared_cols(sh.eg, c0, active, eg);
+#pragma unroll
+  for (int rr = 0; rr < kRowsPerWarp; ++rr)
+#pragma unroll
+    for (int n = 0; n < NC; ++n) S[rr][n] *= eg[n];
+
+  const float dot = row_dots(S, kn, qs);  // lane 2i: row i's S.k, lane 2i+1: its S.(q scale)
   const float sq = __shfl_down_sync(kFullMask, dot, 1);
+  const int my_row = lane >> 1;
   float d = 0.0f;
   if ((lane & 1) == 0 && my_row < nrows) {
     const int64_t v = v_first + my_row;
-    d = t.beta * (load_float(p.qkv.ptr, t.v0 + v, p.qkv.dtype) - dot);
-    store_float(p.out.ptr, out_row + v * p.out.stride[2], p.out.dtype, sq + d * t.kq);
+    d = head_beta(p, row, hv) * (load_float(p.qkv.ptr, qkv.v0 + v, p.qkv.dtype) - dot);
+    store_float(p.out.ptr, out_row + v * p.out.stride[2], p.out.dtype, sq + d * kq);
     if (!r.flush) store_float(p.d_cache.ptr, off4(p.d_cache, r.slot, hv, r.cursor, v), p.d_cache.dtype, d);
   }
 
   if (!r.flush) {
-    if (vc != 0 || warp != 0) return;  // one warp per (row, head) writes the g record
-    const bool writes_key = hv % (p.HV / p.H) == 0;  // one value head per query-head group
-    for (int64_t ch = 0; ch < chunks; ++ch) {
-      if (kMultiChunk) c = lane_cols<NC>(p, t, ch);  // else c is chunk 0 already
-      if (!c.active) continue;
-      store_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, hv, r.cursor, c.c0), p.g_cache.stride[3], c.g);
-      if (writes_key)
-        store_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, t.h, r.cursor, c.c0), p.k_cache.stride[3], c.kn);
-    }
+    if (vc != 0 || warp != 0 || !active) return;  // one warp per (row, head) writes the g record
+    float g[NC];
+    load_shared_cols(sh.g, c0, active, g);
+    store_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, hv, r.cursor, c0), p.g_cache.stride[3], g);
+    if (hv % (p.HV / p.H) == 0)  // one value head per query-head group writes the shared key
+      store_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, h, r.cursor, c0), p.k_cache.stride[3], kn);
     return;
   }
 
   float dr[kRowsPerWarp];
 #pragma unroll
   for (int rr = 0; rr < kRowsPerWarp; ++rr) dr[rr] = __shfl_sync(kFullMask, d, 2 * rr);
-  if constexpr (!kMultiChunk) {
-    store_checkpoint<NC>(p, r, hv, c, v_first, nrows, S, dr);
-  } else {
-    for (int64_t ch = 0; ch < chunks; ++ch) {  // the chunks' S_dec were not kept: rebuild each again
-      c = lane_cols<NC>(p, t, ch);
-      rebuild<NC>(p, t, r, c, v_first, nrows, staged, S);
-      store_checkpoint<NC>(p, r, hv, c, v_first, nrows, S, dr);
-    }
+  if (!active) return;
+#pragma unroll
+  for (int rr = 0; rr < kRowsPerWarp; ++rr) {
+    if (rr >= nrows) break;
+    float x[NC];
+#pragma unroll
+    for (int n = 0; n < NC; ++n) x[n] = fmaf(dr[rr], kn[n], S[rr][n]);
+    store_cols(p.state.ptr, p.state.dtype, s0 + rr * s_row, s_col, x);
   }
 }
 
-template <int NC, bool kMultiChunk>
+template <int NC>
 cudaError_t launch(const ReplayParams& p, cudaStream_t stream) {
-  const int64_t warps = min64(kWarpsPerCta, (p.V + kRowsPerWarp - 1) / kRowsPerWarp);
-  replayssm_step_kernel<NC, kMultiChunk>
+  // Enough warps for the CTA's rows and for one thread per column.
+  const int64_t cta_rows = min64(kRowsPerCta, p.V);
+  const int64_t warps = std::max<int64_t>((cta_rows + kRowsPerWarp - 1) / kRowsPerWarp, (p.K + 31) / 32);
+  replayssm_step_kernel<NC>
       <<<static_cast<unsigned>(replayssm_blocks(p)), static_cast<unsigned>(32 * warps), 0, stream>>>(p);
   return cudaGetLastError();
 }
 
 }  // namespace
 
-int64_t replayssm_blocks(const ReplayParams& p) { return p.B * p.HV * ((p.V + kRowsPerCta - 1) / kRowsPerCta); }
+int64_t replayssm_blocks(const ReplayParams& p) {
+  if (p.K > kMaxK) return replayssm_wide_blocks(p);
+  return p.B * p.HV * ((p.V + kRowsPerCta - 1) / kRowsPerCta);
+}
 
 cudaError_t launch_replayssm(const ReplayParams& p, cudaStream_t stream) {
   if (replayssm_blocks(p) == 0) return cudaSuccess;  // HV = 0: no head, nothing to read or write
-  if (p.K <= 32) return launch<1, false>(p, stream);
-  if (p.K == 64) return launch<2, false>(p, stream);
-  if (p.K == 128) return launch<4, false>(p, stream);
-  return launch<4, true>(p, stream);
+  if (p.K <= 32) return launch<1>(p, stream);
+  if (p.K == 64) return launch<2>(p, stream);
+  if (p.K == 128) return launch<4>(p, stream);
+  return launch_replayssm_wide(p, stream);
 }
 
 }  // namespace kda::cuda::detail

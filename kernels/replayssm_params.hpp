@@ -42,10 +42,14 @@ struct ReplayParams {
   bool l2norm = false;
 };
 
-// Thread blocks of one step (kernel v4: 64 state rows of one (row, value head) per block).
+// Thread blocks of one step: the kernel for K <= 128 (replayssm_kernel.cu) or, for larger
+// K, the chunked one (replayssm_wide_kernel.cu).
 int64_t replayssm_blocks(const ReplayParams& p);
-// Enqueues the kernel; returns the launch's cudaGetLastError() (success, launching
-// nothing, when there are no blocks).
+// Enqueues the step; returns the launch's cudaGetLastError() (success, launching nothing,
+// when there are no blocks: HV = 0).
 cudaError_t launch_replayssm(const ReplayParams& p, cudaStream_t stream);
+
+int64_t replayssm_wide_blocks(const ReplayParams& p);
+cudaError_t launch_replayssm_wide(const ReplayParams& p, cudaStream_t stream);
 
 }  // namespace kda::cuda::detail

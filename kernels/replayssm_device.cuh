@@ -1,0 +1,88 @@
+// Device helpers shared by the two decode kernels (replayssm_kernel.cu for K <= 128,
+// replayssm_wide_kernel.cu for K > 128): offsets, the row's index values, the gate and beta
+// exactly as semantics.md writes them.
+#pragma once
+#include <cmath>
+#include <cstdint>
+
+#include "kernels/dtype_convert.cuh"
+#include "kernels/replayssm_params.hpp"
+#include "kernels/row_status.hpp"
+
+namespace kda::cuda::detail {
+
+__host__ __device__ __forceinline__ int64_t min64(int64_t x, int64_t y) { return x < y ? x : y; }
+
+__device__ __forceinline__ int64_t off4(const TensorRef& t, int64_t i0, int64_t i1, int64_t i2, int64_t i3) {
+  return i0 * t.stride[0] + i1 * t.stride[1] + i2 * t.stride[2] + i3 * t.stride[3];
+}
+
+__device__ __forceinline__ float sigmoidf(float x) { return 1.0f / (1.0f + expf(-x)); }
+
+// A row's slot, cursor and flags from its own index values (not the duplicate scan).
+struct RowVerdict {
+  int64_t slot = -1;
+  int32_t cursor = 0;
+  int32_t status = kRowOk;
+  bool flush = false;
+};
+
+__device__ __forceinline__ RowVerdict row_values(const ReplayParams& p, int64_t row) {
+  RowVerdict r;
+  r.slot = load_int(p.indices, row);
+  if (r.slot < 0) {
+    r.status = kRowPadding;
+    return r;
+  }
+  if (r.slot >= p.slots) r.status |= kRowSlotOutOfRange;
+  r.cursor = reinterpret_cast<const int32_t*>(p.write_pos.ptr)[row * p.write_pos.stride[0]];
+  if (r.cursor < 0 || r.cursor >= p.L) r.status |= kRowCursorOutOfRange;
+  const bool forced =
+      p.force_flush.ptr != nullptr &&
+      reinterpret_cast<const int32_t*>(p.force_flush.ptr)[row * p.force_flush.stride[0]] != 0;
+  r.flush = forced || r.cursor == p.L - 1;
+  return r;
+}
+
+// Whether an index among rows first, first + step, ... (< B) other than `row` names `slot`.
+__device__ __forceinline__ bool slot_taken_elsewhere(const ReplayParams& p, int64_t row, int64_t slot, int64_t first,
+                                                     int64_t step) {
+  bool dup = false;
+#pragma unroll 4
+  for (int64_t other = first; other < p.B; other += step) dup |= other != row && load_int(p.indices, other) == slot;
+  return dup;
+}
+
+__device__ __forceinline__ float head_A(const ReplayParams& p, int64_t hv) {
+  return expf(load_float(p.A_log.ptr, hv * p.A_log.stride[0], p.A_log.dtype));
+}
+
+// g of column c of (row, hv) (semantics.md: both gates).
+__device__ __forceinline__ float gate(const ReplayParams& p, int64_t row, int64_t hv, int64_t c, float A) {
+  const float x = load_float(p.a.ptr, row * p.a.stride[0] + hv * p.a.stride[1] + c * p.a.stride[2], p.a.dtype) +
+                  load_float(p.dt_bias.ptr, hv * p.dt_bias.stride[0] + c * p.dt_bias.stride[1], p.dt_bias.dtype);
+  if (p.has_lower_bound) return p.lower_bound * sigmoidf(A * x);
+  return -A * (x <= 20.0f ? log1pf(expf(x)) : x);
+}
+
+// beta goes through b's dtype: a step function, so a one-ulp difference in the float32
+// sigmoid next to a rounding midpoint would move beta by a whole ulp of that dtype. Take
+// exp in double and round it (the correctly rounded float32 exp, as a CPU's expf gives),
+// then the float32 operations of 1 / (1 + e), so beta matches a host float32 sigmoid.
+__device__ __forceinline__ float head_beta(const ReplayParams& p, int64_t row, int64_t hv) {
+  const float b = load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype);
+  const float e = static_cast<float>(exp(-static_cast<double>(b)));
+  return round_to(p.b.dtype, 1.0f / (1.0f + e));
+}
+
+// Element offsets of q, k (query head h) and v (value head hv) of a row in mixed_qkv.
+struct QkvOffsets {
+  int64_t q0, k0, v0;
+};
+
+__device__ __forceinline__ QkvOffsets qkv_offsets(const ReplayParams& p, int64_t row, int64_t hv, int64_t h) {
+  const int64_t base = row * p.qkv.stride[0];  // the last dim has stride 1 (contract V2)
+  return {base + h * p.K, base + p.H * p.K + h * p.K, base + 2 * p.H * p.K + hv * p.V};
+}
+
+}  // namespace kda::cuda::detail
