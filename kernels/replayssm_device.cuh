@@ -69,10 +69,13 @@ __device__ __forceinline__ float gate(const ReplayParams& p, int64_t row, int64_
 // sigmoid next to a rounding midpoint would move beta by a whole ulp of that dtype. Take
 // exp in double and round it (the correctly rounded float32 exp, as a CPU's expf gives),
 // then the float32 operations of 1 / (1 + e), so beta matches a host float32 sigmoid.
-__device__ __forceinline__ float head_beta(const ReplayParams& p, int64_t row, int64_t hv) {
-  const float b = load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype);
+__device__ __forceinline__ float beta_of(float b, int32_t b_dtype) {
   const float e = static_cast<float>(exp(-static_cast<double>(b)));
-  return round_to(p.b.dtype, 1.0f / (1.0f + e));
+  return round_to(b_dtype, 1.0f / (1.0f + e));
+}
+
+__device__ __forceinline__ float head_beta(const ReplayParams& p, int64_t row, int64_t hv) {
+  return beta_of(load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype), p.b.dtype);
 }
 
 // Element offsets of q, k (query head h) and v (value head hv) of a row in mixed_qkv.

@@ -28,6 +28,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/async_copy.cuh"
 #include "kernels/lane_columns.cuh"
 #include "kernels/replayssm_device.cuh"
 #include "kernels/warp_reduce.cuh"
@@ -39,15 +40,32 @@ constexpr int kRowsPerWarp = 16;  // S.k and S.q of 16 rows = 32 values: one per
 constexpr int kRowsPerCta = 128;
 constexpr int kMaxWarps = kRowsPerCta / kRowsPerWarp;
 constexpr int kMaxK = 128;
-constexpr int kRecordChunk = 32;
+constexpr int kRecordChunk = 16;  // ring records staged per pass (static shared memory < 48 KB)
 
 struct HeadShared {
   float q[kMaxK], k[kMaxK];  // raw q and k of the token (each warp normalizes its own columns)
   float g[kMaxK], eg[kMaxK];  // the current gate and exp(g)
   float etot[kMaxK];          // exp(sum of the ring's gates)
-  float w[kRecordChunk][kMaxK];        // decayed ring keys, rounded to out's dtype
+  float w[kRecordChunk][kMaxK];        // ring gates g_j as staged, turned into the decayed keys w_j
   float d[kRecordChunk][kRowsPerCta];  // ring deltas of the CTA's rows, rounded to out's dtype
+  alignas(16) char k_raw[kRecordChunk][kMaxK * 4];       // ring keys as stored (k_cache's dtype)
+  alignas(16) char d_raw[kRecordChunk][kRowsPerCta * 4];  // ring deltas as stored (d_cache's dtype)
 };
+
+__device__ __forceinline__ int dtype_bytes(int32_t dt) { return dt == kF32 ? 4 : 2; }
+
+// Records [jc, jc + jn) of the three rings -> shared memory (cp.async; the caller waits).
+__device__ __forceinline__ void stage_records(const ReplayParams& p, HeadShared& sh, int64_t slot, int hv, int h,
+                                              int64_t v_base, int cta_rows, int jc, int jn) {
+  if (jn <= 0) return;
+  stage_block({p.g_cache.ptr + off4(p.g_cache, slot, hv, jc, 0) * 4, p.g_cache.stride[2], p.g_cache.stride[3], jn,
+               static_cast<int>(p.K), 4, reinterpret_cast<char*>(&sh.w[0][0]), kMaxK * 4});
+  const int ke = dtype_bytes(p.k_cache.dtype), de = dtype_bytes(p.d_cache.dtype);
+  stage_block({p.k_cache.ptr + off4(p.k_cache, slot, h, jc, 0) * ke, p.k_cache.stride[2], p.k_cache.stride[3], jn,
+               static_cast<int>(p.K), ke, &sh.k_raw[0][0], kMaxK * 4});
+  stage_block({p.d_cache.ptr + off4(p.d_cache, slot, hv, jc, v_base) * de, p.d_cache.stride[2], p.d_cache.stride[3], jn,
+               cta_rows, de, &sh.d_raw[0][0], kRowsPerCta * 4});
+}
 
 // Lane 2i gets row i's S.k over the warp's columns, lane 2i+1 its S.(q scale).
 template <int NC>
@@ -88,15 +106,40 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
   const int vc = id % n_vchunks;
   id /= n_vchunks;
   const int hv = id % static_cast<int>(p.HV), row = id / static_cast<int>(p.HV);
-  const int cta_rows = static_cast<int>(min64(kRowsPerCta, p.V - static_cast<int64_t>(vc) * kRowsPerCta));  // a power of two
+  const int h = hv / static_cast<int>(p.HV / p.H);
+  const int64_t v_base = static_cast<int64_t>(vc) * kRowsPerCta;
+  const int cta_rows = static_cast<int>(min64(kRowsPerCta, p.V - v_base));  // a power of two
   const int nrows = min(kRowsPerWarp, cta_rows - warp * kRowsPerWarp);  // <= 0: a warp that only fills columns
-  const int64_t v_first = static_cast<int64_t>(vc) * kRowsPerCta + warp * kRowsPerWarp;
+  const int64_t v_first = v_base + warp * kRowsPerWarp;
   const int64_t out_row = static_cast<int64_t>(row) * p.out.stride[0] + hv * p.out.stride[1];
   const int c0 = lane * NC;
   const bool active = c0 < p.K;  // K < 32: lanes past K hold zeros
+  const int my_row = lane >> 1;  // after the row reduction: lane 2i holds row i's S.k, lane 2i+1 its S.q
+  const bool column = tid < p.K;  // thread tid computes column tid's per-head values
 
+  // Memory round 1: everything that does not depend on the slot, all in flight together.
+  const QkvOffsets qkv = qkv_offsets(p, row, hv, h);
   RowVerdict r = row_values(p, row);
-  // The checkpoint loads go out first; everything up to the rank update overlaps them.
+  float q_raw = 0.0f, k_raw = 0.0f, gate_c = 0.0f, v_raw = 0.0f, b_raw = 0.0f;
+  if (column) {
+    q_raw = load_float(p.qkv.ptr, qkv.q0 + tid, p.qkv.dtype);
+    k_raw = load_float(p.qkv.ptr, qkv.k0 + tid, p.qkv.dtype);
+    gate_c = gate(p, row, hv, tid, head_A(p, hv));
+  }
+  if ((lane & 1) == 0 && my_row < nrows) {
+    v_raw = load_float(p.qkv.ptr, qkv.v0 + v_first + my_row, p.qkv.dtype);
+    b_raw = load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype);
+  }
+  const bool dup = r.slot >= 0 && slot_taken_elsewhere(p, row, r.slot, tid, blockDim.x);
+  if (r.status == kRowPadding) {
+    if (lane < nrows) store_float(p.out.ptr, out_row + (v_first + lane) * p.out.stride[2], p.out.dtype, 0.0f);
+    if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && tid == 0)
+      reinterpret_cast<int32_t*>(p.row_status.ptr)[row * p.row_status.stride[0]] = r.status;
+    return;
+  }
+
+  // Memory round 2: the checkpoint rows into registers, the first ring chunk into shared
+  // memory (only for a slot and cursor inside the tensors).
   float S[kRowsPerWarp][NC];
 #pragma unroll
   for (int rr = 0; rr < kRowsPerWarp; ++rr)
@@ -104,35 +147,37 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     for (int n = 0; n < NC; ++n) S[rr][n] = 0.0f;
   const int64_t s_row = p.state.stride[2], s_col = p.state.stride[3];
   const int64_t s0 = r.status == kRowOk ? off4(p.state, r.slot, hv, v_first, c0) : 0;
-  if (r.status == kRowOk && active) {
+  if (r.status == kRowOk) {
+    if (active) {
 #pragma unroll
-    for (int rr = 0; rr < kRowsPerWarp; ++rr)
-      if (rr < nrows) load_cols(p.state.ptr, p.state.dtype, s0 + rr * s_row, s_col, S[rr]);
+      for (int rr = 0; rr < kRowsPerWarp; ++rr)
+        if (rr < nrows) load_cols(p.state.ptr, p.state.dtype, s0 + rr * s_row, s_col, S[rr]);
+    }
+    stage_records(p, sh, r.slot, hv, h, v_base, cta_rows, 0, min(kRecordChunk, r.cursor));
   }
-  if (r.slot >= 0 && __syncthreads_or(slot_taken_elsewhere(p, row, r.slot, tid, blockDim.x)))
-    r.status |= kRowDuplicateSlot;
+  cp_async_wait_all();
+  if (__syncthreads_or(dup)) r.status |= kRowDuplicateSlot;
   if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && tid == 0)
     reinterpret_cast<int32_t*>(p.row_status.ptr)[row * p.row_status.stride[0]] = r.status;
-  if (r.status != kRowOk) {  // padding or rejected: zeros to out, nothing else
+  if (r.status != kRowOk) {  // rejected: zeros to out, nothing else
     if (lane < nrows) store_float(p.out.ptr, out_row + (v_first + lane) * p.out.stride[2], p.out.dtype, 0.0f);
     return;
   }
 
-  const int h = hv / static_cast<int>(p.HV / p.H);
-  const QkvOffsets qkv = qkv_offsets(p, row, hv, h);
   const int32_t od = p.out.dtype;
-  // Column thread tid < K: its column's token values and ring gate sums.
-  const bool column = tid < p.K;
-  float total = 0.0f, prefix = 0.0f;
+  float total = 0.0f, prefix = 0.0f;  // column thread: its column's ring gate sum and running prefix
   if (column) {
     const int c = tid;
-    sh.q[c] = load_float(p.qkv.ptr, qkv.q0 + c, p.qkv.dtype);
-    sh.k[c] = load_float(p.qkv.ptr, qkv.k0 + c, p.qkv.dtype);
-    const float g = gate(p, row, hv, c, head_A(p, hv));
-    sh.g[c] = g;
-    sh.eg[c] = expf(g);
-    const float* g_col = reinterpret_cast<const float*>(p.g_cache.ptr) + off4(p.g_cache, r.slot, hv, 0, c);
-    for (int j = 0; j < r.cursor; ++j) total += g_col[j * p.g_cache.stride[2]];
+    sh.q[c] = q_raw;
+    sh.k[c] = k_raw;
+    sh.g[c] = gate_c;
+    sh.eg[c] = expf(gate_c);
+    if (r.cursor <= kRecordChunk) {
+      for (int j = 0; j < r.cursor; ++j) total += sh.w[j][c];
+    } else {  // beyond the first chunk: the sum over the whole ring, in record order
+      const float* g_col = reinterpret_cast<const float*>(p.g_cache.ptr) + off4(p.g_cache, r.slot, hv, 0, c);
+      for (int j = 0; j < r.cursor; ++j) total += g_col[j * p.g_cache.stride[2]];
+    }
     sh.etot[c] = expf(total);
   }
 
@@ -140,21 +185,22 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
   const int lg_rows = __ffs(cta_rows) - 1;
   for (int jc = 0;; jc += kRecordChunk) {
     const int jn = min(kRecordChunk, r.cursor - jc);
+    if (jc > 0) {
+      __syncthreads();  // the previous chunk is consumed
+      stage_records(p, sh, r.slot, hv, h, v_base, cta_rows, jc, jn);
+      cp_async_wait_all();
+      __syncthreads();
+    }
     if (column) {
       const int c = tid;
-      const float* g_col = reinterpret_cast<const float*>(p.g_cache.ptr) + off4(p.g_cache, r.slot, hv, jc, c);
-      const int64_t k_col = off4(p.k_cache, r.slot, h, jc, c);
       for (int j = 0; j < jn; ++j) {
-        prefix += g_col[j * p.g_cache.stride[2]];
-        const float k = load_float(p.k_cache.ptr, k_col + j * p.k_cache.stride[2], p.k_cache.dtype);
-        sh.w[j][c] = round_to(od, k * expf(total - prefix));
+        prefix += sh.w[j][c];
+        sh.w[j][c] = round_to(od, load_float(sh.k_raw[j], c, p.k_cache.dtype) * expf(total - prefix));
       }
     }
-    const int64_t d_chunk = off4(p.d_cache, r.slot, hv, jc, static_cast<int64_t>(vc) * kRowsPerCta);
     for (int i = tid; i < (jn << lg_rows); i += blockDim.x) {
       const int j = i >> lg_rows, v = i & (cta_rows - 1);
-      const float d = load_float(p.d_cache.ptr, d_chunk + j * p.d_cache.stride[2] + v * p.d_cache.stride[3], p.d_cache.dtype);
-      sh.d[j][v] = round_to(od, d);
+      sh.d[j][v] = round_to(od, load_float(sh.d_raw[j], v, p.d_cache.dtype));
     }
     __syncthreads();
     if (nrows > 0) {
@@ -216,11 +262,10 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
 
   const float dot = row_dots(S, kn, qs);  // lane 2i: row i's S.k, lane 2i+1: its S.(q scale)
   const float sq = __shfl_down_sync(kFullMask, dot, 1);
-  const int my_row = lane >> 1;
   float d = 0.0f;
   if ((lane & 1) == 0 && my_row < nrows) {
     const int64_t v = v_first + my_row;
-    d = head_beta(p, row, hv) * (load_float(p.qkv.ptr, qkv.v0 + v, p.qkv.dtype) - dot);
+    d = beta_of(b_raw, p.b.dtype) * (v_raw - dot);
     store_float(p.out.ptr, out_row + v * p.out.stride[2], p.out.dtype, sq + d * kq);
     if (!r.flush) store_float(p.d_cache.ptr, off4(p.d_cache, r.slot, hv, r.cursor, v), p.d_cache.dtype, d);
   }
