@@ -24,34 +24,61 @@ __device__ __forceinline__ uint32_t float_to_half_bits(float x, int32_t dt) {
   return __half_as_ushort(__float2half_rn(x));
 }
 
+// x = the NC elements of dtype DT at `at`, one vector access (`at` aligned to NC elements).
+template <int NC, int32_t DT>
+__device__ __forceinline__ void load_cols_aligned(const char* at, float (&x)[NC]) {
+  if constexpr (DT == kF32) {
+    if constexpr (NC == 4) {
+      const float4 v = *reinterpret_cast<const float4*>(at);
+      x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
+    } else if constexpr (NC == 2) {
+      const float2 v = *reinterpret_cast<const float2*>(at);
+      x[0] = v.x, x[1] = v.y;
+    } else {
+      x[0] = *reinterpret_cast<const float*>(at);
+    }
+  } else {
+    if constexpr (NC == 4) {
+      const uint2 v = *reinterpret_cast<const uint2*>(at);
+      x[0] = half_bits_to_float(v.x, DT), x[1] = half_bits_to_float(v.x >> 16, DT);
+      x[2] = half_bits_to_float(v.y, DT), x[3] = half_bits_to_float(v.y >> 16, DT);
+    } else if constexpr (NC == 2) {
+      const uint32_t v = *reinterpret_cast<const uint32_t*>(at);
+      x[0] = half_bits_to_float(v, DT), x[1] = half_bits_to_float(v >> 16, DT);
+    } else {
+      x[0] = half_bits_to_float(*reinterpret_cast<const uint16_t*>(at), DT);
+    }
+  }
+}
+
+// The NC elements of dtype DT at `at` = x rounded (RNE), one vector access.
+template <int NC, int32_t DT>
+__device__ __forceinline__ void store_cols_aligned(char* at, const float (&x)[NC]) {
+  if constexpr (DT == kF32) {
+    if constexpr (NC == 4) *reinterpret_cast<float4*>(at) = make_float4(x[0], x[1], x[2], x[3]);
+    else if constexpr (NC == 2) *reinterpret_cast<float2*>(at) = make_float2(x[0], x[1]);
+    else *reinterpret_cast<float*>(at) = x[0];
+  } else {
+    if constexpr (NC == 4) {
+      *reinterpret_cast<uint2*>(at) = make_uint2(float_to_half_bits(x[0], DT) | float_to_half_bits(x[1], DT) << 16,
+                                                 float_to_half_bits(x[2], DT) | float_to_half_bits(x[3], DT) << 16);
+    } else if constexpr (NC == 2) {
+      *reinterpret_cast<uint32_t*>(at) = float_to_half_bits(x[0], DT) | float_to_half_bits(x[1], DT) << 16;
+    } else {
+      *reinterpret_cast<uint16_t*>(at) = static_cast<uint16_t>(float_to_half_bits(x[0], DT));
+    }
+  }
+}
+
 // x[n] = element (off + n*stride) of base, n < NC.
 template <int NC>
 __device__ __forceinline__ void load_cols(const char* base, int32_t dt, int64_t off, int64_t stride, float (&x)[NC]) {
   const int es = dt == kF32 ? 4 : 2;
   const char* at = base + off * es;
   if (stride == 1 && (reinterpret_cast<uintptr_t>(at) & (NC * es - 1)) == 0) {
-    if (dt == kF32) {
-      if constexpr (NC == 4) {
-        const float4 v = *reinterpret_cast<const float4*>(at);
-        x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
-      } else if constexpr (NC == 2) {
-        const float2 v = *reinterpret_cast<const float2*>(at);
-        x[0] = v.x, x[1] = v.y;
-      } else {
-        x[0] = *reinterpret_cast<const float*>(at);
-      }
-    } else {
-      if constexpr (NC == 4) {
-        const uint2 v = *reinterpret_cast<const uint2*>(at);
-        x[0] = half_bits_to_float(v.x, dt), x[1] = half_bits_to_float(v.x >> 16, dt);
-        x[2] = half_bits_to_float(v.y, dt), x[3] = half_bits_to_float(v.y >> 16, dt);
-      } else if constexpr (NC == 2) {
-        const uint32_t v = *reinterpret_cast<const uint32_t*>(at);
-        x[0] = half_bits_to_float(v, dt), x[1] = half_bits_to_float(v >> 16, dt);
-      } else {
-        x[0] = half_bits_to_float(*reinterpret_cast<const uint16_t*>(at), dt);
-      }
-    }
+    if (dt == kF32) load_cols_aligned<NC, kF32>(at, x);
+    else if (dt == kBF16) load_cols_aligned<NC, kBF16>(at, x);
+    else load_cols_aligned<NC, kF16>(at, x);
     return;
   }
 #pragma unroll
@@ -64,20 +91,9 @@ __device__ __forceinline__ void store_cols(char* base, int32_t dt, int64_t off, 
   const int es = dt == kF32 ? 4 : 2;
   char* at = base + off * es;
   if (stride == 1 && (reinterpret_cast<uintptr_t>(at) & (NC * es - 1)) == 0) {
-    if (dt == kF32) {
-      if constexpr (NC == 4) *reinterpret_cast<float4*>(at) = make_float4(x[0], x[1], x[2], x[3]);
-      else if constexpr (NC == 2) *reinterpret_cast<float2*>(at) = make_float2(x[0], x[1]);
-      else *reinterpret_cast<float*>(at) = x[0];
-    } else {
-      if constexpr (NC == 4) {
-        *reinterpret_cast<uint2*>(at) = make_uint2(float_to_half_bits(x[0], dt) | float_to_half_bits(x[1], dt) << 16,
-                                                   float_to_half_bits(x[2], dt) | float_to_half_bits(x[3], dt) << 16);
-      } else if constexpr (NC == 2) {
-        *reinterpret_cast<uint32_t*>(at) = float_to_half_bits(x[0], dt) | float_to_half_bits(x[1], dt) << 16;
-      } else {
-        *reinterpret_cast<uint16_t*>(at) = static_cast<uint16_t>(float_to_half_bits(x[0], dt));
-      }
-    }
+    if (dt == kF32) store_cols_aligned<NC, kF32>(at, x);
+    else if (dt == kBF16) store_cols_aligned<NC, kBF16>(at, x);
+    else store_cols_aligned<NC, kF16>(at, x);
     return;
   }
 #pragma unroll

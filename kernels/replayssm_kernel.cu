@@ -96,7 +96,9 @@ __device__ __forceinline__ void load_shared_cols(const float* row, int c0, bool 
   }
 }
 
-template <int NC>
+// SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)
+// move as straight vector accesses without per-row dtype or alignment decisions.
+template <int NC, int32_t SDT>
 __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const ReplayParams p) {
   __shared__ __align__(16) HeadShared sh;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -145,13 +147,22 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
   for (int rr = 0; rr < kRowsPerWarp; ++rr)
 #pragma unroll
     for (int n = 0; n < NC; ++n) S[rr][n] = 0.0f;
+  constexpr int se = SDT == kF32 ? 4 : 2;
   const int64_t s_row = p.state.stride[2], s_col = p.state.stride[3];
   const int64_t s0 = r.status == kRowOk ? off4(p.state, r.slot, hv, v_first, c0) : 0;
+  // Vector rows: contiguous columns and every row's lane segment aligned to NC elements.
+  const bool s_vec = s_col == 1 && (reinterpret_cast<uintptr_t>(p.state.ptr + s0 * se) % (NC * se)) == 0 &&
+                     (s_row * se) % (NC * se) == 0;
+  char* const s_at = p.state.ptr + s0 * se;
+  const int64_t s_row_bytes = s_row * se;
   if (r.status == kRowOk) {
     if (active) {
 #pragma unroll
-      for (int rr = 0; rr < kRowsPerWarp; ++rr)
-        if (rr < nrows) load_cols(p.state.ptr, p.state.dtype, s0 + rr * s_row, s_col, S[rr]);
+      for (int rr = 0; rr < kRowsPerWarp; ++rr) {
+        if (rr >= nrows) break;
+        if (s_vec) load_cols_aligned<NC, SDT>(s_at + rr * s_row_bytes, S[rr]);
+        else load_cols(p.state.ptr, SDT, s0 + rr * s_row, s_col, S[rr]);
+      }
     }
     stage_records(p, sh, r.slot, hv, h, v_base, cta_rows, 0, min(kRecordChunk, r.cursor));
   }
@@ -290,18 +301,26 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     float x[NC];
 #pragma unroll
     for (int n = 0; n < NC; ++n) x[n] = fmaf(dr[rr], kn[n], S[rr][n]);
-    store_cols(p.state.ptr, p.state.dtype, s0 + rr * s_row, s_col, x);
+    if (s_vec) store_cols_aligned<NC, SDT>(s_at + rr * s_row_bytes, x);
+    else store_cols(p.state.ptr, SDT, s0 + rr * s_row, s_col, x);
   }
+}
+
+template <int NC, int32_t SDT>
+cudaError_t launch_for(const ReplayParams& p, cudaStream_t stream) {
+  // Enough warps for the CTA's rows and for one thread per column.
+  const int64_t cta_rows = min64(kRowsPerCta, p.V);
+  const int64_t warps = std::max<int64_t>((cta_rows + kRowsPerWarp - 1) / kRowsPerWarp, (p.K + 31) / 32);
+  replayssm_step_kernel<NC, SDT>
+      <<<static_cast<unsigned>(replayssm_blocks(p)), static_cast<unsigned>(32 * warps), 0, stream>>>(p);
+  return cudaGetLastError();
 }
 
 template <int NC>
 cudaError_t launch(const ReplayParams& p, cudaStream_t stream) {
-  // Enough warps for the CTA's rows and for one thread per column.
-  const int64_t cta_rows = min64(kRowsPerCta, p.V);
-  const int64_t warps = std::max<int64_t>((cta_rows + kRowsPerWarp - 1) / kRowsPerWarp, (p.K + 31) / 32);
-  replayssm_step_kernel<NC>
-      <<<static_cast<unsigned>(replayssm_blocks(p)), static_cast<unsigned>(32 * warps), 0, stream>>>(p);
-  return cudaGetLastError();
+  if (p.state.dtype == kBF16) return launch_for<NC, kBF16>(p, stream);
+  if (p.state.dtype == kF16) return launch_for<NC, kF16>(p, stream);
+  return launch_for<NC, kF32>(p, stream);
 }
 
 }  // namespace
