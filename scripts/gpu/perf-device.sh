@@ -63,7 +63,7 @@ fi
 
 if command -v cuobjdump >/dev/null; then
   cuobjdump --dump-sass "$bench" >/tmp/all.sass 2>&1
-  for k in ILi4ELb0E ILi2ELb0E; do
+  for k in ILi4ELi0E ILi4ELi1E; do
     echo "== replayssm_step_kernel$k"
     awk -v k="$k" '/Function : /{on = index($0, "replayssm_step_kernel" k) > 0} on' /tmp/all.sass |
       grep -E '^ +/\*[0-9a-f]{4,6}\*/' | sed -E 's#^ +/\*[0-9a-f]+\*/ +##; s#^@!?U?P[0-9T] +##' |
