@@ -97,6 +97,27 @@ void apply(CaseTensors& k, int64_t row, const RowMutation& m) {
   }
 }
 
+// One step's mutations. A duplicate must stay a duplicate: the row it copies may itself be
+// moved off its slot by a later mutation of the same step, which would leave the copy alone
+// on a valid slot that is not its own, reading that slot's ring records past their owner's
+// cursor (NaN in the case: a finding of this target against itself, see
+// regressions/kernel_fuzzer/fixed-duplicate-of-moved-row-*). So duplicates go after every other mutation, and a copy
+// left alone on a valid slot is moved out of range.
+void mutate_step(CaseTensors& k, const RowMutation* row_mutations) {
+  const CaseConfig& c = k.config;
+  for (int64_t row = 0; row < c.B; ++row)
+    if (row_mutations[row].kind != Bad::SlotDuplicate) apply(k, row, row_mutations[row]);
+  for (int64_t row = 0; row < c.B; ++row)
+    if (row_mutations[row].kind == Bad::SlotDuplicate) apply(k, row, row_mutations[row]);
+  for (int64_t row = 0; row < c.B; ++row) {
+    if (row_mutations[row].kind != Bad::SlotDuplicate) continue;
+    const int64_t slot = read_index(k.ssm_state_indices, row);
+    bool shared = false;
+    for (int64_t other = 0; other < c.B; ++other) shared |= other != row && read_index(k.ssm_state_indices, other) == slot;
+    if (slot >= 0 && slot < c.slots && !shared) write_index(k.ssm_state_indices, row, c.slots + 3);
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
@@ -123,7 +144,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     kda::testing::DeviceMirror mirror;
     const kda::testing::KernelRolloutReport r =
         kda::testing::run_kernel_vs_reference(config, mirror, [&](CaseTensors& kernel_case, int64_t token) {
-          for (int64_t row = 0; row < config.B; ++row) apply(kernel_case, row, mutations[token * config.B + row]);
+          mutate_step(kernel_case, &mutations[token * config.B]);
         });
     if (!r.pass()) fuzz::finding(kTarget, "kernel vs reference:\n" + r.summary());
   } catch (const std::exception& e) {
