@@ -130,4 +130,8 @@ bool is_valid_config(const CaseConfig& c) {
          c.pad_fraction <= 1 && c.flush_prob >= 0 && c.flush_prob <= 1 && c.L <= (int64_t{1} << 30);
 }
 
+double rollout_work(const CaseConfig& c) {
+  return static_cast<double>(c.B) * c.HV * c.V * c.K * (static_cast<double>(c.L) / 2 + 2) * c.steps;
+}
+
 }  // namespace kda

@@ -54,4 +54,8 @@ CaseConfig parse_case_config(std::string_view line);
 // int32/int64 indices, steps >= 1, fractions in [0, 1]: the config describes a VALID call.
 bool is_valid_config(const CaseConfig& c);
 
+// Reference work of a rollout, roughly: rows x value heads x state size x (mean ring depth + 2)
+// x tokens. The case generators and decoders fit their draws under a budget of it.
+double rollout_work(const CaseConfig& c);
+
 }  // namespace kda

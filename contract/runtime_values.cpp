@@ -1,7 +1,6 @@
 // check_runtime_values(): the extensions on VALUES of the index tensors, for callers that
 // hold them on the host (the reference). The kernel cannot raise on values without a
 // device-to-host copy, so it reports per row instead (contract.md, "Harness extensions").
-#include <cstring>
 #include <stdexcept>
 #include <unordered_set>
 
@@ -12,20 +11,6 @@
 
 namespace kda {
 namespace {
-
-// Element i of a validated 1-D int32/int64 host tensor.
-int64_t load_index(const DLTensor& t, int64_t i) {
-  const int64_t offset = i * stride(t, 0);
-  const auto* base = static_cast<const std::byte*>(t.data) + t.byte_offset;
-  if (t.dtype.bits == 64) {
-    int64_t v;
-    std::memcpy(&v, base + offset * 8, 8);
-    return v;
-  }
-  int32_t v;
-  std::memcpy(&v, base + offset * 4, 4);
-  return v;
-}
 
 void require_host(const DLTensor& t, const char* name, int64_t rows) {
   if (t.device.device_type != kDLCPU || (rows > 0 && t.data == nullptr))
@@ -44,10 +29,10 @@ void check_runtime_values(const StepArgs& args, const Dims& dims) {
 
   std::unordered_set<int64_t> seen;
   for (int64_t row = 0; row < dims.B; ++row) {
-    const int64_t slot = load_index(idx, row);
+    const int64_t slot = index_value(idx, row);
     if (slot < 0) continue;  // padding row: nothing else about it matters
     if (slot >= dims.slots) throw ContractError(error_id::kSlotIndex, extension_message::kSlotIndex);
-    const int64_t pos = load_index(wp, row);
+    const int64_t pos = index_value(wp, row);
     if (pos < 0 || pos > dims.L - 1) throw ContractError(error_id::kWritePos, extension_message::kWritePos);
     if (!seen.insert(slot).second) throw ContractError(error_id::kDuplicateSlot, extension_message::kDuplicateSlot);
   }

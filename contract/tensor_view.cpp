@@ -1,6 +1,8 @@
 #include "contract/tensor_view.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstring>
 #include <stdexcept>
 
 #include "contract/checked_int.hpp"
@@ -73,6 +75,28 @@ int64_t element_offset(const DLTensor& t, const int64_t* index) {
   i128 off = 0;
   for (int64_t d = 0; d < t.ndim; ++d) off += static_cast<i128>(index[d]) * stride(t, d);
   return clamp_to_i64(off);
+}
+
+int64_t index_value(const DLTensor& t, int64_t i) {
+  const auto* at = static_cast<const std::byte*>(t.data) + t.byte_offset + i * stride(t, 0) * (t.dtype.bits / 8);
+  if (t.dtype.bits == 64) {
+    int64_t v;
+    std::memcpy(&v, at, 8);
+    return v;
+  }
+  int32_t v;
+  std::memcpy(&v, at, 4);
+  return v;
+}
+
+void set_index_value(DLTensor& t, int64_t i, int64_t v) {
+  auto* at = static_cast<std::byte*>(t.data) + t.byte_offset + i * stride(t, 0) * (t.dtype.bits / 8);
+  if (t.dtype.bits == 64) {
+    std::memcpy(at, &v, 8);
+  } else {
+    const auto w = static_cast<int32_t>(v);
+    std::memcpy(at, &w, 4);
+  }
 }
 
 OffsetRange offset_range(const DLTensor& t) {

@@ -26,6 +26,10 @@ bool same_device(const DLTensor& x, const DLTensor& y);
 std::string tuple_repr(const std::vector<int64_t>& v);
 // Element offset of a multi-index (no bounds check).
 int64_t element_offset(const DLTensor& t, const int64_t* index);
+// Element i of a 1-D int32/int64 tensor in host memory, and its store: by bytes, so int64
+// values past 2^53 stay exact (no double round trip).
+int64_t index_value(const DLTensor& t, int64_t i);
+void set_index_value(DLTensor& t, int64_t i, int64_t v);
 // The smallest and largest element offsets the tensor can address (0,0 when numel == 0).
 struct OffsetRange { int64_t lo = 0, hi = 0; };
 OffsetRange offset_range(const DLTensor& t);

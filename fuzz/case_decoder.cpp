@@ -12,10 +12,6 @@ ScalarType float_dtype(FuzzedDataProvider& p) {
 
 }  // namespace
 
-double case_work(const CaseConfig& c) {
-  return static_cast<double>(c.B) * c.HV * c.V * c.K * (static_cast<double>(c.L) / 2 + 2) * c.steps;
-}
-
 CaseConfig decode_case(FuzzedDataProvider& p, const CaseLimits& lim) {
   CaseConfig c;
   c.B = p.ConsumeIntegralInRange<int64_t>(1, lim.max_B);
@@ -43,7 +39,7 @@ CaseConfig decode_case(FuzzedDataProvider& p, const CaseLimits& lim) {
   c.random_cursors = p.ConsumeBool();
   c.values = p.ConsumeBool() ? ValueMode::Adversarial : ValueMode::WellConditioned;
   c.seed = p.ConsumeIntegral<uint64_t>();
-  while (case_work(c) > lim.work_budget) {
+  while (rollout_work(c) > lim.work_budget) {
     if (c.steps > 4) c.steps = c.steps * 2 / 3;
     else if (c.B > 1) c.slots -= c.B - c.B / 2, c.B /= 2;
     else if (c.HV > c.H) c.HV /= 2;

@@ -16,12 +16,9 @@ namespace kda::fuzz {
 
 struct CaseLimits {
   int64_t max_B = 4, max_H = 3, max_log2_K = 5, max_log2_V = 5, max_L = 17, max_extra_slots = 3, max_steps = 24;
-  double work_budget = 2e5;
+  double work_budget = 2e5;  // of rollout_work (cases/case_config.hpp)
 };
 
 CaseConfig decode_case(FuzzedDataProvider& fdp, const CaseLimits& limits);
-
-// The budget measure above.
-double case_work(const CaseConfig& c);
 
 }  // namespace kda::fuzz

@@ -19,12 +19,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <typeinfo>
 #include <vector>
 
+#include "contract/tensor_view.hpp"
 #include "fuzz/case_decoder.hpp"
 #include "fuzz/fuzz_finding.hpp"
 #include "property_tests/kernel_device_mirror.hpp"
@@ -45,16 +45,8 @@ struct RowMutation {
   int64_t value = 0;  // raw value, or the other row for SlotDuplicate
 };
 
-void write_index(HostTensor& t, int64_t row, int64_t v) {
-  std::byte* p = t.storage().data() + row * t.strides()[0] * (t.dl().dtype.bits / 8);
-  if (t.dl().dtype.bits == 64) std::memcpy(p, &v, 8);
-  else { const int32_t w = static_cast<int32_t>(v); std::memcpy(p, &w, 4); }
-}
-int64_t read_index(const HostTensor& t, int64_t row) {
-  const std::byte* p = t.storage().data() + row * t.strides()[0] * (t.dl().dtype.bits / 8);
-  if (t.dl().dtype.bits == 64) { int64_t v; std::memcpy(&v, p, 8); return v; }
-  int32_t v; std::memcpy(&v, p, 4); return v;
-}
+void write_index(HostTensor& t, int64_t row, int64_t v) { set_index_value(t.dl(), row, v); }
+int64_t read_index(const HostTensor& t, int64_t row) { return index_value(t.dl(), row); }
 
 RowMutation decode_mutation(FuzzedDataProvider& p, const CaseConfig& c) {
   RowMutation m;

@@ -44,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     } catch (const std::invalid_argument&) {
       return 0;
     }
-    if (!is_valid_config(config) || fuzz::case_work(config) > 1e8) return 0;
+    if (!is_valid_config(config) || rollout_work(config) > 1e8) return 0;
   } else {
     FuzzedDataProvider fdp(data, size);
     config = fuzz::decode_case(fdp, fuzz::CaseLimits{});

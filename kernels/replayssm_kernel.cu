@@ -30,13 +30,13 @@
 
 #include "kernels/async_copy.cuh"
 #include "kernels/lane_columns.cuh"
+#include "kernels/register_rows.cuh"
 #include "kernels/replayssm_device.cuh"
 #include "kernels/warp_reduce.cuh"
 
 namespace kda::cuda::detail {
 namespace {
 
-constexpr int kRowsPerWarp = 16;  // S.k and S.q of 16 rows = 32 values: one per lane after the reduction
 constexpr int kRowsPerCta = 128;
 constexpr int kMaxWarps = kRowsPerCta / kRowsPerWarp;
 constexpr int kMaxK = 128;
@@ -65,21 +65,6 @@ __device__ __forceinline__ void stage_records(const ReplayParams& p, HeadShared&
                static_cast<int>(p.K), ke, &sh.k_raw[0][0], kMaxK * 4});
   stage_block({p.d_cache.ptr + off4(p.d_cache, slot, hv, jc, v_base) * de, p.d_cache.stride[2], p.d_cache.stride[3], jn,
                cta_rows, de, &sh.d_raw[0][0], kRowsPerCta * 4});
-}
-
-// Lane 2i gets row i's S.k over the warp's columns, lane 2i+1 its S.(q scale).
-template <int NC>
-__device__ float row_dots(const float (&S)[kRowsPerWarp][NC], const float (&kn)[NC], const float (&qs)[NC]) {
-  float part[2 * kRowsPerWarp];
-#pragma unroll
-  for (int rr = 0; rr < kRowsPerWarp; ++rr) {
-    float sk = 0.0f, sq = 0.0f;
-#pragma unroll
-    for (int n = 0; n < NC; ++n) sk += S[rr][n] * kn[n], sq += S[rr][n] * qs[n];
-    part[2 * rr] = sk;
-    part[2 * rr + 1] = sq;
-  }
-  return warp_reduce_scatter32(part);
 }
 
 // x = row[c0, c0 + NC) of a shared 128-float row (16-byte aligned), zeros when !active.
@@ -238,25 +223,13 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
         if (r.cursor > 0) {
           float et[NC];
           load_shared_cols(sh.etot, c0, active, et);
-#pragma unroll
-          for (int rr = 0; rr < kRowsPerWarp; ++rr)
-#pragma unroll
-            for (int n = 0; n < NC; ++n) S[rr][n] *= et[n];
+          scale_columns(S, et);
         }
       }
       for (int j = 0; j < jn; ++j) {
         float w[NC];
         load_shared_cols(sh.w[j], c0, active, w);
-        const float4* d4 = reinterpret_cast<const float4*>(&sh.d[j][warp * kRowsPerWarp]);
-#pragma unroll
-        for (int q = 0; q < kRowsPerWarp / 4; ++q) {
-          const float4 dq = d4[q];  // the same address in every lane: a broadcast
-          const float dr[4] = {dq.x, dq.y, dq.z, dq.w};
-#pragma unroll
-          for (int i = 0; i < 4; ++i)
-#pragma unroll
-            for (int n = 0; n < NC; ++n) S[4 * q + i][n] = fmaf(dr[i], w[n], S[4 * q + i][n]);
-        }
+        add_record(S, &sh.d[j][warp * kRowsPerWarp], w);
       }
     }
     if (jc + kRecordChunk >= r.cursor) break;
@@ -266,10 +239,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
 
   float eg[NC];
   load_shared_cols(sh.eg, c0, active, eg);
-#pragma unroll
-  for (int rr = 0; rr < kRowsPerWarp; ++rr)
-#pragma unroll
-    for (int n = 0; n < NC; ++n) S[rr][n] *= eg[n];
+  scale_columns(S, eg);
 
   const float dot = row_dots(S, kn, qs);  // lane 2i: row i's S.k, lane 2i+1: its S.(q scale)
   const float sq = __shfl_down_sync(kFullMask, dot, 1);

@@ -19,13 +19,13 @@
 #include <cmath>
 
 #include "kernels/lane_columns.cuh"
+#include "kernels/register_rows.cuh"
 #include "kernels/replayssm_device.cuh"
 #include "kernels/warp_reduce.cuh"
 
 namespace kda::cuda::detail {
 namespace {
 
-constexpr int kRowsPerWarp = 16;  // S.k and S.q of 16 rows = 32 values: one per lane after the reduction
 constexpr int kWarpsPerCta = 4;
 constexpr int kRowsPerCta = kRowsPerWarp * kWarpsPerCta;
 constexpr int kRecordChunk = 16;  // ring deltas staged in shared memory per pass
@@ -144,10 +144,7 @@ __device__ void rebuild(const ReplayParams& p, const Token& t, const RowVerdict&
     float e[NC];
 #pragma unroll
     for (int n = 0; n < NC; ++n) e[n] = expf(total[n]);
-#pragma unroll
-    for (int rr = 0; rr < kRowsPerWarp; ++rr)
-#pragma unroll
-      for (int n = 0; n < NC; ++n) S[rr][n] *= e[n];
+    scale_columns(S, e);
   }
   const int32_t od = p.out.dtype;
   float prefix[NC] = {};
@@ -174,39 +171,13 @@ __device__ void rebuild(const ReplayParams& p, const Token& t, const RowVerdict&
         prefix[n] += g[n];
         w[n] = round_to(od, k[n] * expf(total[n] - prefix[n]));
       }
-      const float4* d4 = reinterpret_cast<const float4*>(staged + j * kRowsPerWarp);
-#pragma unroll
-      for (int q = 0; q < kRowsPerWarp / 4; ++q) {
-        const float4 dq = d4[q];  // the same address in every lane: a broadcast
-        const float dr[4] = {dq.x, dq.y, dq.z, dq.w};
-#pragma unroll
-        for (int i = 0; i < 4; ++i)
-#pragma unroll
-          for (int n = 0; n < NC; ++n) S[4 * q + i][n] = fmaf(dr[i], w[n], S[4 * q + i][n]);
-      }
+      add_record(S, staged + j * kRowsPerWarp, w);
     }
   }
   float eg[NC];
 #pragma unroll
   for (int n = 0; n < NC; ++n) eg[n] = expf(c.g[n]);
-#pragma unroll
-  for (int rr = 0; rr < kRowsPerWarp; ++rr)
-#pragma unroll
-    for (int n = 0; n < NC; ++n) S[rr][n] *= eg[n];
-}
-
-// Lane 2i gets row i's S.k over the lane columns of the whole warp, lane 2i+1 its S.(q scale).
-__device__ float row_dots(const float (&S)[kRowsPerWarp][NC], const LaneCols& c) {
-  float part[2 * kRowsPerWarp];
-#pragma unroll
-  for (int rr = 0; rr < kRowsPerWarp; ++rr) {
-    float sk = 0.0f, sq = 0.0f;
-#pragma unroll
-    for (int n = 0; n < NC; ++n) sk += S[rr][n] * c.kn[n], sq += S[rr][n] * c.qs[n];
-    part[2 * rr] = sk;
-    part[2 * rr + 1] = sq;
-  }
-  return warp_reduce_scatter32(part);
+  scale_columns(S, eg);
 }
 
 // The new checkpoint S + d k^T of the warp's rows on the lane's columns.
@@ -254,7 +225,7 @@ __global__ void __launch_bounds__(kWarpsPerCta * 32, 4) replayssm_step_kernel(co
   for (int64_t ch = 0; ch < chunks; ++ch) {
     c = lane_cols(p, t, ch);
     rebuild(p, t, r, c, v_first, nrows, staged, S);
-    dot += row_dots(S, c);
+    dot += row_dots(S, c.kn, c.qs);
   }
 
   const int my_row = lane >> 1;

@@ -13,11 +13,6 @@
 
 namespace kda::testing {
 
-// Reference work of a rollout, roughly: rows x heads x state size x ring depth x tokens.
-inline double rollout_work(const CaseConfig& c) {
-  return static_cast<double>(c.B) * c.HV * c.V * c.K * (static_cast<double>(c.L) / 2 + 2) * c.steps;
-}
-
 inline rc::Gen<CaseConfig> gen_gpu_case(double work_budget = 2e7) {
   return rc::gen::exec([work_budget] {
     const auto dtype = [] {

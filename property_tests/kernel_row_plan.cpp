@@ -1,6 +1,5 @@
 #include "property_tests/kernel_row_plan.hpp"
 
-#include <cstring>
 #include <map>
 
 #include "contract/scalar_type.hpp"
@@ -9,19 +8,6 @@
 
 namespace kda::testing {
 namespace {
-
-int64_t load_int(const DLTensor& t, int64_t i) {
-  const auto* base = static_cast<const unsigned char*>(t.data) + t.byte_offset;
-  const int64_t off = i * stride(t, 0);
-  if (t.dtype.bits == 64) {
-    int64_t v;
-    std::memcpy(&v, base + off * 8, 8);
-    return v;
-  }
-  int32_t v;
-  std::memcpy(&v, base + off * 4, 4);
-  return v;
-}
 
 std::vector<unsigned char> bytes_of(const DLTensor& t) {
   const auto* base = static_cast<const unsigned char*>(t.data) + t.byte_offset;
@@ -58,16 +44,16 @@ std::vector<RowPlan> plan_rows(const StepArgs& a, const Dims& dims) {
   std::map<int64_t, int> uses;
   for (int64_t r = 0; r < dims.B; ++r) {
     RowPlan& p = plans[r];
-    p.slot = load_int(*a.ssm_state_indices, r);
+    p.slot = index_value(*a.ssm_state_indices, r);
     if (p.slot < 0) {
       p.status = cuda::kRowPadding;
       continue;
     }
     ++uses[p.slot];
-    p.cursor = load_int(*a.write_pos, r);
+    p.cursor = index_value(*a.write_pos, r);
     if (p.slot >= dims.slots) p.status |= cuda::kRowSlotOutOfRange;
     if (p.cursor < 0 || p.cursor >= dims.L) p.status |= cuda::kRowCursorOutOfRange;
-    p.flush = p.cursor == dims.L - 1 || (a.force_flush != nullptr && load_int(*a.force_flush, r) != 0);
+    p.flush = p.cursor == dims.L - 1 || (a.force_flush != nullptr && index_value(*a.force_flush, r) != 0);
   }
   for (RowPlan& p : plans)
     if (p.slot >= 0 && uses[p.slot] > 1) p.status |= cuda::kRowDuplicateSlot;

@@ -19,11 +19,6 @@ inline void showValue(const CaseConfig& c, std::ostream& os) { os << to_string(c
 
 namespace kda::testing {
 
-// Work of one rollout, roughly: rows x value heads x state size x (mean ring depth + 2) x tokens.
-inline double reference_work(const CaseConfig& c) {
-  return static_cast<double>(c.B) * c.HV * c.V * c.K * (static_cast<double>(c.L) / 2 + 2) * c.steps;
-}
-
 inline rc::Gen<ScalarType> gen_float_dtype() {
   return rc::gen::element(ScalarType::Float32, ScalarType::BFloat16, ScalarType::Float16);
 }
@@ -63,7 +58,7 @@ inline rc::Gen<CaseConfig> gen_reference_case(int64_t max_steps = 64, double wor
     c.values = *rc::gen::weightedElement<ValueMode>({{4, ValueMode::WellConditioned}, {1, ValueMode::Adversarial}});
     c.seed = *rc::gen::arbitrary<uint64_t>();
     // Fit the budget: fewer tokens first (keeping a few), then fewer rows, then GQA heads.
-    while (reference_work(c) > work_budget) {
+    while (rollout_work(c) > work_budget) {
       if (c.steps > 8) c.steps = c.steps * 2 / 3;
       else if (c.B > 1) c.slots -= c.B - c.B / 2, c.B /= 2;
       else if (c.HV > c.H) c.HV /= 2;

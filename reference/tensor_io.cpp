@@ -1,7 +1,6 @@
 #include "reference/tensor_io.hpp"
 
 #include <Eigen/Core>
-#include <cstring>
 
 #include "contract/tensor_view.hpp"
 
@@ -90,14 +89,8 @@ Scalar round_through(ScalarType type, Scalar x) {
 }
 
 std::vector<int64_t> read_indices(const DLTensor& t) {
-  const int64_t n = kda::size(t, 0), s = kda::stride(t, 0);
-  std::vector<int64_t> v(n);
-  const char* p = static_cast<const char*>(t.data) + t.byte_offset;
-  const bool is64 = t.dtype.bits == 64;
-  for (int64_t i = 0; i < n; ++i) {
-    if (is64) { int64_t x; std::memcpy(&x, p + i * s * 8, 8); v[i] = x; }
-    else { int32_t x; std::memcpy(&x, p + i * s * 4, 4); v[i] = x; }
-  }
+  std::vector<int64_t> v(kda::size(t, 0));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = kda::index_value(t, static_cast<int64_t>(i));
   return v;
 }
 

@@ -26,10 +26,6 @@ class Draw {
 
 }  // namespace
 
-double rollout_work(const CaseConfig& c) {
-  return static_cast<double>(c.B) * c.HV * c.V * c.K * (static_cast<double>(c.L) / 2 + 2) * c.steps;
-}
-
 CaseConfig draw_case(uint64_t seed, uint64_t index, double work_budget) {
   Draw d(seed, index);
   const ScalarType floats[] = {ScalarType::Float32, ScalarType::BFloat16, ScalarType::Float16};

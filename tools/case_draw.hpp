@@ -11,9 +11,6 @@
 
 namespace kda::cli {
 
-// Reference work of a rollout, roughly: rows x heads x state size x ring depth x tokens.
-double rollout_work(const CaseConfig& c);
-
 CaseConfig draw_case(uint64_t seed, uint64_t index, double work_budget);
 
 }  // namespace kda::cli
