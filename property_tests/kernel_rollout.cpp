@@ -40,6 +40,7 @@ struct Blocks {
 // judged against the size of its terms), and the gate mass G of its rebuild (tolerance.hpp).
 struct HeadScale {
   double out_floor = 0, d_floor = 0, gate_mass = 0;
+  double state_terms = 0;  // the state after the token, S + d k^T: max(its norm, ||S||_F, ||d|| ||k||)
 };
 
 std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::vector<RowPlan>& plans) {
@@ -58,7 +59,10 @@ std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::v
       const reference::Vector<double> delta = h.beta * (h.v - S * h.k);
       const Matrix<double> after = S + delta * h.k.transpose();
       HeadScale& sc = scales[row * d.HV + hv];
-      sc.out_floor = reference::output_floor(after.norm(), h.q_scaled.norm(), d.K, d.V, ref.config.out_dtype);
+      // S + d k^T cancels where beta k.k is near 1 (the delta rule removes S's component
+      // along k): its rounding errors, and those of o = (S + d k^T) q, scale with the terms.
+      sc.state_terms = std::max({after.norm(), S.norm(), delta.norm() * h.k.norm()});
+      sc.out_floor = reference::output_floor(sc.state_terms, h.q_scaled.norm(), d.K, d.V, ref.config.out_dtype);
       sc.d_floor = std::abs(h.beta) * std::max(h.v.norm(), S.norm() * h.k.norm() / std::sqrt(static_cast<double>(d.K)));
       sc.gate_mass = h.g.cwiseAbs().maxCoeff();
       for (int64_t j = 0; j < p.cursor; ++j) {
@@ -74,10 +78,11 @@ std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::v
 // Compares out and what the plans say the step wrote; with `all_records`, every checkpoint
 // and k/g ring record that the accepted rows still depend on instead (end of rollout; d
 // records were compared, against their floors, when written, and the footprint check shows
-// that nothing moved them since).
+// that nothing moved them since). checkpoint_terms[slot * HV + hv]: the term size of the
+// checkpoint's last flush (0: never flushed), set by a step's flushes, used by all_records.
 void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const std::vector<RowPlan>& plans,
-                  const std::vector<HeadScale>& scales, bool all_records, KernelRolloutReport& r,
-                  const std::string& where) {
+                  const std::vector<HeadScale>& scales, bool all_records, std::vector<double>& checkpoint_terms,
+                  KernelRolloutReport& r, const std::string& where) {
   for (const HeadScale& sc : scales) r.max_gate_mass = std::max(r.max_gate_mass, sc.gate_mass);
   const auto rb = reference::kernel_vs_reference_bounds(ref.config, /*tf32_products=*/false);
   const double u_ring = reference::unit_roundoff(ref.config.ring_dtype);
@@ -95,7 +100,9 @@ void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const st
     for (int64_t hv = 0; hv < dims.HV; ++hv) {
       if (all_records || p.flush) {
         for (int64_t v = 0; v < dims.V; ++v) state.add(ref.initial_state, gpu.initial_state, p.slot, hv, v);
-        state.floors.push_back(s_floor);
+        double& terms = checkpoint_terms[p.slot * dims.HV + hv];
+        if (!all_records) terms = scales[row * dims.HV + hv].state_terms;
+        state.floors.push_back(std::max(s_floor, terms));
       }
       const int64_t lo = all_records ? 0 : p.cursor, hi = all_records ? p.cursor : (p.flush ? 0 : p.cursor + 1);
       for (int64_t j = lo; j < hi; ++j) {
@@ -181,6 +188,7 @@ KernelRolloutReport run_subject_vs_reference(const CaseConfig& config, const Ste
   CaseTensors gpu = materialize(config);
   std::vector<RowPlan> plans;
   Dims dims;
+  std::vector<double> checkpoint_terms(static_cast<std::size_t>(config.slots * config.HV), 0.0);
   for (int64_t t = 0; t < config.steps; ++t) {
     if (t > 0) {
       fill_token(ref, t);
@@ -204,7 +212,7 @@ KernelRolloutReport run_subject_vs_reference(const CaseConfig& config, const Ste
       else if (std::string f = footprint_violation(before, gpu.args(), dims, plans); !f.empty()) r.failure = where + ": " + f;
       else if (!subject.guards_intact()) r.failure = where + ": a device guard region changed";
     }
-    compare_step(ref, gpu, dims, plans, scales, false, r, where);
+    compare_step(ref, gpu, dims, plans, scales, false, checkpoint_terms, r, where);
     for (const RowPlan& p : plans) {
       if (!p.accepted()) r.rejected_rows += p.status != 1;
       else p.flush ? ++r.flushes : ++r.appends;
@@ -219,7 +227,8 @@ KernelRolloutReport run_subject_vs_reference(const CaseConfig& config, const Ste
     for (std::size_t row = 0; row < plans.size(); ++row)  // plans use the advanced cursors
       plans[row].cursor = static_cast<int64_t>(gpu.write_pos.get_linear(static_cast<int64_t>(row)));
   }
-  compare_step(ref, gpu, dims, plans, std::vector<HeadScale>(dims.B * dims.HV), true, r, "end of rollout");
+  compare_step(ref, gpu, dims, plans, std::vector<HeadScale>(dims.B * dims.HV), true, checkpoint_terms, r,
+               "end of rollout");
   return r;
 }
 
