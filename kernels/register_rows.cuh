@@ -46,7 +46,7 @@ __device__ __forceinline__ float row_dots(const float (&S)[kRowsPerWarp][NC], co
     part[2 * rr] = sk;
     part[2 * rr + 1] = sq;
   }
-  return warp_reduce_scatter32(part);
+  return warp_reduce_scatter(part);
 }
 
 }  // namespace kda::cuda::detail

@@ -28,58 +28,26 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/async_copy.cuh"
 #include "kernels/lane_columns.cuh"
 #include "kernels/register_rows.cuh"
 #include "kernels/replayssm_device.cuh"
+#include "kernels/ring_staging.cuh"
 #include "kernels/warp_reduce.cuh"
 
 namespace kda::cuda::detail {
 namespace {
 
-constexpr int kRowsPerCta = 128;
+constexpr int kRowsPerCta = kCtaRows;
 constexpr int kMaxWarps = kRowsPerCta / kRowsPerWarp;
-constexpr int kMaxK = 128;
-constexpr int kRecordChunk = 16;  // ring records staged per pass (static shared memory < 48 KB)
+constexpr int kMaxK = kCtaMaxK;
 
 struct HeadShared {
   float q[kMaxK], k[kMaxK];  // raw q and k of the token (each warp normalizes its own columns)
   float g[kMaxK], eg[kMaxK];  // the current gate and exp(g)
   float etot[kMaxK];          // exp(sum of the ring's gates)
-  float w[kRecordChunk][kMaxK];        // ring gates g_j as staged, turned into the decayed keys w_j
   float d[kRecordChunk][kRowsPerCta];  // ring deltas of the CTA's rows, rounded to out's dtype
-  alignas(16) char k_raw[kRecordChunk][kMaxK * 4];       // ring keys as stored (k_cache's dtype)
-  alignas(16) char d_raw[kRecordChunk][kRowsPerCta * 4];  // ring deltas as stored (d_cache's dtype)
+  RingChunk ring;  // ring.g: the gates g_j as staged, turned into the decayed keys w_j in place
 };
-
-__device__ __forceinline__ int dtype_bytes(int32_t dt) { return dt == kF32 ? 4 : 2; }
-
-// Records [jc, jc + jn) of the three rings -> shared memory (cp.async; the caller waits).
-__device__ __forceinline__ void stage_records(const ReplayParams& p, HeadShared& sh, int64_t slot, int hv, int h,
-                                              int64_t v_base, int cta_rows, int jc, int jn) {
-  if (jn <= 0) return;
-  stage_block({p.g_cache.ptr + off4(p.g_cache, slot, hv, jc, 0) * 4, p.g_cache.stride[2], p.g_cache.stride[3], jn,
-               static_cast<int>(p.K), 4, reinterpret_cast<char*>(&sh.w[0][0]), kMaxK * 4});
-  const int ke = dtype_bytes(p.k_cache.dtype), de = dtype_bytes(p.d_cache.dtype);
-  stage_block({p.k_cache.ptr + off4(p.k_cache, slot, h, jc, 0) * ke, p.k_cache.stride[2], p.k_cache.stride[3], jn,
-               static_cast<int>(p.K), ke, &sh.k_raw[0][0], kMaxK * 4});
-  stage_block({p.d_cache.ptr + off4(p.d_cache, slot, hv, jc, v_base) * de, p.d_cache.stride[2], p.d_cache.stride[3], jn,
-               cta_rows, de, &sh.d_raw[0][0], kRowsPerCta * 4});
-}
-
-// x = row[c0, c0 + NC) of a shared 128-float row (16-byte aligned), zeros when !active.
-template <int NC>
-__device__ __forceinline__ void load_shared_cols(const float* row, int c0, bool active, float (&x)[NC]) {
-  if constexpr (NC == 4) {  // K = 128: every lane active
-    const float4 v = *reinterpret_cast<const float4*>(row + c0);
-    x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
-  } else if constexpr (NC == 2) {  // K = 64: every lane active
-    const float2 v = *reinterpret_cast<const float2*>(row + c0);
-    x[0] = v.x, x[1] = v.y;
-  } else {
-    x[0] = active ? row[c0] : 0.0f;
-  }
-}
 
 // SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)
 // move as straight vector accesses without per-row dtype or alignment decisions.
@@ -149,7 +117,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
         else load_cols(p.state.ptr, SDT, s0 + rr * s_row, s_col, S[rr]);
       }
     }
-    stage_records(p, sh, r.slot, hv, h, v_base, cta_rows, 0, min(kRecordChunk, r.cursor));
+    stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, 0, min(kRecordChunk, r.cursor));
   }
   cp_async_wait_all();
   if (__syncthreads_or(dup)) r.status |= kRowDuplicateSlot;
@@ -169,7 +137,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     sh.g[c] = gate_c;
     sh.eg[c] = expf(gate_c);
     if (r.cursor <= kRecordChunk) {
-      for (int j = 0; j < r.cursor; ++j) total += sh.w[j][c];
+      for (int j = 0; j < r.cursor; ++j) total += sh.ring.g[j][c];
     } else {  // beyond the first chunk: the sum over the whole ring, in record order
       const float* g_col = reinterpret_cast<const float*>(p.g_cache.ptr) + off4(p.g_cache, r.slot, hv, 0, c);
       for (int j = 0; j < r.cursor; ++j) total += g_col[j * p.g_cache.stride[2]];
@@ -183,20 +151,20 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     const int jn = min(kRecordChunk, r.cursor - jc);
     if (jc > 0) {
       __syncthreads();  // the previous chunk is consumed
-      stage_records(p, sh, r.slot, hv, h, v_base, cta_rows, jc, jn);
+      stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, jc, jn);
       cp_async_wait_all();
       __syncthreads();
     }
     if (column) {
       const int c = tid;
       for (int j = 0; j < jn; ++j) {
-        prefix += sh.w[j][c];
-        sh.w[j][c] = round_to(od, load_float(sh.k_raw[j], c, p.k_cache.dtype) * expf(total - prefix));
+        prefix += sh.ring.g[j][c];
+        sh.ring.g[j][c] = round_to(od, load_float(sh.ring.k_raw[j], c, p.k_cache.dtype) * expf(total - prefix));
       }
     }
     for (int i = tid; i < (jn << lg_rows); i += blockDim.x) {
       const int j = i >> lg_rows, v = i & (cta_rows - 1);
-      sh.d[j][v] = round_to(od, load_float(sh.d_raw[j], v, p.d_cache.dtype));
+      sh.d[j][v] = round_to(od, load_float(sh.ring.d_raw[j], v, p.d_cache.dtype));
     }
     __syncthreads();
     if (nrows > 0) {
@@ -228,7 +196,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
       }
       for (int j = 0; j < jn; ++j) {
         float w[NC];
-        load_shared_cols(sh.w[j], c0, active, w);
+        load_shared_cols(sh.ring.g[j], c0, active, w);
         add_record(S, &sh.d[j][warp * kRowsPerWarp], w);
       }
     }
@@ -302,10 +270,11 @@ int64_t replayssm_blocks(const ReplayParams& p) {
 
 cudaError_t launch_replayssm(const ReplayParams& p, cudaStream_t stream) {
   if (replayssm_blocks(p) == 0) return cudaSuccess;  // HV = 0: no head, nothing to read or write
+  if (p.K > kMaxK) return launch_replayssm_wide(p, stream);
+  if (p.L <= kRecordChunk + 1) return launch_replayssm_short_ring(p, stream);  // the whole ring in one chunk
   if (p.K <= 32) return launch<1>(p, stream);
   if (p.K == 64) return launch<2>(p, stream);
-  if (p.K == 128) return launch<4>(p, stream);
-  return launch_replayssm_wide(p, stream);
+  return launch<4>(p, stream);
 }
 
 }  // namespace kda::cuda::detail

@@ -49,6 +49,9 @@ int64_t replayssm_blocks(const ReplayParams& p);
 // when there are no blocks: HV = 0).
 cudaError_t launch_replayssm(const ReplayParams& p, cudaStream_t stream);
 
+// K <= 128 and L <= 17 (replayssm_short_ring_kernel.cu); same grid as replayssm_blocks.
+cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stream);
+
 int64_t replayssm_wide_blocks(const ReplayParams& p);
 cudaError_t launch_replayssm_wide(const ReplayParams& p, cudaStream_t stream);
 

@@ -12,13 +12,15 @@ __device__ __forceinline__ float warp_sum(float x) {
   return x;
 }
 
-// 32 per-lane partials in, lane l out with the warp's sum of partial l: a transposed
-// butterfly that halves the live values each round (16 + 8 + 4 + 2 + 1 = 31 shuffles
-// instead of 32 x 5 for 32 separate warp_sums). In round `o` a lane keeps the half of its
-// values selected by bit o of its lane id and sends the other half to lane ^ o, so after
-// the last round position 0 holds partial index 16*b4 + 8*b3 + 4*b2 + 2*b1 + b0 = lane.
-template <int O>
-__device__ __forceinline__ void reduce_scatter_round(float (&x)[32], int lane) {
+// N per-lane partials in (N = 32 or 8), lane l out with the warp's sum of partial l % N: a
+// transposed butterfly that halves the live values each round (for 32: 16 + 8 + 4 + 2 + 1 =
+// 31 shuffles instead of 32 x 5 for 32 separate warp_sums). In round `o` a lane keeps the
+// half of its values selected by bit o of its lane id and sends the other half to lane ^ o,
+// so after the last round position 0 holds partial index (lane % N) summed over the lanes
+// that differ from this one in bits below N; for N < 32 the remaining lane bits are summed
+// by plain butterflies (8: 4 + 2 + 1 + 2 = 9 shuffles).
+template <int O, int N>
+__device__ __forceinline__ void reduce_scatter_round(float (&x)[N], int lane) {
   const bool upper = (lane & O) != 0;
 #pragma unroll
   for (int i = 0; i < O; ++i) {
@@ -29,8 +31,12 @@ __device__ __forceinline__ void reduce_scatter_round(float (&x)[32], int lane) {
   if constexpr (O > 1) reduce_scatter_round<O / 2>(x, lane);
 }
 
-__device__ __forceinline__ float warp_reduce_scatter32(float (&x)[32]) {
-  reduce_scatter_round<16>(x, threadIdx.x & 31);
+template <int N>
+__device__ __forceinline__ float warp_reduce_scatter(float (&x)[N]) {
+  static_assert(N == 32 || N == 16 || N == 8 || N == 4 || N == 2);
+  reduce_scatter_round<N / 2>(x, threadIdx.x & 31);
+#pragma unroll
+  for (int o = N; o < 32; o <<= 1) x[0] += __shfl_xor_sync(kFullMask, x[0], o);
   return x[0];
 }
 

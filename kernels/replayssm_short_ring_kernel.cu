@@ -1,0 +1,335 @@
+// The ReplaySSM decode step on the GPU for K <= 128 and L <= 17 (at most 16 ring records:
+// one staged chunk), kernel v8 of docs/perf-notes.md. Longer rings go to replayssm_kernel.cu,
+// K > 128 to replayssm_wide_kernel.cu.
+//
+// Why a kernel of its own: v7 keeps a warp's 16 checkpoint rows in 64 registers for the
+// CTA's whole life (the rank update of every ring chunk needs them), which caps it at 2 CTAs
+// per SM; its memory rounds and barriers then stand in line with its arithmetic. With the
+// whole ring in shared memory at once, a warp needs a row only while it works on it, so here
+// a warp streams its 16 rows 4 at a time (the next 4 loading while these compute): 64
+// registers, 4 CTAs per SM. And an append need not rebuild the state at all:
+//   S_dec k = (S0 diag(exp(total) exp(g))) k + sum_j d_j (w_j . (exp(g) k)),
+// the same for q*scale, so an append row costs two dot products with per-column weights plus
+// one scalar per record (a_j = w_j . (exp(g) k), b_j = w_j . (exp(g) q scale), computed once
+// per warp). A flush row is rebuilt as in v7 (S0 exp(total) + sum_j d_j w_j^T, then exp(g)),
+// because its checkpoint must be written. w_j and d_j are rounded to out's dtype (the spec's
+// rounding point) in both paths.
+//
+// Per CTA (one per (row, value head, 128 state rows); 8 warps of 16 rows):
+//   1. memory round 1: the row's index, cursor and force flag, the duplicate-slot scan spread
+//      over the CTA, per column thread q, k, a, dt_bias, A_log; per row v; b;
+//   2. memory round 2: each warp's first 4 checkpoint rows into registers, the ring records
+//      (cursor <= 16) into shared memory by cp.async; one barrier with the duplicate verdict;
+//      padding or rejected rows: zeros to out, return;
+//   3. one thread per column: g, exp(g), exp(total), w_j; all threads: d_j; barrier;
+//   4. each warp, 4 rows at a time: append: the dots with exp(total) exp(g) k and
+//      exp(total) exp(g) q scale; flush: rebuild, decay, dots, and the new checkpoint rows
+//      S + d k^T; then d = beta (v - S.k), o = S.(q scale) + d k.(q scale) -> out, and for an
+//      append the ring records.
+#include <algorithm>
+
+#include "kernels/lane_columns.cuh"
+#include "kernels/replayssm_device.cuh"
+#include "kernels/ring_staging.cuh"
+#include "kernels/warp_reduce.cuh"
+
+namespace kda::cuda::detail {
+namespace {
+
+constexpr int kWarpRows = 16;  // rows of a warp (8 warps cover the CTA's 128)
+constexpr int kWarps = kCtaRows / kWarpRows;
+constexpr int kGroup = 4;  // rows a warp holds at a time
+constexpr int kGroups = kWarpRows / kGroup;
+
+struct ShortRingShared {
+  float q[kCtaMaxK], k[kCtaMaxK];  // raw q and k of the token (each warp normalizes its own columns)
+  float g[kCtaMaxK], eg[kCtaMaxK];  // the current gate and exp(g)
+  float etot[kCtaMaxK];             // exp(sum of the ring's gates)
+  float d[kRecordChunk][kCtaRows];  // ring deltas of the CTA's rows, rounded to out's dtype
+  RingChunk ring;  // ring.g: the gates g_j as staged, turned into the decayed keys w_j in place
+};
+
+// Where a warp's checkpoint rows are: the lane's first column of the warp's first row, and
+// how to step a row (one vector access per row when the layout allows it).
+struct WarpRows {
+  char* at;           // byte address of (first row, c0)
+  int64_t row_bytes;  // byte step between rows
+  int64_t off, row, col;  // element offset of (first row, c0) and element strides (element path)
+  bool vec;
+};
+
+template <int NC, int32_t SDT>
+__device__ __forceinline__ void load_group(const ReplayParams& p, const WarpRows& w, int first, int n,
+                                           float (&S)[kGroup][NC]) {
+#pragma unroll
+  for (int rr = 0; rr < kGroup; ++rr) {
+#pragma unroll
+    for (int c = 0; c < NC; ++c) S[rr][c] = 0.0f;
+    if (rr >= n) continue;
+    const int r = first + rr;
+    if (w.vec) load_cols_aligned<NC, SDT>(w.at + r * w.row_bytes, S[rr]);
+    else load_cols(p.state.ptr, SDT, w.off + r * w.row, w.col, S[rr]);
+  }
+}
+
+// Lane l out: the warp's sum for row (l & 7) / 2 of the group, of S.x (l even) or S.y (l odd).
+template <int NC>
+__device__ __forceinline__ float group_dots(const float (&S)[kGroup][NC], const float (&x)[NC],
+                                            const float (&y)[NC]) {
+  float part[2 * kGroup];
+#pragma unroll
+  for (int rr = 0; rr < kGroup; ++rr) {
+    float sx = 0.0f, sy = 0.0f;
+#pragma unroll
+    for (int c = 0; c < NC; ++c) sx += S[rr][c] * x[c], sy += S[rr][c] * y[c];
+    part[2 * rr] = sx;
+    part[2 * rr + 1] = sy;
+  }
+  return warp_reduce_scatter(part);
+}
+
+// SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)
+// move as straight vector accesses.
+template <int NC, int32_t SDT>
+__global__ void __launch_bounds__(kWarps * 32, 3) replayssm_short_ring_kernel(const ReplayParams p) {
+  __shared__ __align__(16) ShortRingShared sh;
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  // The grid has fewer than 2^31 blocks (the launcher checks), so these fit in 32 bits.
+  const int n_vchunks = static_cast<int>((p.V + kCtaRows - 1) / kCtaRows);
+  int id = static_cast<int>(blockIdx.x);
+  const int vc = id % n_vchunks;
+  id /= n_vchunks;
+  const int hv = id % static_cast<int>(p.HV), row = id / static_cast<int>(p.HV);
+  const int h = hv / static_cast<int>(p.HV / p.H);
+  const int64_t v_base = static_cast<int64_t>(vc) * kCtaRows;
+  const int cta_rows = static_cast<int>(min64(kCtaRows, p.V - v_base));  // a power of two
+  const int nrows = min(kWarpRows, cta_rows - warp * kWarpRows);  // <= 0: a warp that only fills columns
+  const int64_t v_first = v_base + warp * kWarpRows;
+  const int64_t out_row = static_cast<int64_t>(row) * p.out.stride[0] + hv * p.out.stride[1];
+  const int c0 = lane * NC;
+  const bool active = c0 < p.K;  // K < 32: lanes past K hold zeros
+  const int my_row = lane >> 1;  // in the results: lane 2i holds row i's S.k, lane 2i+1 its S.(q scale)
+  const bool column = tid < p.K;  // thread tid computes column tid's per-head values
+
+  // Memory round 1: everything that does not depend on the slot, all in flight together.
+  const QkvOffsets qkv = qkv_offsets(p, row, hv, h);
+  RowVerdict r = row_values(p, row);
+  float q_raw = 0.0f, k_raw = 0.0f, gate_c = 0.0f, v_raw = 0.0f;
+  if (column) {
+    q_raw = load_float(p.qkv.ptr, qkv.q0 + tid, p.qkv.dtype);
+    k_raw = load_float(p.qkv.ptr, qkv.k0 + tid, p.qkv.dtype);
+    gate_c = gate(p, row, hv, tid, head_A(p, hv));
+  }
+  if (lane < nrows) v_raw = load_float(p.qkv.ptr, qkv.v0 + v_first + lane, p.qkv.dtype);  // lane i: row i's v
+  const float b_raw = load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype);
+  const bool dup = r.slot >= 0 && slot_taken_elsewhere(p, row, r.slot, tid, blockDim.x);
+  if (r.status == kRowPadding) {
+    if (lane < nrows) store_float(p.out.ptr, out_row + (v_first + lane) * p.out.stride[2], p.out.dtype, 0.0f);
+    if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && tid == 0)
+      reinterpret_cast<int32_t*>(p.row_status.ptr)[row * p.row_status.stride[0]] = r.status;
+    return;
+  }
+
+  // Memory round 2: the warp's first rows into registers, the ring records into shared
+  // memory (only for a slot and cursor inside the tensors).
+  constexpr int se = SDT == kF32 ? 4 : 2;
+  WarpRows w{};
+  w.row = p.state.stride[2];
+  w.col = p.state.stride[3];
+  w.off = r.status == kRowOk ? off4(p.state, r.slot, hv, v_first, c0) : 0;
+  w.at = p.state.ptr + w.off * se;
+  w.row_bytes = w.row * se;
+  // Vector rows: contiguous columns and every row's lane segment aligned to NC elements.
+  w.vec = w.col == 1 && (reinterpret_cast<uintptr_t>(w.at) % (NC * se)) == 0 && (w.row_bytes % (NC * se)) == 0;
+  const bool rows_here = r.status == kRowOk && active;
+  float next[kGroup][NC];
+  load_group<NC, SDT>(p, w, 0, rows_here ? nrows : 0, next);
+  if (r.status == kRowOk) stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, 0, r.cursor);
+  cp_async_wait_all();
+  if (__syncthreads_or(dup)) r.status |= kRowDuplicateSlot;
+  if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && tid == 0)
+    reinterpret_cast<int32_t*>(p.row_status.ptr)[row * p.row_status.stride[0]] = r.status;
+  if (r.status != kRowOk) {  // rejected: zeros to out, nothing else
+    if (lane < nrows) store_float(p.out.ptr, out_row + (v_first + lane) * p.out.stride[2], p.out.dtype, 0.0f);
+    return;
+  }
+
+  const int32_t od = p.out.dtype;
+  const int jn = r.cursor;  // <= kRecordChunk (the launcher sends L <= 17 here)
+  if (column) {
+    const int c = tid;
+    sh.q[c] = q_raw;
+    sh.k[c] = k_raw;
+    sh.g[c] = gate_c;
+    sh.eg[c] = expf(gate_c);
+    float total = 0.0f, prefix = 0.0f;
+    for (int j = 0; j < jn; ++j) total += sh.ring.g[j][c];
+    sh.etot[c] = expf(total);
+    for (int j = 0; j < jn; ++j) {
+      prefix += sh.ring.g[j][c];
+      sh.ring.g[j][c] = round_to(od, load_float(sh.ring.k_raw[j], c, p.k_cache.dtype) * expf(total - prefix));
+    }
+  }
+  const int lg_rows = __ffs(cta_rows) - 1;
+  for (int i = tid; i < (jn << lg_rows); i += blockDim.x) {
+    const int j = i >> lg_rows, v = i & (cta_rows - 1);
+    sh.d[j][v] = round_to(od, load_float(sh.ring.d_raw[j], v, p.d_cache.dtype));
+  }
+  __syncthreads();
+  if (nrows <= 0) return;
+
+  // The token's columns of this lane.
+  float qs[NC], kn[NC], et[NC], eg[NC], kq;
+  {
+    float q[NC], k[NC];
+    load_shared_cols(sh.q, c0, active, q);
+    load_shared_cols(sh.k, c0, active, k);
+    float q_norm = 1.0f, k_norm = 1.0f;
+    if (p.l2norm) {
+      float qq = 0.0f, kk = 0.0f;
+#pragma unroll
+      for (int n = 0; n < NC; ++n) qq += q[n] * q[n], kk += k[n] * k[n];
+      q_norm = sqrtf(warp_sum(qq) + 1e-6f);
+      k_norm = sqrtf(warp_sum(kk) + 1e-6f);
+    }
+    float part = 0.0f;
+#pragma unroll
+    for (int n = 0; n < NC; ++n) {
+      qs[n] = q[n] / q_norm * p.scale;
+      kn[n] = k[n] / k_norm;
+      part += kn[n] * qs[n];
+    }
+    kq = warp_sum(part);
+    load_shared_cols(sh.etot, c0, active, et);
+    load_shared_cols(sh.eg, c0, active, eg);
+  }
+
+  // Append: the records' part of lane l's dot (row l/2, S.k or S.(q scale)), and the
+  // checkpoint's per-column weights. Flush: the dots run on the rebuilt rows instead.
+  float records = 0.0f, x[NC], y[NC];
+  if (r.flush) {
+#pragma unroll
+    for (int n = 0; n < NC; ++n) x[n] = kn[n], y[n] = qs[n];
+  } else {
+    float ab[2 * kRecordChunk];  // a_j, b_j, then lane 2j + t holds the warp's (a or b)_j
+#pragma unroll
+    for (int j = 0; j < kRecordChunk; ++j) {
+      float sa = 0.0f, sb = 0.0f;
+      if (j < jn) {
+        float wj[NC];
+        load_shared_cols(sh.ring.g[j], c0, active, wj);
+#pragma unroll
+        for (int n = 0; n < NC; ++n) {
+          const float we = wj[n] * eg[n];
+          sa += we * kn[n], sb += we * qs[n];
+        }
+      }
+      ab[2 * j] = sa;
+      ab[2 * j + 1] = sb;
+    }
+    const float coef = warp_reduce_scatter(ab);
+    const bool row_here = my_row < nrows;
+    for (int j = 0; j < jn; ++j) {
+      const float c = __shfl_sync(kFullMask, coef, 2 * j + (lane & 1));
+      if (row_here) records = fmaf(sh.d[j][warp * kWarpRows + my_row], c, records);
+    }
+#pragma unroll
+    for (int n = 0; n < NC; ++n) {
+      const float e = et[n] * eg[n];
+      x[n] = e * kn[n], y[n] = e * qs[n];
+    }
+  }
+
+  const float beta = beta_of(b_raw, p.b.dtype);
+  float dot = 0.0f;  // lane l: row l/2's S0 or S part of S.k (l even) or S.(q scale) (l odd)
+#pragma unroll 1
+  for (int gi = 0; gi < kGroups; ++gi) {
+    const int first = gi * kGroup, n = min(kGroup, nrows - first);
+    if (n <= 0) break;
+    float S[kGroup][NC];
+#pragma unroll
+    for (int rr = 0; rr < kGroup; ++rr)
+#pragma unroll
+      for (int c = 0; c < NC; ++c) S[rr][c] = next[rr][c];
+    load_group<NC, SDT>(p, w, first + kGroup, active ? min(kGroup, nrows - first - kGroup) : 0, next);
+    if (r.flush) {
+#pragma unroll
+      for (int rr = 0; rr < kGroup; ++rr)
+#pragma unroll
+        for (int c = 0; c < NC; ++c) S[rr][c] *= et[c];
+      for (int j = 0; j < jn; ++j) {
+        float wj[NC];
+        load_shared_cols(sh.ring.g[j], c0, active, wj);
+        const float4 d4 = *reinterpret_cast<const float4*>(&sh.d[j][warp * kWarpRows + first]);
+        const float dr[kGroup] = {d4.x, d4.y, d4.z, d4.w};
+#pragma unroll
+        for (int rr = 0; rr < kGroup; ++rr)
+#pragma unroll
+          for (int c = 0; c < NC; ++c) S[rr][c] = fmaf(dr[rr], wj[c], S[rr][c]);
+      }
+#pragma unroll
+      for (int rr = 0; rr < kGroup; ++rr)
+#pragma unroll
+        for (int c = 0; c < NC; ++c) S[rr][c] *= eg[c];
+    }
+    const float red = group_dots(S, x, y);  // lane l: group row (l & 7) / 2
+    if ((lane >> 3) == gi) dot = red;         // the group's rows are the warp's rows 4 gi .. 4 gi + 3
+    if (r.flush) {  // the new checkpoint rows S + d k^T (d exactly as the output below computes it)
+      const float dl = beta * (__shfl_sync(kFullMask, v_raw, first + ((lane & 7) >> 1)) - red);
+#pragma unroll
+      for (int rr = 0; rr < kGroup; ++rr) {
+        const float d = __shfl_sync(kFullMask, dl, 2 * rr);
+        if (rr >= n || !active) continue;
+        float s[NC];
+#pragma unroll
+        for (int c = 0; c < NC; ++c) s[c] = fmaf(d, kn[c], S[rr][c]);
+        if (w.vec) store_cols_aligned<NC, SDT>(w.at + (first + rr) * w.row_bytes, s);
+        else store_cols(p.state.ptr, SDT, w.off + (first + rr) * w.row, w.col, s);
+      }
+    }
+  }
+
+  const float full = dot + records;
+  const float sq = __shfl_down_sync(kFullMask, full, 1);
+  const float v_mine = __shfl_sync(kFullMask, v_raw, my_row);
+  float d = 0.0f;
+  if ((lane & 1) == 0 && my_row < nrows) {
+    const int64_t v = v_first + my_row;
+    d = beta * (v_mine - full);
+    store_float(p.out.ptr, out_row + v * p.out.stride[2], p.out.dtype, sq + d * kq);
+    if (!r.flush) store_float(p.d_cache.ptr, off4(p.d_cache, r.slot, hv, r.cursor, v), p.d_cache.dtype, d);
+  }
+  if (r.flush || vc != 0 || warp != 0 || !active) return;  // one warp per (row, head) writes the g record
+  float g[NC];
+  load_shared_cols(sh.g, c0, active, g);
+  store_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, hv, r.cursor, c0), p.g_cache.stride[3], g);
+  if (hv % (p.HV / p.H) == 0)  // one value head per query-head group writes the shared key
+    store_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, h, r.cursor, c0), p.k_cache.stride[3], kn);
+}
+
+template <int NC, int32_t SDT>
+cudaError_t launch_for(const ReplayParams& p, cudaStream_t stream) {
+  // Enough warps for the CTA's rows and for one thread per column.
+  const int64_t cta_rows = min64(kCtaRows, p.V);
+  const int64_t warps = std::max<int64_t>((cta_rows + kWarpRows - 1) / kWarpRows, (p.K + 31) / 32);
+  replayssm_short_ring_kernel<NC, SDT>
+      <<<static_cast<unsigned>(replayssm_blocks(p)), static_cast<unsigned>(32 * warps), 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+template <int NC>
+cudaError_t launch(const ReplayParams& p, cudaStream_t stream) {
+  if (p.state.dtype == kBF16) return launch_for<NC, kBF16>(p, stream);
+  if (p.state.dtype == kF16) return launch_for<NC, kF16>(p, stream);
+  return launch_for<NC, kF32>(p, stream);
+}
+
+}  // namespace
+
+cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stream) {
+  if (p.K <= 32) return launch<1>(p, stream);
+  if (p.K == 64) return launch<2>(p, stream);
+  return launch<4>(p, stream);
+}
+
+}  // namespace kda::cuda::detail

@@ -1,0 +1,53 @@
+// What the two K <= 128 kernels (replayssm_short_ring_kernel.cu, replayssm_kernel.cu) share
+// for a CTA of 128 state rows: the shared-memory images of up to 16 ring records staged by
+// cp.async, and a lane's columns of a 128-float shared row.
+#pragma once
+#include <cstdint>
+
+#include "kernels/async_copy.cuh"
+#include "kernels/replayssm_device.cuh"
+
+namespace kda::cuda::detail {
+
+constexpr int kCtaRows = 128;    // state rows of one CTA (a head of V = 128 in one CTA)
+constexpr int kCtaMaxK = 128;    // columns of one CTA: K <= 128
+constexpr int kRecordChunk = 16; // ring records staged per pass (static shared memory < 48 KB)
+
+__device__ __forceinline__ int dtype_bytes(int32_t dt) { return dt == kF32 ? 4 : 2; }
+
+// Ring records as staged: the gates (float32), keys and the CTA's rows of the deltas, each
+// record a 512-byte row (the keys and deltas in their cache's dtype, packed).
+struct RingChunk {
+  float g[kRecordChunk][kCtaMaxK];
+  alignas(16) char k_raw[kRecordChunk][kCtaMaxK * 4];
+  alignas(16) char d_raw[kRecordChunk][kCtaRows * 4];
+};
+
+// Records [jc, jc + jn) of the three rings -> shared memory (cp.async; the caller waits).
+__device__ __forceinline__ void stage_records(const ReplayParams& p, RingChunk& rc, int64_t slot, int hv, int h,
+                                              int64_t v_base, int cta_rows, int jc, int jn) {
+  if (jn <= 0) return;
+  stage_block({p.g_cache.ptr + off4(p.g_cache, slot, hv, jc, 0) * 4, p.g_cache.stride[2], p.g_cache.stride[3], jn,
+               static_cast<int>(p.K), 4, reinterpret_cast<char*>(&rc.g[0][0]), kCtaMaxK * 4});
+  const int ke = dtype_bytes(p.k_cache.dtype), de = dtype_bytes(p.d_cache.dtype);
+  stage_block({p.k_cache.ptr + off4(p.k_cache, slot, h, jc, 0) * ke, p.k_cache.stride[2], p.k_cache.stride[3], jn,
+               static_cast<int>(p.K), ke, &rc.k_raw[0][0], kCtaMaxK * 4});
+  stage_block({p.d_cache.ptr + off4(p.d_cache, slot, hv, jc, v_base) * de, p.d_cache.stride[2], p.d_cache.stride[3],
+               jn, cta_rows, de, &rc.d_raw[0][0], kCtaRows * 4});
+}
+
+// x = row[c0, c0 + NC) of a shared 128-float row (16-byte aligned), zeros when !active.
+template <int NC>
+__device__ __forceinline__ void load_shared_cols(const float* row, int c0, bool active, float (&x)[NC]) {
+  if constexpr (NC == 4) {  // K = 128: every lane active
+    const float4 v = *reinterpret_cast<const float4*>(row + c0);
+    x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
+  } else if constexpr (NC == 2) {  // K = 64: every lane active
+    const float2 v = *reinterpret_cast<const float2*>(row + c0);
+    x[0] = v.x, x[1] = v.y;
+  } else {
+    x[0] = active ? row[c0] : 0.0f;
+  }
+}
+
+}  // namespace kda::cuda::detail
