@@ -24,31 +24,58 @@ __device__ __forceinline__ uint32_t float_to_half_bits(float x, int32_t dt) {
   return __half_as_ushort(__float2half_rn(x));
 }
 
+// A lane's NC elements of dtype DT as stored, in 32-bit words (16-bit pairs packed low
+// first): what a vector load brings, kept packed until used (half the registers for 16 bits).
+template <int NC, int32_t DT>
+__host__ __device__ constexpr int raw_words() {
+  return (NC * (DT == kF32 ? 4 : 2) + 3) / 4;
+}
+
+// raw = the NC elements of dtype DT at `at`, one vector access (`at` aligned to NC elements).
+template <int NC, int32_t DT>
+__device__ __forceinline__ void load_raw(const char* at, uint32_t (&raw)[raw_words<NC, DT>()]) {
+  constexpr int bytes = NC * (DT == kF32 ? 4 : 2);
+  if constexpr (bytes == 16) {
+    const uint4 v = *reinterpret_cast<const uint4*>(at);
+    raw[0] = v.x, raw[1] = v.y, raw[2] = v.z, raw[3] = v.w;
+  } else if constexpr (bytes == 8) {
+    const uint2 v = *reinterpret_cast<const uint2*>(at);
+    raw[0] = v.x, raw[1] = v.y;
+  } else if constexpr (bytes == 4) {
+    raw[0] = *reinterpret_cast<const uint32_t*>(at);
+  } else {
+    raw[0] = *reinterpret_cast<const uint16_t*>(at);
+  }
+}
+
+// x = the floats of raw (exact: every DT widens to float32 without rounding).
+template <int NC, int32_t DT>
+__device__ __forceinline__ void unpack_raw(const uint32_t (&raw)[raw_words<NC, DT>()], float (&x)[NC]) {
+#pragma unroll
+  for (int n = 0; n < NC; ++n) {
+    if constexpr (DT == kF32) x[n] = __uint_as_float(raw[n]);
+    else x[n] = half_bits_to_float(raw[n / 2] >> (16 * (n % 2)), DT);
+  }
+}
+
+// raw = x packed as dtype DT (x holds values of DT: exact).
+template <int NC, int32_t DT>
+__device__ __forceinline__ void pack_raw(const float (&x)[NC], uint32_t (&raw)[raw_words<NC, DT>()]) {
+#pragma unroll
+  for (int i = 0; i < raw_words<NC, DT>(); ++i) raw[i] = 0;
+#pragma unroll
+  for (int n = 0; n < NC; ++n) {
+    if constexpr (DT == kF32) raw[n] = __float_as_uint(x[n]);
+    else raw[n / 2] |= (float_to_half_bits(x[n], DT) & 0xffffu) << (16 * (n % 2));
+  }
+}
+
 // x = the NC elements of dtype DT at `at`, one vector access (`at` aligned to NC elements).
 template <int NC, int32_t DT>
 __device__ __forceinline__ void load_cols_aligned(const char* at, float (&x)[NC]) {
-  if constexpr (DT == kF32) {
-    if constexpr (NC == 4) {
-      const float4 v = *reinterpret_cast<const float4*>(at);
-      x[0] = v.x, x[1] = v.y, x[2] = v.z, x[3] = v.w;
-    } else if constexpr (NC == 2) {
-      const float2 v = *reinterpret_cast<const float2*>(at);
-      x[0] = v.x, x[1] = v.y;
-    } else {
-      x[0] = *reinterpret_cast<const float*>(at);
-    }
-  } else {
-    if constexpr (NC == 4) {
-      const uint2 v = *reinterpret_cast<const uint2*>(at);
-      x[0] = half_bits_to_float(v.x, DT), x[1] = half_bits_to_float(v.x >> 16, DT);
-      x[2] = half_bits_to_float(v.y, DT), x[3] = half_bits_to_float(v.y >> 16, DT);
-    } else if constexpr (NC == 2) {
-      const uint32_t v = *reinterpret_cast<const uint32_t*>(at);
-      x[0] = half_bits_to_float(v, DT), x[1] = half_bits_to_float(v >> 16, DT);
-    } else {
-      x[0] = half_bits_to_float(*reinterpret_cast<const uint16_t*>(at), DT);
-    }
-  }
+  uint32_t raw[raw_words<NC, DT>()];
+  load_raw<NC, DT>(at, raw);
+  unpack_raw<NC, DT>(raw, x);
 }
 
 // The NC elements of dtype DT at `at` = x rounded (RNE), one vector access.

@@ -1,5 +1,6 @@
-// The ReplaySSM decode step on the GPU for K <= 128 (semantics.md), kernel v5 of
-// docs/perf-notes.md. Larger K goes to replayssm_wide_kernel.cu.
+// The ReplaySSM decode step on the GPU for K <= 128 and rings longer than one staged chunk
+// (L > 17), kernel v7 of docs/perf-notes.md, and the launch dispatch of all three kernels:
+// L <= 17 goes to replayssm_short_ring_kernel.cu, K > 128 to replayssm_wide_kernel.cu.
 //
 // One CTA per (row, value head, 128 state rows): up to 8 warps of 16 rows each. Lane l of
 // a warp owns columns [l*NC, l*NC + NC) (NC = K/32, at most 4) of its 16 rows, in registers

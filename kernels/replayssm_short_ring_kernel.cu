@@ -1,13 +1,13 @@
 // The ReplaySSM decode step on the GPU for K <= 128 and L <= 17 (at most 16 ring records:
-// one staged chunk), kernel v8 of docs/perf-notes.md. Longer rings go to replayssm_kernel.cu,
-// K > 128 to replayssm_wide_kernel.cu.
+// one staged chunk), kernel v10 of docs/perf-notes.md (the v8 design, tuned). Longer rings
+// go to replayssm_kernel.cu (v7), K > 128 to replayssm_wide_kernel.cu.
 //
 // Why a kernel of its own: v7 keeps a warp's 16 checkpoint rows in 64 registers for the
 // CTA's whole life (the rank update of every ring chunk needs them), which caps it at 2 CTAs
 // per SM; its memory rounds and barriers then stand in line with its arithmetic. With the
 // whole ring in shared memory at once, a warp needs a row only while it works on it, so here
-// a warp streams its 16 rows 4 at a time (the next 4 loading while these compute): 64
-// registers, 4 CTAs per SM. And an append need not rebuild the state at all:
+// a warp streams its 16 rows 4 at a time, the next group(s) loading while these compute (kept
+// packed as loaded): 80 registers, 3 CTAs per SM. And an append need not rebuild the state:
 //   S_dec k = (S0 diag(exp(total) exp(g))) k + sum_j d_j (w_j . (exp(g) k)),
 // the same for q*scale, so an append row costs two dot products with per-column weights plus
 // one scalar per record (a_j = w_j . (exp(g) k), b_j = w_j . (exp(g) q scale), computed once
@@ -18,7 +18,7 @@
 // Per CTA (one per (row, value head, 128 state rows); 8 warps of 16 rows):
 //   1. memory round 1: the row's index, cursor and force flag, the duplicate-slot scan spread
 //      over the CTA, per column thread q, k, a, dt_bias, A_log; per row v; b;
-//   2. memory round 2: each warp's first 4 checkpoint rows into registers, the ring records
+//   2. memory round 2: each warp's first checkpoint rows into registers, the ring records
 //      (cursor <= 16) into shared memory by cp.async; one barrier with the duplicate verdict;
 //      padding or rejected rows: zeros to out, return;
 //   3. one thread per column: g, exp(g), exp(total), w_j; all threads: d_j; barrier;
@@ -27,6 +27,7 @@
 //      S + d k^T; then d = beta (v - S.k), o = S.(q scale) + d k.(q scale) -> out, and for an
 //      append the ring records.
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels/lane_columns.cuh"
 #include "kernels/replayssm_device.cuh"
@@ -58,18 +59,65 @@ struct WarpRows {
   bool vec;
 };
 
+// Groups of rows in flight ahead of the one computing, per warp: one for float32 (2 KB per
+// warp), two for 16-bit states (kept packed: the same 16 registers, the same bytes). Measured
+// (docs/perf-notes.md, v8b): a second float32 group needs 2 CTAs per SM and was slower.
+template <int32_t SDT>
+__host__ __device__ constexpr int prefetch_depth() {
+  return SDT == kF32 ? 1 : 2;
+}
+// 3 CTAs of 8 warps per SM (80 registers): 4 CTAs (64 registers) spill ~100-200 B and
+// measured slower (v8, v9).
+constexpr int kMinCtasPerSm = 3;
+
+// A group of rows as loaded: raw[rr] holds the lane's columns of row first + rr (zeros past n).
 template <int NC, int32_t SDT>
 __device__ __forceinline__ void load_group(const ReplayParams& p, const WarpRows& w, int first, int n,
-                                           float (&S)[kGroup][NC]) {
+                                           uint32_t (&raw)[kGroup][raw_words<NC, SDT>()]) {
+#pragma unroll
+  for (int rr = 0; rr < kGroup; ++rr)
+#pragma unroll
+    for (int i = 0; i < raw_words<NC, SDT>(); ++i) raw[rr][i] = 0;
+  if (n <= 0) return;
+  if (w.vec) {  // one address computation per group, then a pointer step per row
+    const char* at = w.at + first * w.row_bytes;
+#pragma unroll
+    for (int rr = 0; rr < kGroup; ++rr, at += w.row_bytes)
+      if (rr < n) load_raw<NC, SDT>(at, raw[rr]);
+    return;
+  }
 #pragma unroll
   for (int rr = 0; rr < kGroup; ++rr) {
-#pragma unroll
-    for (int c = 0; c < NC; ++c) S[rr][c] = 0.0f;
     if (rr >= n) continue;
-    const int r = first + rr;
-    if (w.vec) load_cols_aligned<NC, SDT>(w.at + r * w.row_bytes, S[rr]);
-    else load_cols(p.state.ptr, SDT, w.off + r * w.row, w.col, S[rr]);
+    float x[NC];
+    load_cols(p.state.ptr, SDT, w.off + (first + rr) * w.row, w.col, x);
+    pack_raw<NC, SDT>(x, raw[rr]);
   }
+}
+
+// Lane l out: the warp's sum of w_j . (exp(g) k) (l even) or w_j . (exp(g) q scale) (l odd)
+// for record j = j0 + (l % 16) / 2, over the 8 records from j0 (zero past jn).
+template <int NC>
+__device__ __forceinline__ float record_coefficients(const float (&ring_w)[kRecordChunk][kCtaMaxK], int j0, int jn,
+                                                     int c0, bool active, const float (&eg)[NC],
+                                                     const float (&kn)[NC], const float (&qs)[NC]) {
+  float ab[16];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) {
+    float sa = 0.0f, sb = 0.0f;
+    if (j0 + i < jn) {
+      float wj[NC];
+      load_shared_cols(ring_w[j0 + i], c0, active, wj);
+#pragma unroll
+      for (int n = 0; n < NC; ++n) {
+        const float we = wj[n] * eg[n];
+        sa += we * kn[n], sb += we * qs[n];
+      }
+    }
+    ab[2 * i] = sa;
+    ab[2 * i + 1] = sb;
+  }
+  return warp_reduce_scatter(ab);
 }
 
 // Lane l out: the warp's sum for row (l & 7) / 2 of the group, of S.x (l even) or S.y (l odd).
@@ -91,7 +139,7 @@ __device__ __forceinline__ float group_dots(const float (&S)[kGroup][NC], const 
 // SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)
 // move as straight vector accesses.
 template <int NC, int32_t SDT>
-__global__ void __launch_bounds__(kWarps * 32, 3) replayssm_short_ring_kernel(const ReplayParams p) {
+__global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ring_kernel(const ReplayParams p) {
   __shared__ __align__(16) ShortRingShared sh;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   // The grid has fewer than 2^31 blocks (the launcher checks), so these fit in 32 bits.
@@ -142,8 +190,11 @@ __global__ void __launch_bounds__(kWarps * 32, 3) replayssm_short_ring_kernel(co
   // Vector rows: contiguous columns and every row's lane segment aligned to NC elements.
   w.vec = w.col == 1 && (reinterpret_cast<uintptr_t>(w.at) % (NC * se)) == 0 && (w.row_bytes % (NC * se)) == 0;
   const bool rows_here = r.status == kRowOk && active;
-  float next[kGroup][NC];
-  load_group<NC, SDT>(p, w, 0, rows_here ? nrows : 0, next);
+  constexpr int depth = prefetch_depth<SDT>(), words = raw_words<NC, SDT>();
+  uint32_t ahead[depth][kGroup][words];  // ahead[i]: group gi + i, loading
+#pragma unroll
+  for (int i = 0; i < depth; ++i)
+    load_group<NC, SDT>(p, w, i * kGroup, rows_here ? nrows - i * kGroup : 0, ahead[i]);
   if (r.status == kRowOk) stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, 0, r.cursor);
   cp_async_wait_all();
   if (__syncthreads_or(dup)) r.status |= kRowDuplicateSlot;
@@ -179,12 +230,12 @@ __global__ void __launch_bounds__(kWarps * 32, 3) replayssm_short_ring_kernel(co
   if (nrows <= 0) return;
 
   // The token's columns of this lane.
-  float qs[NC], kn[NC], et[NC], eg[NC], kq;
+  float qs[NC], kn[NC], et[NC], eg[NC], kq, k_norm = 1.0f;
   {
     float q[NC], k[NC];
     load_shared_cols(sh.q, c0, active, q);
     load_shared_cols(sh.k, c0, active, k);
-    float q_norm = 1.0f, k_norm = 1.0f;
+    float q_norm = 1.0f;
     if (p.l2norm) {
       float qq = 0.0f, kk = 0.0f;
 #pragma unroll
@@ -203,90 +254,89 @@ __global__ void __launch_bounds__(kWarps * 32, 3) replayssm_short_ring_kernel(co
     load_shared_cols(sh.etot, c0, active, et);
     load_shared_cols(sh.eg, c0, active, eg);
   }
+  const float beta = beta_of(b_raw, p.b.dtype);
 
-  // Append: the records' part of lane l's dot (row l/2, S.k or S.(q scale)), and the
-  // checkpoint's per-column weights. Flush: the dots run on the rebuilt rows instead.
-  float records = 0.0f, x[NC], y[NC];
-  if (r.flush) {
+  // The warp's rows, 4 at a time, the next groups loading meanwhile. Returns lane l's dot
+  // (row l/2 of the warp: S.k for l even, S.(q scale) for l odd) over the columns' weights
+  // x, y; a flush (kFlush) first rebuilds each row and writes the new checkpoint rows.
+  // Two instances, so that each keeps only its own per-column values live.
+  auto stream_rows = [&](auto flush_tag, const float(&x)[NC], const float(&y)[NC]) {
+    constexpr bool kFlush = decltype(flush_tag)::value;
+    float dot = 0.0f;
+#pragma unroll 1
+    for (int gi = 0; gi < kGroups; ++gi) {
+      const int first = gi * kGroup, n = min(kGroup, nrows - first);
+      if (n <= 0) break;
+      float S[kGroup][NC];
 #pragma unroll
-    for (int n = 0; n < NC; ++n) x[n] = kn[n], y[n] = qs[n];
-  } else {
-    float ab[2 * kRecordChunk];  // a_j, b_j, then lane 2j + t holds the warp's (a or b)_j
+      for (int rr = 0; rr < kGroup; ++rr) unpack_raw<NC, SDT>(ahead[0][rr], S[rr]);
 #pragma unroll
-    for (int j = 0; j < kRecordChunk; ++j) {
-      float sa = 0.0f, sb = 0.0f;
-      if (j < jn) {
-        float wj[NC];
-        load_shared_cols(sh.ring.g[j], c0, active, wj);
+      for (int i = 0; i + 1 < depth; ++i)
 #pragma unroll
-        for (int n = 0; n < NC; ++n) {
-          const float we = wj[n] * eg[n];
-          sa += we * kn[n], sb += we * qs[n];
+        for (int rr = 0; rr < kGroup; ++rr)
+#pragma unroll
+          for (int c = 0; c < words; ++c) ahead[i][rr][c] = ahead[i + 1][rr][c];
+      const int ahead_first = first + depth * kGroup;
+      load_group<NC, SDT>(p, w, ahead_first, active ? nrows - ahead_first : 0, ahead[depth - 1]);
+      if constexpr (kFlush) {
+#pragma unroll
+        for (int rr = 0; rr < kGroup; ++rr)
+#pragma unroll
+          for (int c = 0; c < NC; ++c) S[rr][c] *= et[c];
+        for (int j = 0; j < jn; ++j) {
+          float wj[NC];
+          load_shared_cols(sh.ring.g[j], c0, active, wj);
+          const float4 d4 = *reinterpret_cast<const float4*>(&sh.d[j][warp * kWarpRows + first]);
+          const float dr[kGroup] = {d4.x, d4.y, d4.z, d4.w};
+#pragma unroll
+          for (int rr = 0; rr < kGroup; ++rr)
+#pragma unroll
+            for (int c = 0; c < NC; ++c) S[rr][c] = fmaf(dr[rr], wj[c], S[rr][c]);
+        }
+#pragma unroll
+        for (int rr = 0; rr < kGroup; ++rr)
+#pragma unroll
+          for (int c = 0; c < NC; ++c) S[rr][c] *= eg[c];
+      }
+      const float red = group_dots(S, x, y);  // lane l: group row (l & 7) / 2
+      if ((lane >> 3) == gi) dot = red;         // the group's rows are the warp's rows 4 gi .. 4 gi + 3
+      if constexpr (kFlush) {  // the new checkpoint rows S + d k^T (d exactly as the output below computes it)
+        const float dl = beta * (__shfl_sync(kFullMask, v_raw, first + ((lane & 7) >> 1)) - red);
+#pragma unroll
+        for (int rr = 0; rr < kGroup; ++rr) {
+          const float d = __shfl_sync(kFullMask, dl, 2 * rr);
+          if (rr >= n || !active) continue;
+          float s[NC];
+#pragma unroll
+          for (int c = 0; c < NC; ++c) s[c] = fmaf(d, kn[c], S[rr][c]);
+          if (w.vec) store_cols_aligned<NC, SDT>(w.at + (first + rr) * w.row_bytes, s);
+          else store_cols(p.state.ptr, SDT, w.off + (first + rr) * w.row, w.col, s);
         }
       }
-      ab[2 * j] = sa;
-      ab[2 * j + 1] = sb;
     }
-    const float coef = warp_reduce_scatter(ab);
+    return dot;
+  };
+
+  float dot, records = 0.0f;
+  if (r.flush) {
+    dot = stream_rows(std::true_type{}, kn, qs);
+  } else {
+    // The records' part of lane l's dot: records 0..7, then 8..15 only where the ring holds
+    // them (16 values per reduction); then the checkpoint's per-column weights.
+    const float coef_lo = record_coefficients(sh.ring.g, 0, jn, c0, active, eg, kn, qs);
+    const float coef_hi = jn > 8 ? record_coefficients(sh.ring.g, 8, jn, c0, active, eg, kn, qs) : 0.0f;
     const bool row_here = my_row < nrows;
     for (int j = 0; j < jn; ++j) {
-      const float c = __shfl_sync(kFullMask, coef, 2 * j + (lane & 1));
+      const float c = __shfl_sync(kFullMask, j < 8 ? coef_lo : coef_hi, 2 * (j & 7) + (lane & 1));
       if (row_here) records = fmaf(sh.d[j][warp * kWarpRows + my_row], c, records);
     }
+    float x[NC], y[NC];
 #pragma unroll
     for (int n = 0; n < NC; ++n) {
       const float e = et[n] * eg[n];
       x[n] = e * kn[n], y[n] = e * qs[n];
     }
-  }
-
-  const float beta = beta_of(b_raw, p.b.dtype);
-  float dot = 0.0f;  // lane l: row l/2's S0 or S part of S.k (l even) or S.(q scale) (l odd)
-#pragma unroll 1
-  for (int gi = 0; gi < kGroups; ++gi) {
-    const int first = gi * kGroup, n = min(kGroup, nrows - first);
-    if (n <= 0) break;
-    float S[kGroup][NC];
-#pragma unroll
-    for (int rr = 0; rr < kGroup; ++rr)
-#pragma unroll
-      for (int c = 0; c < NC; ++c) S[rr][c] = next[rr][c];
-    load_group<NC, SDT>(p, w, first + kGroup, active ? min(kGroup, nrows - first - kGroup) : 0, next);
-    if (r.flush) {
-#pragma unroll
-      for (int rr = 0; rr < kGroup; ++rr)
-#pragma unroll
-        for (int c = 0; c < NC; ++c) S[rr][c] *= et[c];
-      for (int j = 0; j < jn; ++j) {
-        float wj[NC];
-        load_shared_cols(sh.ring.g[j], c0, active, wj);
-        const float4 d4 = *reinterpret_cast<const float4*>(&sh.d[j][warp * kWarpRows + first]);
-        const float dr[kGroup] = {d4.x, d4.y, d4.z, d4.w};
-#pragma unroll
-        for (int rr = 0; rr < kGroup; ++rr)
-#pragma unroll
-          for (int c = 0; c < NC; ++c) S[rr][c] = fmaf(dr[rr], wj[c], S[rr][c]);
-      }
-#pragma unroll
-      for (int rr = 0; rr < kGroup; ++rr)
-#pragma unroll
-        for (int c = 0; c < NC; ++c) S[rr][c] *= eg[c];
-    }
-    const float red = group_dots(S, x, y);  // lane l: group row (l & 7) / 2
-    if ((lane >> 3) == gi) dot = red;         // the group's rows are the warp's rows 4 gi .. 4 gi + 3
-    if (r.flush) {  // the new checkpoint rows S + d k^T (d exactly as the output below computes it)
-      const float dl = beta * (__shfl_sync(kFullMask, v_raw, first + ((lane & 7) >> 1)) - red);
-#pragma unroll
-      for (int rr = 0; rr < kGroup; ++rr) {
-        const float d = __shfl_sync(kFullMask, dl, 2 * rr);
-        if (rr >= n || !active) continue;
-        float s[NC];
-#pragma unroll
-        for (int c = 0; c < NC; ++c) s[c] = fmaf(d, kn[c], S[rr][c]);
-        if (w.vec) store_cols_aligned<NC, SDT>(w.at + (first + rr) * w.row_bytes, s);
-        else store_cols(p.state.ptr, SDT, w.off + (first + rr) * w.row, w.col, s);
-      }
-    }
+    dot = stream_rows(std::false_type{}, x, y);
   }
 
   const float full = dot + records;
@@ -303,8 +353,13 @@ __global__ void __launch_bounds__(kWarps * 32, 3) replayssm_short_ring_kernel(co
   float g[NC];
   load_shared_cols(sh.g, c0, active, g);
   store_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, hv, r.cursor, c0), p.g_cache.stride[3], g);
-  if (hv % (p.HV / p.H) == 0)  // one value head per query-head group writes the shared key
-    store_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, h, r.cursor, c0), p.k_cache.stride[3], kn);
+  if (hv % (p.HV / p.H) == 0) {  // one value head per query-head group writes the shared key
+    float k[NC];  // reloaded: kn is not kept live across the rows
+    load_shared_cols(sh.k, c0, active, k);
+#pragma unroll
+    for (int n = 0; n < NC; ++n) k[n] /= k_norm;
+    store_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, h, r.cursor, c0), p.k_cache.stride[3], k);
+  }
 }
 
 template <int NC, int32_t SDT>

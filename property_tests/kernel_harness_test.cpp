@@ -122,6 +122,18 @@ TEST(KernelHarness, CatchesAPerturbedRingRecord) {
   EXPECT_FALSE(r.d_ring.pass) << r.summary();
 }
 
+// The g records' floor (sqrt(K) times float32's smallest normal, for subnormal gates) leaves
+// a normal gate judged relatively: 1e-4 off is caught (the bound is 1e-5).
+TEST(KernelHarness, CatchesAPerturbedGateRecord) {
+  CpuSubject cpu;
+  cpu.fault = [](const StepArgs& a, const std::vector<RowPlan>& plans) {
+    for (const RowPlan& p : plans)
+      if (p.accepted() && !p.flush) scale_float32(*a.g_cache, {p.slot, 1, p.cursor, 0}, 1.0001f);
+  };
+  const auto r = run_subject_vs_reference(parse_case_config(kAppends), cpu.subject());
+  EXPECT_FALSE(r.g_ring.pass) << r.summary();
+}
+
 TEST(KernelHarness, CatchesADamagedGuard) {
   CpuSubject cpu;
   cpu.guards = false;

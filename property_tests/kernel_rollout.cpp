@@ -91,6 +91,12 @@ void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const st
   // either way, so a record may also differ by one unit of the ring dtype (2u).
   const double d_bound = out_bound + 2 * u_ring, k_bound = 2 * u_ring + 1e-5, g_bound = 1e-5;
   const double s_floor = reference::state_floor(dims.V, dims.K, ref.config.state_dtype);
+  // A gate or key record in its dtype's subnormal range keeps only absolute precision (fact
+  // (a) of reference/tolerance.cpp): a record of K elements is judged against at least
+  // sqrt(K) times the smallest normal (a gate of 1e-40, where the GPU's and the host's exp
+  // differ by two subnormal steps, is 1.5e-5 apart relatively).
+  const double g_floor = reference::state_floor(1, dims.K, ScalarType::Float32);
+  const double k_floor = reference::state_floor(1, dims.K, ref.config.ring_dtype);
 
   Blocks state{{}, {}, {}, dims.V * dims.K}, d{{}, {}, {}, dims.V}, k{{}, {}, {}, dims.K}, g{{}, {}, {}, dims.K};
   const int64_t group = dims.HV / dims.H;
@@ -111,10 +117,10 @@ void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const st
           d.floors.push_back(scales[row * dims.HV + hv].d_floor);
         }
         g.add(ref.g_cache, gpu.g_cache, p.slot, hv, j);
-        g.floors.push_back(0);
+        g.floors.push_back(g_floor);
         if (hv % group == 0) {
           k.add(ref.k_cache, gpu.k_cache, p.slot, hv / group, j);
-          k.floors.push_back(0);
+          k.floors.push_back(k_floor);
         }
       }
     }

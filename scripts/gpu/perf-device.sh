@@ -63,9 +63,9 @@ fi
 
 if command -v cuobjdump >/dev/null; then
   cuobjdump --dump-sass "$bench" >/tmp/all.sass 2>&1
-  for k in ILi4ELi0E ILi4ELi1E; do
-    echo "== replayssm_step_kernel$k"
-    awk -v k="$k" '/Function : /{on = index($0, "replayssm_step_kernel" k) > 0} on' /tmp/all.sass |
+  for k in ILi4ELi0E ILi4ELi1E; do  # f32 and bf16 state, K = 128
+    echo "== replayssm_*kernel$k (v7 and the short-ring kernel together)"
+    awk -v k="$k" '/Function : /{on = $0 ~ ("replayssm_[a-z_]*kernel" k)} on' /tmp/all.sass |
       grep -E '^ +/\*[0-9a-f]{4,6}\*/' | sed -E 's#^ +/\*[0-9a-f]+\*/ +##; s#^@!?U?P[0-9T] +##' |
       awk '{print $1}' | grep -E 'LDG|STG|LDGSTS|HMMA|LDL|STL|MUFU|BAR' | sort | uniq -c | sort -rn
   done >"$out/sass-mix.txt"

@@ -11,7 +11,7 @@ mkdir -p "$out"
 for cfg in ${PROFILE_CASES:-32x32:256:8:f32:append 32x32:1:1:f32:append}; do
   IFS=: read -r heads B L state mode <<<"$cfg"
   name="${heads}_B${B}_L${L}_${state}_${mode}"
-  ncu --clock-control none -k regex:replayssm_step --launch-skip 2 --launch-count 1 \
+  ncu --clock-control none -k regex:replayssm_ --launch-skip 2 --launch-count 1 \
     --section SpeedOfLight --section Occupancy --section LaunchStats --section WarpStateStats \
     --section SchedulerStats --section SourceCounters --section MemoryWorkloadAnalysis \
     -o "$out/$name" -f "$bench" --profile --heads "$heads" --batch "$B" --L "$L" --state "$state" \
