@@ -84,7 +84,7 @@ struct VerifyBounds {
   double state(double G) const { return rollout.state_at(G); }
   double d(double G) const { return rollout.output_at(G) + 2 * u_ring; }
   double k() const { return 2 * u_ring + 1e-5; }
-  double g() const { return 1e-5; }
+  double g() const { return reference::kGateRecordBound; }
 };
 
 // How one written block is judged: its floor (compare.hpp) and tolerance.
