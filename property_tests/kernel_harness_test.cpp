@@ -123,7 +123,7 @@ TEST(KernelHarness, CatchesAPerturbedRingRecord) {
 }
 
 // The g records' floor (sqrt(K) times float32's smallest normal, for subnormal gates) leaves
-// a normal gate judged relatively: 1e-4 off is caught (the bound, kGateRecordBound, is 2.17e-5).
+// a normal gate judged relatively: 1e-4 off is caught (the bound, kGateRecordBound, is 5.4e-5).
 TEST(KernelHarness, CatchesAPerturbedGateRecord) {
   CpuSubject cpu;
   cpu.fault = [](const StepArgs& a, const std::vector<RowPlan>& plans) {

@@ -115,13 +115,15 @@ RolloutBounds kernel_vs_reference_bounds(const CaseConfig& config, bool tf32_pro
 RolloutBounds float32_plain_bounds(int64_t K, int64_t V, int64_t steps);
 
 // A gate record g (stored in float32) computed twice in float32 arithmetic (the kernel and
-// the reference). Wherever g is a normal float, the argument of its exp (x, or A x with a
-// lower bound) is below 88 in magnitude (beyond, exp leaves the normal range: the callers'
-// subnormal floor), so a rounding of that argument moves g by < 88 u relatively; it is
-// rounded at most twice (A = exp(A_log), then A x), and exp, log1p or the sigmoid, A and the
-// final product add ~6 u. Two computations: twice that, 2.17e-5 (measured: 1.53e-5 where
-// A x ~ -100 on a 1-element gate).
-inline constexpr double kGateRecordBound = 2 * (2 * 88 + 6) * 0x1p-24;
+// the reference), per element. Wherever g is a normal float the argument of its exp is below
+// 88 in magnitude (beyond it exp leaves the normal range: the callers' subnormal floor).
+// With a lower bound the argument is A x, where A = exp(A_log) carries up to 2 ulps (<= 4 u:
+// CUDA's expf bound) and the product one rounding: <= 5 u relatively, <= 5 * 88 u absolutely,
+// which exp turns into as much relative error of g; exp itself, 1 + e, the division and the
+// factor lower_bound add <= 10 u. Without a lower bound the argument is x = a + dt_bias (one
+// rounding, 88 u) and A scales the result (5 u): less. Two computations: 2 (5 * 88 + 10) u
+// = 5.4e-5 (observed at most 1.53e-5 = 2^-16, on 1-element gates of adversarial cases).
+inline constexpr double kGateRecordBound = 2 * (5 * 88 + 10) * 0x1p-24;
 
 // Pure float64 ReplaySSM (ReplayModel<double>) vs the plain float64 recurrence: the property
 // bound of issue 3, a fixed 1e-10.
