@@ -42,14 +42,6 @@ constexpr int kRowsPerCta = kCtaRows;
 constexpr int kMaxWarps = kRowsPerCta / kRowsPerWarp;
 constexpr int kMaxK = kCtaMaxK;
 
-struct HeadShared {
-  float q[kMaxK], k[kMaxK];  // raw q and k of the token (each warp normalizes its own columns)
-  float g[kMaxK], eg[kMaxK];  // the current gate and exp(g)
-  float etot[kMaxK];          // exp(sum of the ring's gates)
-  float d[kRecordChunk][kRowsPerCta];  // ring deltas of the CTA's rows, rounded to out's dtype
-  RingChunk ring;  // ring.g: the gates g_j as staged, turned into the decayed keys w_j in place
-};
-
 // SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)
 // move as straight vector accesses without per-row dtype or alignment decisions.
 template <int NC, int32_t SDT>

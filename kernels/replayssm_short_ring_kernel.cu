@@ -42,14 +42,6 @@ constexpr int kWarps = kCtaRows / kWarpRows;
 constexpr int kGroup = 4;  // rows a warp holds at a time
 constexpr int kGroups = kWarpRows / kGroup;
 
-struct ShortRingShared {
-  float q[kCtaMaxK], k[kCtaMaxK];  // raw q and k of the token (each warp normalizes its own columns)
-  float g[kCtaMaxK], eg[kCtaMaxK];  // the current gate and exp(g)
-  float etot[kCtaMaxK];             // exp(sum of the ring's gates)
-  float d[kRecordChunk][kCtaRows];  // ring deltas of the CTA's rows, rounded to out's dtype
-  RingChunk ring;  // ring.g: the gates g_j as staged, turned into the decayed keys w_j in place
-};
-
 // Where a warp's checkpoint rows are: the lane's first column of the warp's first row, and
 // how to step a row (one vector access per row when the layout allows it).
 struct WarpRows {
@@ -140,7 +132,7 @@ __device__ __forceinline__ float group_dots(const float (&S)[kGroup][NC], const 
 // move as straight vector accesses.
 template <int NC, int32_t SDT>
 __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ring_kernel(const ReplayParams p) {
-  __shared__ __align__(16) ShortRingShared sh;
+  __shared__ __align__(16) HeadShared sh;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   // The grid has fewer than 2^31 blocks (the launcher checks), so these fit in 32 bits.
   const int n_vchunks = static_cast<int>((p.V + kCtaRows - 1) / kCtaRows);

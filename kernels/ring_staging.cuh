@@ -1,5 +1,5 @@
 // What the two K <= 128 kernels (replayssm_short_ring_kernel.cu, replayssm_kernel.cu) share
-// for a CTA of 128 state rows: the shared-memory images of up to 16 ring records staged by
+// for a CTA of 128 state rows: its shared memory, up to 16 ring records staged there by
 // cp.async, and a lane's columns of a 128-float shared row.
 #pragma once
 #include <cstdint>
@@ -21,6 +21,16 @@ struct RingChunk {
   float g[kRecordChunk][kCtaMaxK];
   alignas(16) char k_raw[kRecordChunk][kCtaMaxK * 4];
   alignas(16) char d_raw[kRecordChunk][kCtaRows * 4];
+};
+
+// What is the same for every state row of a head, one column per thread, and the ring
+// records staged for the CTA's rows: the shared memory of both kernels' CTAs.
+struct HeadShared {
+  float q[kCtaMaxK], k[kCtaMaxK];  // raw q and k of the token (each warp normalizes its own columns)
+  float g[kCtaMaxK], eg[kCtaMaxK];  // the current gate and exp(g)
+  float etot[kCtaMaxK];             // exp(sum of the ring's gates)
+  float d[kRecordChunk][kCtaRows];  // ring deltas of the CTA's rows, rounded to out's dtype
+  RingChunk ring;  // ring.g: the gates g_j as staged, turned into the decayed keys w_j in place
 };
 
 // Records [jc, jc + jn) of the three rings -> shared memory (cp.async; the caller waits).
