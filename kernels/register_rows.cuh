@@ -1,4 +1,5 @@
-// The operations both decode kernels apply to a warp's 16 state rows held in registers,
+// The operations the decode kernels apply to a warp's state rows held in registers (16, or
+// the short-ring kernel's groups of 4),
 // lane l owning columns [l*NC, l*NC + NC) of each row (S[row][n]).
 #pragma once
 
@@ -33,18 +34,18 @@ __device__ __forceinline__ void add_record(float (&S)[kRowsPerWarp][NC], const f
   }
 }
 
-// Lane 2i gets row i's S.k over the warp's columns, lane 2i+1 its S.(q scale).
-template <int NC>
-__device__ __forceinline__ float row_dots(const float (&S)[kRowsPerWarp][NC], const float (&kn)[NC],
-                                          const float (&qs)[NC]) {
-  float part[2 * kRowsPerWarp];
+// R rows (16, or the short-ring kernel's groups of 4) dotted with x and y over the warp's
+// columns: lane l gets row (l % 2R) / 2's S.x (l even) or S.y (l odd).
+template <int R, int NC>
+__device__ __forceinline__ float row_dots(const float (&S)[R][NC], const float (&x)[NC], const float (&y)[NC]) {
+  float part[2 * R];
 #pragma unroll
-  for (int rr = 0; rr < kRowsPerWarp; ++rr) {
-    float sk = 0.0f, sq = 0.0f;
+  for (int rr = 0; rr < R; ++rr) {
+    float sx = 0.0f, sy = 0.0f;
 #pragma unroll
-    for (int n = 0; n < NC; ++n) sk += S[rr][n] * kn[n], sq += S[rr][n] * qs[n];
-    part[2 * rr] = sk;
-    part[2 * rr + 1] = sq;
+    for (int n = 0; n < NC; ++n) sx += S[rr][n] * x[n], sy += S[rr][n] * y[n];
+    part[2 * rr] = sx;
+    part[2 * rr + 1] = sy;
   }
   return warp_reduce_scatter(part);
 }

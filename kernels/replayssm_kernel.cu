@@ -80,9 +80,8 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
   }
   const bool dup = r.slot >= 0 && slot_taken_elsewhere(p, row, r.slot, tid, blockDim.x);
   if (r.status == kRowPadding) {
-    if (lane < nrows) store_float(p.out.ptr, out_row + (v_first + lane) * p.out.stride[2], p.out.dtype, 0.0f);
-    if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && tid == 0)
-      reinterpret_cast<int32_t*>(p.row_status.ptr)[row * p.row_status.stride[0]] = r.status;
+    zero_out_rows(p, out_row, v_first, nrows, lane);
+    publish_row_status(p, row, hv, vc, r.status);
     return;
   }
 
@@ -114,10 +113,9 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
   }
   cp_async_wait_all();
   if (__syncthreads_or(dup)) r.status |= kRowDuplicateSlot;
-  if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && tid == 0)
-    reinterpret_cast<int32_t*>(p.row_status.ptr)[row * p.row_status.stride[0]] = r.status;
+  publish_row_status(p, row, hv, vc, r.status);
   if (r.status != kRowOk) {  // rejected: zeros to out, nothing else
-    if (lane < nrows) store_float(p.out.ptr, out_row + (v_first + lane) * p.out.stride[2], p.out.dtype, 0.0f);
+    zero_out_rows(p, out_row, v_first, nrows, lane);
     return;
   }
 
@@ -155,10 +153,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
         sh.ring.g[j][c] = round_to(od, load_float(sh.ring.k_raw[j], c, p.k_cache.dtype) * expf(total - prefix));
       }
     }
-    for (int i = tid; i < (jn << lg_rows); i += blockDim.x) {
-      const int j = i >> lg_rows, v = i & (cta_rows - 1);
-      sh.d[j][v] = round_to(od, load_float(sh.ring.d_raw[j], v, p.d_cache.dtype));
-    }
+    round_staged_deltas(p, od, sh, jn, cta_rows, lg_rows);
     __syncthreads();
     if (nrows > 0) {
       if (jc == 0) {  // the token's columns of this lane, and the rebuild's starting point

@@ -30,6 +30,7 @@
 #include <type_traits>
 
 #include "kernels/lane_columns.cuh"
+#include "kernels/register_rows.cuh"
 #include "kernels/replayssm_device.cuh"
 #include "kernels/ring_staging.cuh"
 #include "kernels/warp_reduce.cuh"
@@ -37,10 +38,9 @@
 namespace kda::cuda::detail {
 namespace {
 
-constexpr int kWarpRows = 16;  // rows of a warp (8 warps cover the CTA's 128)
-constexpr int kWarps = kCtaRows / kWarpRows;
+constexpr int kWarps = kCtaRows / kRowsPerWarp;  // 8 warps of 16 rows cover the CTA's 128
 constexpr int kGroup = 4;  // rows a warp holds at a time
-constexpr int kGroups = kWarpRows / kGroup;
+constexpr int kGroups = kRowsPerWarp / kGroup;
 
 // Where a warp's checkpoint rows are: the lane's first column of the warp's first row, and
 // how to step a row (one vector access per row when the layout allows it).
@@ -112,22 +112,6 @@ __device__ __forceinline__ float record_coefficients(const float (&ring_w)[kReco
   return warp_reduce_scatter(ab);
 }
 
-// Lane l out: the warp's sum for row (l & 7) / 2 of the group, of S.x (l even) or S.y (l odd).
-template <int NC>
-__device__ __forceinline__ float group_dots(const float (&S)[kGroup][NC], const float (&x)[NC],
-                                            const float (&y)[NC]) {
-  float part[2 * kGroup];
-#pragma unroll
-  for (int rr = 0; rr < kGroup; ++rr) {
-    float sx = 0.0f, sy = 0.0f;
-#pragma unroll
-    for (int c = 0; c < NC; ++c) sx += S[rr][c] * x[c], sy += S[rr][c] * y[c];
-    part[2 * rr] = sx;
-    part[2 * rr + 1] = sy;
-  }
-  return warp_reduce_scatter(part);
-}
-
 // SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)
 // move as straight vector accesses.
 template <int NC, int32_t SDT>
@@ -143,8 +127,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   const int h = hv / static_cast<int>(p.HV / p.H);
   const int64_t v_base = static_cast<int64_t>(vc) * kCtaRows;
   const int cta_rows = static_cast<int>(min64(kCtaRows, p.V - v_base));  // a power of two
-  const int nrows = min(kWarpRows, cta_rows - warp * kWarpRows);  // <= 0: a warp that only fills columns
-  const int64_t v_first = v_base + warp * kWarpRows;
+  const int nrows = min(kRowsPerWarp, cta_rows - warp * kRowsPerWarp);  // <= 0: a warp that only fills columns
+  const int64_t v_first = v_base + warp * kRowsPerWarp;
   const int64_t out_row = static_cast<int64_t>(row) * p.out.stride[0] + hv * p.out.stride[1];
   const int c0 = lane * NC;
   const bool active = c0 < p.K;  // K < 32: lanes past K hold zeros
@@ -164,9 +148,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   const float b_raw = load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype);
   const bool dup = r.slot >= 0 && slot_taken_elsewhere(p, row, r.slot, tid, blockDim.x);
   if (r.status == kRowPadding) {
-    if (lane < nrows) store_float(p.out.ptr, out_row + (v_first + lane) * p.out.stride[2], p.out.dtype, 0.0f);
-    if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && tid == 0)
-      reinterpret_cast<int32_t*>(p.row_status.ptr)[row * p.row_status.stride[0]] = r.status;
+    zero_out_rows(p, out_row, v_first, nrows, lane);
+    publish_row_status(p, row, hv, vc, r.status);
     return;
   }
 
@@ -190,10 +173,9 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   if (r.status == kRowOk) stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, 0, r.cursor);
   cp_async_wait_all();
   if (__syncthreads_or(dup)) r.status |= kRowDuplicateSlot;
-  if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && tid == 0)
-    reinterpret_cast<int32_t*>(p.row_status.ptr)[row * p.row_status.stride[0]] = r.status;
+  publish_row_status(p, row, hv, vc, r.status);
   if (r.status != kRowOk) {  // rejected: zeros to out, nothing else
-    if (lane < nrows) store_float(p.out.ptr, out_row + (v_first + lane) * p.out.stride[2], p.out.dtype, 0.0f);
+    zero_out_rows(p, out_row, v_first, nrows, lane);
     return;
   }
 
@@ -213,11 +195,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
       sh.ring.g[j][c] = round_to(od, load_float(sh.ring.k_raw[j], c, p.k_cache.dtype) * expf(total - prefix));
     }
   }
-  const int lg_rows = __ffs(cta_rows) - 1;
-  for (int i = tid; i < (jn << lg_rows); i += blockDim.x) {
-    const int j = i >> lg_rows, v = i & (cta_rows - 1);
-    sh.d[j][v] = round_to(od, load_float(sh.ring.d_raw[j], v, p.d_cache.dtype));
-  }
+  round_staged_deltas(p, od, sh, jn, cta_rows, __ffs(cta_rows) - 1);
   __syncthreads();
   if (nrows <= 0) return;
 
@@ -278,7 +256,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
         for (int j = 0; j < jn; ++j) {
           float wj[NC];
           load_shared_cols(sh.ring.g[j], c0, active, wj);
-          const float4 d4 = *reinterpret_cast<const float4*>(&sh.d[j][warp * kWarpRows + first]);
+          const float4 d4 = *reinterpret_cast<const float4*>(&sh.d[j][warp * kRowsPerWarp + first]);
           const float dr[kGroup] = {d4.x, d4.y, d4.z, d4.w};
 #pragma unroll
           for (int rr = 0; rr < kGroup; ++rr)
@@ -290,7 +268,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
 #pragma unroll
           for (int c = 0; c < NC; ++c) S[rr][c] *= eg[c];
       }
-      const float red = group_dots(S, x, y);  // lane l: group row (l & 7) / 2
+      const float red = row_dots(S, x, y);  // lane l: group row (l & 7) / 2
       if ((lane >> 3) == gi) dot = red;         // the group's rows are the warp's rows 4 gi .. 4 gi + 3
       if constexpr (kFlush) {  // the new checkpoint rows S + d k^T (d exactly as the output below computes it)
         const float dl = beta * (__shfl_sync(kFullMask, v_raw, first + ((lane & 7) >> 1)) - red);
@@ -320,7 +298,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
     const bool row_here = my_row < nrows;
     for (int j = 0; j < jn; ++j) {
       const float c = __shfl_sync(kFullMask, j < 8 ? coef_lo : coef_hi, 2 * (j & 7) + (lane & 1));
-      if (row_here) records = fmaf(sh.d[j][warp * kWarpRows + my_row], c, records);
+      if (row_here) records = fmaf(sh.d[j][warp * kRowsPerWarp + my_row], c, records);
     }
     float x[NC], y[NC];
 #pragma unroll
@@ -358,7 +336,7 @@ template <int NC, int32_t SDT>
 cudaError_t launch_for(const ReplayParams& p, cudaStream_t stream) {
   // Enough warps for the CTA's rows and for one thread per column.
   const int64_t cta_rows = min64(kCtaRows, p.V);
-  const int64_t warps = std::max<int64_t>((cta_rows + kWarpRows - 1) / kWarpRows, (p.K + 31) / 32);
+  const int64_t warps = std::max<int64_t>((cta_rows + kRowsPerWarp - 1) / kRowsPerWarp, (p.K + 31) / 32);
   replayssm_short_ring_kernel<NC, SDT>
       <<<static_cast<unsigned>(replayssm_blocks(p)), static_cast<unsigned>(32 * warps), 0, stream>>>(p);
   return cudaGetLastError();

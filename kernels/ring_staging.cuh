@@ -33,6 +33,18 @@ struct HeadShared {
   RingChunk ring;  // ring.g: the gates g_j as staged, turned into the decayed keys w_j in place
 };
 
+// The row's flags, written once (thread 0 of the row's first CTA) when the caller asked.
+__device__ __forceinline__ void publish_row_status(const ReplayParams& p, int row, int hv, int vc, int32_t status) {
+  if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && threadIdx.x == 0)
+    reinterpret_cast<int32_t*>(p.row_status.ptr)[row * p.row_status.stride[0]] = status;
+}
+
+// out = 0 for a padding or refused row: lane i of a warp writes its row v_first + i.
+__device__ __forceinline__ void zero_out_rows(const ReplayParams& p, int64_t out_row, int64_t v_first, int nrows,
+                                              int lane) {
+  if (lane < nrows) store_float(p.out.ptr, out_row + (v_first + lane) * p.out.stride[2], p.out.dtype, 0.0f);
+}
+
 // Records [jc, jc + jn) of the three rings -> shared memory (cp.async; the caller waits).
 __device__ __forceinline__ void stage_records(const ReplayParams& p, RingChunk& rc, int64_t slot, int hv, int h,
                                               int64_t v_base, int cta_rows, int jc, int jn) {
@@ -44,6 +56,16 @@ __device__ __forceinline__ void stage_records(const ReplayParams& p, RingChunk& 
                static_cast<int>(p.K), ke, &rc.k_raw[0][0], kCtaMaxK * 4});
   stage_block({p.d_cache.ptr + off4(p.d_cache, slot, hv, jc, v_base) * de, p.d_cache.stride[2], p.d_cache.stride[3],
                jn, cta_rows, de, &rc.d_raw[0][0], kCtaRows * 4});
+}
+
+// The staged deltas of records [0, jn) rounded to out's dtype od (the spec's rounding point),
+// spread over the CTA; the CTA has cta_rows = 2^lg_rows rows.
+__device__ __forceinline__ void round_staged_deltas(const ReplayParams& p, int32_t od, HeadShared& sh, int jn,
+                                                    int cta_rows, int lg_rows) {
+  for (int i = threadIdx.x; i < (jn << lg_rows); i += blockDim.x) {
+    const int j = i >> lg_rows, v = i & (cta_rows - 1);
+    sh.d[j][v] = round_to(od, load_float(sh.ring.d_raw[j], v, p.d_cache.dtype));
+  }
 }
 
 // x = row[c0, c0 + NC) of a shared 128-float row (16-byte aligned), zeros when !active.
