@@ -26,7 +26,6 @@
 //      reduction; d = beta (v - S.k), o = S.(q scale) + d k.(q scale) -> out;
 //   4. flush: checkpoint S + d k^T from registers; append: d at the cursor, and from warp 0
 //      of the head's first CTA g (and the key once per query-head group).
-#include <algorithm>
 #include <cmath>
 
 #include "kernels/lane_columns.cuh"
@@ -232,23 +231,6 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
   }
 }
 
-template <int NC, int32_t SDT>
-cudaError_t launch_for(const ReplayParams& p, cudaStream_t stream) {
-  // Enough warps for the CTA's rows and for one thread per column.
-  const int64_t cta_rows = min64(kRowsPerCta, p.V);
-  const int64_t warps = std::max<int64_t>((cta_rows + kRowsPerWarp - 1) / kRowsPerWarp, (p.K + 31) / 32);
-  replayssm_step_kernel<NC, SDT>
-      <<<static_cast<unsigned>(replayssm_blocks(p)), static_cast<unsigned>(32 * warps), 0, stream>>>(p);
-  return cudaGetLastError();
-}
-
-template <int NC>
-cudaError_t launch(const ReplayParams& p, cudaStream_t stream) {
-  if (p.state.dtype == kBF16) return launch_for<NC, kBF16>(p, stream);
-  if (p.state.dtype == kF16) return launch_for<NC, kF16>(p, stream);
-  return launch_for<NC, kF32>(p, stream);
-}
-
 }  // namespace
 
 int64_t replayssm_blocks(const ReplayParams& p) {
@@ -260,9 +242,11 @@ cudaError_t launch_replayssm(const ReplayParams& p, cudaStream_t stream) {
   if (replayssm_blocks(p) == 0) return cudaSuccess;  // HV = 0: no head, nothing to read or write
   if (p.K > kMaxK) return launch_replayssm_wide(p, stream);
   if (p.L <= kRecordChunk + 1) return launch_replayssm_short_ring(p, stream);  // the whole ring in one chunk
-  if (p.K <= 32) return launch<1>(p, stream);
-  if (p.K == 64) return launch<2>(p, stream);
-  return launch<4>(p, stream);
+  return launch_instantiation(p, [&](auto nc, auto sdt) {
+    replayssm_step_kernel<decltype(nc)::value, decltype(sdt)::value>
+        <<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kRowsPerWarp), 0, stream>>>(p);
+    return cudaGetLastError();
+  });
 }
 
 }  // namespace kda::cuda::detail

@@ -26,7 +26,6 @@
 //      exp(total) exp(g) q scale; flush: rebuild, decay, dots, and the new checkpoint rows
 //      S + d k^T; then d = beta (v - S.k), o = S.(q scale) + d k.(q scale) -> out, and for an
 //      append the ring records.
-#include <algorithm>
 #include <type_traits>
 
 #include "kernels/lane_columns.cuh"
@@ -332,29 +331,14 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   }
 }
 
-template <int NC, int32_t SDT>
-cudaError_t launch_for(const ReplayParams& p, cudaStream_t stream) {
-  // Enough warps for the CTA's rows and for one thread per column.
-  const int64_t cta_rows = min64(kCtaRows, p.V);
-  const int64_t warps = std::max<int64_t>((cta_rows + kRowsPerWarp - 1) / kRowsPerWarp, (p.K + 31) / 32);
-  replayssm_short_ring_kernel<NC, SDT>
-      <<<static_cast<unsigned>(replayssm_blocks(p)), static_cast<unsigned>(32 * warps), 0, stream>>>(p);
-  return cudaGetLastError();
-}
-
-template <int NC>
-cudaError_t launch(const ReplayParams& p, cudaStream_t stream) {
-  if (p.state.dtype == kBF16) return launch_for<NC, kBF16>(p, stream);
-  if (p.state.dtype == kF16) return launch_for<NC, kF16>(p, stream);
-  return launch_for<NC, kF32>(p, stream);
-}
-
 }  // namespace
 
 cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stream) {
-  if (p.K <= 32) return launch<1>(p, stream);
-  if (p.K == 64) return launch<2>(p, stream);
-  return launch<4>(p, stream);
+  return launch_instantiation(p, [&](auto nc, auto sdt) {
+    replayssm_short_ring_kernel<decltype(nc)::value, decltype(sdt)::value>
+        <<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kRowsPerWarp), 0, stream>>>(p);
+    return cudaGetLastError();
+  });
 }
 
 }  // namespace kda::cuda::detail

@@ -2,7 +2,9 @@
 // for a CTA of 128 state rows: its shared memory, up to 16 ring records staged there by
 // cp.async, and a lane's columns of a 128-float shared row.
 #pragma once
+#include <algorithm>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/async_copy.cuh"
 #include "kernels/replayssm_device.cuh"
@@ -32,6 +34,28 @@ struct HeadShared {
   float d[kRecordChunk][kCtaRows];  // ring deltas of the CTA's rows, rounded to out's dtype
   RingChunk ring;  // ring.g: the gates g_j as staged, turned into the decayed keys w_j in place
 };
+
+// Calls launch(NC, SDT) (std::integral_constants) for the kernel instantiation of this step:
+// NC = K / 32 columns per lane (1 for K <= 32), SDT the state's dtype.
+template <class Launch>
+cudaError_t launch_instantiation(const ReplayParams& p, Launch&& launch) {
+  auto for_state_dtype = [&](auto nc) {
+    if (p.state.dtype == kBF16) return launch(nc, std::integral_constant<int32_t, kBF16>{});
+    if (p.state.dtype == kF16) return launch(nc, std::integral_constant<int32_t, kF16>{});
+    return launch(nc, std::integral_constant<int32_t, kF32>{});
+  };
+  if (p.K <= 32) return for_state_dtype(std::integral_constant<int, 1>{});
+  if (p.K == 64) return for_state_dtype(std::integral_constant<int, 2>{});
+  return for_state_dtype(std::integral_constant<int, 4>{});
+}
+
+// Threads of a CTA: enough warps for its rows (rows_per_warp each) and for one thread per
+// column.
+inline unsigned cta_threads(const ReplayParams& p, int rows_per_warp) {
+  const int64_t rows = min64(kCtaRows, p.V);
+  const int64_t warps = std::max<int64_t>((rows + rows_per_warp - 1) / rows_per_warp, (p.K + 31) / 32);
+  return static_cast<unsigned>(32 * warps);
+}
 
 // The row's flags, written once (thread 0 of the row's first CTA) when the caller asked.
 __device__ __forceinline__ void publish_row_status(const ReplayParams& p, int row, int hv, int vc, int32_t status) {
