@@ -47,15 +47,9 @@ template <int NC, int32_t SDT>
 __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const ReplayParams p) {
   __shared__ __align__(16) HeadShared sh;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  // The grid has fewer than 2^31 blocks (the launcher checks), so these fit in 32 bits.
-  const int n_vchunks = static_cast<int>((p.V + kRowsPerCta - 1) / kRowsPerCta);
-  int id = static_cast<int>(blockIdx.x);
-  const int vc = id % n_vchunks;
-  id /= n_vchunks;
-  const int hv = id % static_cast<int>(p.HV), row = id / static_cast<int>(p.HV);
-  const int h = hv / static_cast<int>(p.HV / p.H);
-  const int64_t v_base = static_cast<int64_t>(vc) * kRowsPerCta;
-  const int cta_rows = static_cast<int>(min64(kRowsPerCta, p.V - v_base));  // a power of two
+  const CtaPlace place = cta_place(p);
+  const int vc = place.vc, hv = place.hv, row = place.row, h = place.h, cta_rows = place.cta_rows;
+  const int64_t v_base = place.v_base;
   const int nrows = min(kRowsPerWarp, cta_rows - warp * kRowsPerWarp);  // <= 0: a warp that only fills columns
   const int64_t v_first = v_base + warp * kRowsPerWarp;
   const int64_t out_row = static_cast<int64_t>(row) * p.out.stride[0] + hv * p.out.stride[1];

@@ -35,6 +35,28 @@ struct HeadShared {
   RingChunk ring;  // ring.g: the gates g_j as staged, turned into the decayed keys w_j in place
 };
 
+// Where a CTA sits: blockIdx.x = (row * HV + hv) * (V chunks of 128) + vc. The grid has
+// fewer than 2^31 blocks (the launcher checks), so the indices fit in 32 bits.
+struct CtaPlace {
+  int vc, hv, row, h;
+  int64_t v_base;  // the CTA's first state row
+  int cta_rows;    // its rows: min(128, V - v_base), a power of two
+};
+
+__device__ __forceinline__ CtaPlace cta_place(const ReplayParams& p) {
+  CtaPlace c;
+  const int n_vchunks = static_cast<int>((p.V + kCtaRows - 1) / kCtaRows);
+  int id = static_cast<int>(blockIdx.x);
+  c.vc = id % n_vchunks;
+  id /= n_vchunks;
+  c.hv = id % static_cast<int>(p.HV);
+  c.row = id / static_cast<int>(p.HV);
+  c.h = c.hv / static_cast<int>(p.HV / p.H);
+  c.v_base = static_cast<int64_t>(c.vc) * kCtaRows;
+  c.cta_rows = static_cast<int>(min64(kCtaRows, p.V - c.v_base));
+  return c;
+}
+
 // Calls launch(NC, SDT) (std::integral_constants) for the kernel instantiation of this step:
 // NC = K / 32 columns per lane (1 for K <= 32), SDT the state's dtype.
 template <class Launch>
