@@ -28,10 +28,10 @@
 //      of the head's first CTA g (and the key once per query-head group).
 #include <cmath>
 
+#include "kernels/head_cta.cuh"
 #include "kernels/lane_columns.cuh"
 #include "kernels/register_rows.cuh"
 #include "kernels/replayssm_device.cuh"
-#include "kernels/ring_staging.cuh"
 #include "kernels/warp_reduce.cuh"
 
 namespace kda::cuda::detail {
