@@ -37,12 +37,11 @@ CaseConfig bounds_config(const GoldenCase& c, StepTensors& call, const Dims& d) 
 // Tolerances. A file's expected results come from the reference, so the backend is judged
 // by the bound between two computations that are each within the rollout bounds of the
 // float64 recurrence (kernel_vs_reference_bounds); a file without them is judged against the
-// float64 model itself (rollout_bounds). Ring records as the kernel suite bounds them: once
-// the two sides differ by float32 noise a stored value may round either way, one unit of
-// the ring dtype (2 u_ring) on top of the delta's own error; gates are float32.
+// float64 model itself (rollout_bounds). Ring records as the kernel suite bounds them
+// (reference::record_bounds, record_floor).
 VerifyBounds bounds_for(const CaseConfig& bc, bool model_mode, bool tf32) {
   return {model_mode ? reference::rollout_bounds(bc, tf32) : reference::kernel_vs_reference_bounds(bc, tf32),
-          reference::unit_roundoff(bc.ring_dtype)};
+          bc.ring_dtype};
 }
 
 // Folds one block comparison into a report slot, labelled.
@@ -168,9 +167,11 @@ CaseVerification verify_case(const GoldenCase& c, const VerifyBackend& backend) 
               fold(r.state, e, state_block(call.initial_state, rs.slot, hv), b.state(h.mass), h.state_floor,
                    where + " (flush)");
           } else {
-            written_d[{rs.slot, hv, rs.cursor}] = {h.d_floor, b.d(h.mass)};
-            written_g[{rs.slot, hv, rs.cursor}] = {0.0, b.g()};
-            if (hv % group == 0) written_k[{rs.slot, hv / group, rs.cursor}] = {0.0, b.k()};
+            const reference::RecordBounds rec = b.records(h.mass);
+            written_d[{rs.slot, hv, rs.cursor}] = {h.d_floor, rec.d};
+            written_g[{rs.slot, hv, rs.cursor}] = {reference::record_floor(d.K, ScalarType::Float32), rec.g};
+            if (hv % group == 0)
+              written_k[{rs.slot, hv / group, rs.cursor}] = {reference::record_floor(d.K, b.ring_dtype), rec.k};
           }
         }
       }

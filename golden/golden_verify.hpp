@@ -12,9 +12,10 @@
 //   - bytes between strided elements (envelope gaps) must not change at any step.
 // Tolerances: reference::kernel_vs_reference_bounds (two computations each within the
 // rollout bounds of the float64 recurrence), with the gate mass each (slot, head) reached;
-// ring records as the kernel suite bounds them (d: output bound + 2 u_ring; k: 2 u_ring +
-// 1e-5; g: reference::kGateRecordBound, 5.4e-5). Bit-exact reproduction is counted separately (the reference on the machine
-// that generated the files reproduces every tensor bit for bit).
+// ring records as the kernel suite bounds them (reference::record_bounds and record_floor:
+// d: output bound + 2 u_ring; k: 2 u_ring + 1e-5; g: 5.4e-5). Bit-exact reproduction is
+// counted separately (the reference on the machine that generated the files reproduces
+// every tensor bit for bit).
 // Cases without expected results (a user's dump) are compared with the float64 ReplaySSM
 // model (reference::ReplayModel<double>) within reference::rollout_bounds instead: outputs
 // and flushed checkpoints.

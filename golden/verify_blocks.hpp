@@ -79,12 +79,10 @@ class ModelTracker {
 // The tolerances of a comparison with a reference (golden_verify.hpp), at gate mass G.
 struct VerifyBounds {
   reference::RolloutBounds rollout;
-  double u_ring = 0;
+  ScalarType ring_dtype = ScalarType::Float32;
   double out(double G) const { return rollout.output_at(G); }
   double state(double G) const { return rollout.state_at(G); }
-  double d(double G) const { return rollout.output_at(G) + 2 * u_ring; }
-  double k() const { return 2 * u_ring + 1e-5; }
-  double g() const { return reference::kGateRecordBound; }
+  reference::RecordBounds records(double G) const { return reference::record_bounds(out(G), ring_dtype); }
 };
 
 // How one written block is judged: its floor (compare.hpp) and tolerance.

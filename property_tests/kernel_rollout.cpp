@@ -85,18 +85,11 @@ void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const st
                   KernelRolloutReport& r, const std::string& where) {
   for (const HeadScale& sc : scales) r.max_gate_mass = std::max(r.max_gate_mass, sc.gate_mass);
   const auto rb = reference::kernel_vs_reference_bounds(ref.config, /*tf32_products=*/false);
-  const double u_ring = reference::unit_roundoff(ref.config.ring_dtype);
   const double out_bound = rb.output_at(r.max_gate_mass), state_bound = rb.state_at(r.max_gate_mass);
-  // Stored ring values: once the two sides differ by float32 noise, one value may round
-  // either way, so a record may also differ by one unit of the ring dtype (2u).
-  const double d_bound = out_bound + 2 * u_ring, k_bound = 2 * u_ring + 1e-5,
-               g_bound = reference::kGateRecordBound;
+  const reference::RecordBounds rec = reference::record_bounds(out_bound, ref.config.ring_dtype);
   const double s_floor = reference::state_floor(dims.V, dims.K, ref.config.state_dtype);
-  // A gate or key record in its dtype's subnormal range keeps only absolute precision (fact
-  // (a) of reference/tolerance.cpp), as the state's and outputs' floors already allow: a
-  // record of K elements is judged against at least sqrt(K) times the smallest normal.
-  const double g_floor = reference::state_floor(1, dims.K, ScalarType::Float32);
-  const double k_floor = reference::state_floor(1, dims.K, ref.config.ring_dtype);
+  const double g_floor = reference::record_floor(dims.K, ScalarType::Float32);
+  const double k_floor = reference::record_floor(dims.K, ref.config.ring_dtype);
 
   Blocks state{{}, {}, {}, dims.V * dims.K}, d{{}, {}, {}, dims.V}, k{{}, {}, {}, dims.K}, g{{}, {}, {}, dims.K};
   const int64_t group = dims.HV / dims.H;
@@ -135,9 +128,9 @@ void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const st
     fold(r.out, reference::compare(ref.out, gpu.out, dims.V, out_bound, out_floors));
   }
   fold(r.state, state.compare(state_bound));
-  fold(r.d_ring, d.compare(d_bound));
-  fold(r.k_ring, k.compare(k_bound));
-  fold(r.g_ring, g.compare(g_bound));
+  fold(r.d_ring, d.compare(rec.d));
+  fold(r.k_ring, k.compare(rec.k));
+  fold(r.g_ring, g.compare(rec.g));
 }
 
 std::string status_mismatch(const std::vector<RowPlan>& plans, const std::vector<int32_t>& got) {

@@ -136,6 +136,13 @@ double state_floor(int64_t V, int64_t K, ScalarType state_dtype) {
   return std::sqrt(static_cast<double>(V * K)) * smallest_normal(state_dtype);
 }
 
+RecordBounds record_bounds(double output, ScalarType ring_dtype) {
+  const double u_ring = unit_roundoff(ring_dtype);
+  return {output + 2 * u_ring, 2 * u_ring + 1e-5, kGateRecordBound};
+}
+
+double record_floor(int64_t n, ScalarType t) { return state_floor(1, n, t); }
+
 RoundingRates rounding_rates(const CaseConfig& c, bool tf32_products) {
   RoundingRates r;
   r.state = unit_roundoff(c.state_dtype);

@@ -125,6 +125,22 @@ RolloutBounds float32_plain_bounds(int64_t K, int64_t V, int64_t steps);
 // = 5.4e-5 (observed at most 1.53e-5 = 2^-16, on 1-element gates of adversarial cases).
 inline constexpr double kGateRecordBound = 2 * (5 * 88 + 10) * 0x1p-24;
 
+// Ring records written by two computations (a kernel and the reference), relative to
+// compare.hpp with record_floor(n): once the two sides differ by float32 noise a stored value
+// may round either way, one unit of the ring dtype (2 u_r). A delta d = beta (v - S k) has
+// the output's error besides (`output` = the output bound at the step's gate mass); a key is
+// the token's (normalized) key, 1e-5 for its float32 normalization (not derived); a gate
+// (float32) kGateRecordBound.
+struct RecordBounds {
+  double d = 0, k = 0, g = 0;
+};
+RecordBounds record_bounds(double output, ScalarType ring_dtype);
+
+// A record of n elements in dtype t keeps only absolute precision in t's subnormal range
+// (fact (a) of tolerance.cpp), as state_floor allows for a checkpoint: sqrt(n) times t's
+// smallest normal.
+double record_floor(int64_t n, ScalarType t);
+
 // Pure float64 ReplaySSM (ReplayModel<double>) vs the plain float64 recurrence: the property
 // bound of issue 3, a fixed 1e-10.
 inline constexpr double kPureDoubleBound = 1e-10;

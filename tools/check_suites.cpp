@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <utility>
 
 #include "reference/replayssm_step.hpp"
 #include "reference/rollout.hpp"
@@ -28,6 +29,16 @@ CaseOutcome from_rollout(const reference::RolloutReport& r, const std::string& b
   o.replay = fmt::format("kda-harness case \"{}\" --backend {}", to_string(r.config), backend);
   o.detail = r.summary();
   return o;
+}
+
+// A contract case (SweepResult or CatalogueResult: pass, config, detail) as a check outcome.
+template <class ContractResult>
+CaseOutcome from_contract_case(const ContractResult& r, std::string replay) {
+  CaseOutcome c;
+  c.pass = r.pass;
+  c.detail = r.pass ? r.config : r.config + ": " + r.detail;
+  c.replay = std::move(replay);
+  return c;
 }
 
 CaseOutcome from_verification(const golden::CaseVerification& v, const golden::LoadedCase& lc,
@@ -121,21 +132,14 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const GpuProbe& gpus,
       const double budget = o.work_budget, gpu_budget = o.gpu_work_budget;
       if (info.name == "contract") {
         s.run = [seed](int64_t i, int) {
-          const SweepResult r = contract_sweep_case(seed, static_cast<uint64_t>(i));
-          CaseOutcome c;
-          c.pass = r.pass;
-          c.detail = r.pass ? r.config : r.config + ": " + r.detail;
-          c.replay = fmt::format("kda-harness check --suites contract --seed {} (sweep case {})", seed, i);
-          return c;
+          return from_contract_case(contract_sweep_case(seed, static_cast<uint64_t>(i)),
+                                    fmt::format("kda-harness check --suites contract --seed {} (sweep case {})", seed, i));
         };
       } else if (info.name == "contract-catalogue") {
         s.run = [seed](int64_t i, int) {
-          const CatalogueResult r = contract_catalogue_case(seed, static_cast<uint64_t>(i));
-          CaseOutcome c;
-          c.pass = r.pass;
-          c.detail = r.pass ? r.config : r.config + ": " + r.detail;
-          c.replay = fmt::format("kda-harness check --suites contract-catalogue --seed {} (case {})", seed, i);
-          return c;
+          return from_contract_case(
+              contract_catalogue_case(seed, static_cast<uint64_t>(i)),
+              fmt::format("kda-harness check --suites contract-catalogue --seed {} (case {})", seed, i));
         };
       } else if (info.name == "reference") {
         s.run = [seed, budget](int64_t i, int) {
