@@ -1,0 +1,119 @@
+/* The plugin ABI of the KDA decode-kernel conformance harness.
+ *
+ * A kernel author exposes their kernel to the harness as a shared library that exports ONE
+ * C symbol, `kda_plugin_describe`, returning a static description: the operator it
+ * implements, its envelope (what it accepts), its rounding profile (what it may round
+ * differently from the default) and a step function over DLPack tensors. The harness then
+ * runs every suite against it:
+ *
+ *     kda-harness check --backend plugin:/path/to/libmykernel.so
+ *
+ * The ABI is plain C (no C++ types cross it), versioned by KDA_PLUGIN_ABI_VERSION, and uses
+ * only DLPack's DLTensor (dlpack/dlpack.h). Tensors are borrowed for the duration of one
+ * call; strides are never NULL; the step writes its outputs in place.
+ */
+#ifndef KDA_HARNESS_PLUGIN_H
+#define KDA_HARNESS_PLUGIN_H
+
+#include <dlpack/dlpack.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KDA_PLUGIN_ABI_VERSION 1
+
+/* Element types, as bits of a dtype set (an envelope lists the dtypes it accepts). */
+#define KDA_DT_FLOAT32 (1u << 0)
+#define KDA_DT_BFLOAT16 (1u << 1)
+#define KDA_DT_FLOAT16 (1u << 2)
+#define KDA_DT_INT32 (1u << 3)
+#define KDA_DT_INT64 (1u << 4)
+#define KDA_DT_ALL_FLOATS (KDA_DT_FLOAT32 | KDA_DT_BFLOAT16 | KDA_DT_FLOAT16)
+#define KDA_DT_ALL_INDICES (KDA_DT_INT32 | KDA_DT_INT64)
+
+/* Rounding profiles (semantics.md, "Kernel profiles"): the bound a result is judged by.
+ * HELION: the default rounding points (float32 dots, keys stored at k_cache's dtype).
+ * TRITON: dots in TF32 where out is float32; keys rounded through out's dtype first. */
+#define KDA_PROFILE_HELION 0
+#define KDA_PROFILE_TRITON 1
+
+/* What a plugin accepts. The harness samples inside it and checks that a call outside it is
+ * refused (a non-zero return, nothing written). */
+typedef struct kda_envelope {
+  uint32_t act_dtypes;    /* mixed_qkv, a, b, A_log, dt_bias */
+  uint32_t state_dtypes;  /* initial_state */
+  uint32_t ring_dtypes;   /* d_cache and k_cache (g_cache is float32 by contract) */
+  uint32_t out_dtypes;    /* out */
+  uint32_t index_dtypes;  /* ssm_state_indices (write_pos and force_flush are int32) */
+  int64_t k_min, k_max;   /* head dims K and V: powers of two within [min, max] */
+  int64_t v_min, v_max;
+  int64_t l_max;          /* the longest ring (d_cache.shape[2]) it takes; 0: no limit */
+  int32_t strided;        /* 1: any layout the contract allows; 0: compact tensors only */
+  int32_t device_type;    /* DLDeviceType the tensors live on: kDLCPU (1) or kDLCUDA (2) */
+} kda_envelope;
+
+/* One call of the operator: its tensor arguments by name (the wrapper's own parameter
+ * names, contract.md "Arguments"), in the operator's schema order, and its scalars.
+ * An absent optional tensor (force_flush) is NULL; an absent optional scalar (lower_bound)
+ * has scalar_present[i] == 0. Booleans (use_qk_l2norm_in_kernel) are 0.0 or 1.0. */
+typedef struct kda_call {
+  const char* op; /* "kda_replayssm" or "kda_packed_decode" */
+  int32_t num_tensors;
+  const char* const* tensor_names;
+  DLTensor* const* tensors;
+  int32_t num_scalars;
+  const char* const* scalar_names;
+  const double* scalar_values;
+  const uint8_t* scalar_present;
+  void* stream; /* the cudaStream_t to launch on, for kDLCUDA plugins; NULL otherwise */
+} kda_call;
+
+typedef struct kda_plugin {
+  uint32_t abi_version;  /* KDA_PLUGIN_ABI_VERSION */
+  const char* name;      /* a short name for reports: "cpu-example" */
+  const char* op;        /* the operator it implements: "kda_replayssm" */
+  int32_t profile;       /* KDA_PROFILE_* */
+  kda_envelope envelope;
+  void* state;           /* passed back to step and last_error */
+  /* Runs one step in place. Returns 0 when done; non-zero when the call is refused (outside
+   * the envelope, or invalid), in which case nothing was written and last_error says why.
+   * A CUDA plugin may return before the work on `stream` completes. */
+  int32_t (*step)(void* state, const kda_call* call);
+  /* The reason for the last non-zero return (a NUL-terminated string owned by the plugin). */
+  const char* (*last_error)(void* state);
+} kda_plugin;
+
+/* The one symbol a plugin exports. */
+#define KDA_PLUGIN_DESCRIBE_SYMBOL "kda_plugin_describe"
+typedef const kda_plugin* (*kda_plugin_describe_fn)(void);
+
+#if defined(_WIN32)
+#define KDA_PLUGIN_EXPORT __declspec(dllexport)
+#else
+#define KDA_PLUGIN_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* Helpers for plugin authors: look an argument up by name (NULL / 0 when absent). */
+static inline DLTensor* kda_call_tensor(const kda_call* call, const char* name) {
+  for (int32_t i = 0; i < call->num_tensors; ++i)
+    if (strcmp(call->tensor_names[i], name) == 0) return call->tensors[i];
+  return NULL;
+}
+static inline int kda_call_scalar(const kda_call* call, const char* name, double* value) {
+  for (int32_t i = 0; i < call->num_scalars; ++i)
+    if (strcmp(call->scalar_names[i], name) == 0) {
+      if (!call->scalar_present[i]) return 0;
+      *value = call->scalar_values[i];
+      return 1;
+    }
+  return 0;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KDA_HARNESS_PLUGIN_H */
