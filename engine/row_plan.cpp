@@ -1,4 +1,4 @@
-#include "property_tests/kernel_row_plan.hpp"
+#include "engine/row_plan.hpp"
 
 #include <map>
 
@@ -6,7 +6,7 @@
 #include "contract/tensor_view.hpp"
 #include "kernels/row_status.hpp"
 
-namespace kda::testing {
+namespace kda::engine {
 namespace {
 
 std::vector<unsigned char> bytes_of(const DLTensor& t) {
@@ -91,4 +91,16 @@ std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, c
   return "";
 }
 
-}  // namespace kda::testing
+std::string any_change(const WrittenBytes& before, const StepArgs& a) {
+  const WrittenBytes after = snapshot_written(a);
+  const auto none = [](const std::vector<unsigned char>& v) { return std::vector<bool>(v.size(), false); };
+  for (const std::string& v :
+       {first_violation("out", before.out, after.out, none(after.out)),
+        first_violation("initial_state", before.state, after.state, none(after.state)),
+        first_violation("d_cache", before.d, after.d, none(after.d)), first_violation("k_cache", before.k, after.k, none(after.k)),
+        first_violation("g_cache", before.g, after.g, none(after.g))})
+    if (!v.empty()) return v;
+  return "";
+}
+
+}  // namespace kda::engine
