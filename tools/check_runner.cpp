@@ -61,6 +61,9 @@ SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t k
       } catch (const std::exception& e) {
         o.pass = false;
         o.detail = std::string("exception: ") + e.what();
+      } catch (...) {  // an exception leaving a worker thread would terminate the process
+        o.pass = false;
+        o.detail = "exception of an unknown type";
       }
       if (!o.pass) ++failed;
       outcomes[static_cast<std::size_t>(i)] = std::move(o);
