@@ -80,7 +80,8 @@ def example(name):
 
 
 class Defects(unittest.TestCase):
-    """Each of these failed before its fix."""
+    """Oversized or malformed input and a failing environment (no memory, a full disk, a
+    closed stdout): each ends in a clear error and exit status, and changes nothing."""
 
     def test_case_over_memory_budget_is_refused_before_allocating(self):
         # Address space capped at 2 GiB: a refusal must come before any large allocation.
