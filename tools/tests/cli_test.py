@@ -4,6 +4,7 @@ bad input that must change nothing, and the machine-readable outputs (JSON, JUni
 Run one test as: KDA_HARNESS=<binary> KDA_SOURCE=<repo> KDA_WORK=<scratch> python3 cli_test.py Class.test
 (ctest registers each test by name; see tools/tests/CMakeLists.txt). Standard library only.
 """
+import hashlib
 import json
 import os
 import resource
@@ -135,7 +136,7 @@ class Defects(unittest.TestCase):
         self.assertEqual(sorted(after), sorted(before), "files added or removed")
         for name in before:
             self.assertTrue(after[name] == before[name], name + " changed")
-        self.assertNotEqual(r.returncode, 0, r.stdout)
+        self.assertEqual(r.returncode, 2, r.stdout)
         self.assertIn("cannot write", r.stderr)
         # Without the limit the same command restores the committed set.
         r = run(["golden", "regen", "--dir", cases, "--manifest", os.path.join(work, "manifest.json")])
@@ -205,6 +206,22 @@ class Defects(unittest.TestCase):
         r = run(["case", path])
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("kda.steps", r.stderr)
+        # The same file in a set whose manifest vouches for its bytes.
+        work = copy_golden("bad_metadata_set")
+        name = "sglang_contract_rollout.safetensors"
+        write_safetensors(os.path.join(work, "cases", name), header, body)
+        with open(os.path.join(work, "cases", name), "rb") as fh:
+            digest = hashlib.sha256(fh.read()).hexdigest()
+        with open(os.path.join(work, "manifest.json")) as fh:
+            manifest = json.load(fh)
+        for entry in manifest["cases"]:
+            if entry["file"] == "cases/" + name:
+                entry["sha256"] = digest
+        with open(os.path.join(work, "manifest.json"), "w") as fh:
+            json.dump(manifest, fh)
+        r = run(["golden", "verify", "--backend", "reference", "--manifest", os.path.join(work, "manifest.json")])
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("kda.steps", r.stdout)
 
 
 class UserView(unittest.TestCase):
