@@ -1,7 +1,8 @@
 // `kda-harness validate FILE.json` (or `-` for stdin): runs the contract on one call's
 // metadata. Prints `ok B=.. H=.. HV=.. K=.. V=.. L=.. slots=..` (exit 0), or the catalog id,
 // the exact message, the catalog's fix and the values behind the message (exit 1). --json
-// prints the same as one JSON object. A malformed file is a usage error (exit 2).
+// prints the same as one JSON object (status "ok", "error" or "usage-error"). A malformed
+// file is a usage error (exit 2).
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -75,6 +76,7 @@ int run_validate(const std::string& path, Backend backend, bool json) {
     call = parse_call_metadata(std::string_view(text));
   } catch (const MetadataError& e) {
     std::cerr << "kda-harness validate: usage error: " << e.what() << "\n";
+    if (json) std::cout << nlohmann::ordered_json{{"status", "usage-error"}, {"message", e.what()}}.dump(2) << "\n";
     return kUsage;
   }
   const StepArgs args = call.args();
