@@ -1,7 +1,8 @@
 // `kda-harness errors --records` against the seed record (tests/seed_record.json, a copy of
 // ../shared/seed/000_033b391e59f1a0f3.txt): every record has the seed's fields in the seed's
-// order with the seed's JSON types and envelope, and true source facts: a documented record's line holds SGLang's `raise`, an extension's line holds
-// its check in this repository's file (read here from the source tree).
+// order with the seed's JSON types and envelope, and true source facts: a documented record's
+// line holds SGLang's `raise`, an extension's line holds its check in this repository's file
+// (read here from the source tree).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
