@@ -168,6 +168,21 @@ const std::vector<Row>& rows() {
        "[kda-harness] strides must not be negative, and no two elements of a tensor the step writes (`initial_state`, "
        "`d_cache`, `k_cache`, `g_cache`, `out`) may share memory."},
       {"X-STRIDES passes: zero stride on a size-1 dim", [](CallSpec& s) { s.out.explicit_strides()[1] = 0; }, "", ""},
+      {"X-EXTENTS: 2^63-1 slots", [](CallSpec& s) {
+         const int64_t n = INT64_MAX;
+         s.initial_state.reshape({n, 4, 128, 128}); s.d_cache.reshape({n, 4, 4, 128}); s.k_cache.reshape({n, 2, 4, 128});
+         s.g_cache.reshape({n, 4, 4, 128}); },
+       "X-EXTENTS", "[kda-harness] a tensor's element count and byte extent must fit in int64 (no framework can allocate a larger one)."},
+      {"X-EXTENTS: 2^61 float32 elements, 2^63 bytes", [](CallSpec& s) {
+         const int64_t n = int64_t{1} << 45;
+         s.initial_state.reshape({n, 4, 128, 128}); s.d_cache.reshape({n, 4, 4, 128}); s.k_cache.reshape({n, 2, 4, 128});
+         s.g_cache.reshape({n, 4, 4, 128}); },
+       "X-EXTENTS", "[kda-harness] a tensor's element count and byte extent must fit in int64 (no framework can allocate a larger one)."},
+      {"X-EXTENTS passes: 2^40 slots", [](CallSpec& s) {
+         const int64_t n = int64_t{1} << 40;
+         s.initial_state.reshape({n, 4, 128, 128}); s.d_cache.reshape({n, 4, 4, 128}); s.k_cache.reshape({n, 2, 4, 128});
+         s.g_cache.reshape({n, 4, 4, 128}); },
+       "", ""},
       {"X-BACKEND-CPU", [](CallSpec& s) { for (auto* t : s.all()) t->device = kCuda0; s.backend = Backend::Cpu; },
        "X-BACKEND-CPU", "[kda-harness] the CPU reference needs every tensor on the CPU (kDLCPU)."},
       {"X-BACKEND-CUDA", [](CallSpec& s) { s.backend = Backend::Cuda; }, "X-BACKEND-CUDA",
