@@ -1,0 +1,22 @@
+// Moves a drawn case inside a backend's envelope (plugin.h's kda_envelope), so the suites
+// sample only calls the backend declares it takes: each dtype outside its set is replaced by
+// one inside (chosen by the case's seed, so every allowed dtype appears), K and V clamped to
+// their ranges, L to l_max, strided layouts dropped for a compact-only backend.
+#pragma once
+#include "cases/case_config.hpp"
+#include "kda_harness/plugin.h"
+
+namespace kda::capi {
+
+// Throws std::invalid_argument for an envelope that admits no call (an empty dtype set, a
+// range without a power of two).
+CaseConfig fit_to_envelope(CaseConfig c, const kda_envelope& envelope);
+
+// The envelope of a backend that takes everything the contract allows, on the host.
+kda_envelope full_envelope();
+
+// The default reference work per drawn rollout case (rollout_work units): small cases that a
+// Python step function, called once per token, runs through quickly.
+inline constexpr double kDefaultWorkBudget = 2e5;
+
+}  // namespace kda::capi
