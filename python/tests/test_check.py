@@ -1,0 +1,101 @@
+"""check() against Python step functions: the numpy step passes; one planted bug fails on
+exactly the cases it touches, with their replay lines; wrong refusals are caught."""
+import os
+
+import numpy as np
+import pytest
+
+import kda_harness
+import numpy_step
+
+ROLLOUTS = 24
+CONTRACT = 31  # one case per error input (the documented checks less the device ones)
+
+
+def config_of(line):
+    return dict(item.split("=", 1) for item in line.split(" | ")[0].split())
+
+
+def test_the_numpy_step_passes_every_suite():
+    report = kda_harness.check(numpy_step.replayssm_step, n=ROLLOUTS)
+    assert report.passed, str(report)
+    assert len(report.cases) == 2 * ROLLOUTS
+
+
+def test_the_numpy_step_passes_every_error_input():
+    report = kda_harness.check(numpy_step.replayssm_step, suites="contract", n=CONTRACT)
+    assert report.passed, str(report)
+    assert {c.replay.split("error input ")[1] for c in report.cases} >= {"W1", "V14", "R6", "R8"}
+
+
+def test_the_planted_bug_fails_exactly_the_bounded_gate_cases():
+    report = kda_harness.check(numpy_step.replayssm_step_planted_bug, suites="rollout", n=ROLLOUTS)
+    bounded = {c.index for c in report.cases if config_of(c.replay)["lb"] != "none"}
+    assert 0 < len(bounded) < ROLLOUTS  # the sample has cases with and without the bounded gate
+    assert {c.index for c in report.failures} == bounded
+    for failure in report.failures:
+        assert "FAIL" in failure.detail
+        kda_harness.validate(**kda_harness.case(failure.replay).kwargs())  # the replay line is a case
+
+
+def test_a_step_that_accepts_invalid_calls_fails_the_contract_suite():
+    report = kda_harness.check(lambda **kw: None, suites="contract", n=5)
+    assert len(report.failures) == 5
+    assert all("accepted an invalid call" in f.detail for f in report.failures)
+
+
+def test_a_wrong_message_fails():
+    def step(**kw):
+        raise ValueError("bad input")
+
+    report = kda_harness.check(step, suites="contract", n=3)
+    assert all("raised 'bad input'" in f.detail for f in report.failures) and len(report.failures) == 3
+
+
+def test_a_refusal_after_a_write_fails():
+    def step(**kw):
+        kw["g_cache"][...] = 0.0
+        kda_harness.validate(**kw)
+
+    report = kda_harness.check(step, suites="contract", n=3)
+    assert len(report.failures) == 3
+    assert all("wrote to its outputs" in f.detail for f in report.failures)
+
+
+def test_an_exception_on_a_valid_call_is_a_failure_not_a_crash():
+    def step(**kw):
+        raise TypeError("unexpected keyword")
+
+    report = kda_harness.check(step, suites="rollout", n=2)
+    assert [f.detail for f in report.failures] == ["refused a valid call: TypeError: unexpected keyword"] * 2
+
+
+def corrupting_one_row(step):
+    """The step, then one element of out's first row moved by 1."""
+    def wrapper(**kw):
+        step(**kw)
+        kw["out"][0, 0, 0, 0] += 1
+
+    wrapper.kda_envelope = getattr(step, "kda_envelope", None)
+    wrapper.kda_profile = getattr(step, "kda_profile", "helion")
+    return wrapper
+
+
+@pytest.fixture(scope="module")
+def reference_plugin():
+    path = os.environ.get("KDA_REFERENCE_PLUGIN")
+    if not path:
+        pytest.skip("KDA_REFERENCE_PLUGIN is not set (ctest sets it to the build's reference plugin)")
+    return kda_harness.load_plugin(path)
+
+
+def test_a_plugin_library_passes_as_a_callable(reference_plugin):
+    assert reference_plugin.name == "reference" and reference_plugin.kda_profile == "helion"
+    report = kda_harness.check(reference_plugin, n=12)
+    assert report.passed, str(report)
+
+
+def test_a_plugin_wrapper_that_corrupts_one_row_fails(reference_plugin):
+    report = kda_harness.check(corrupting_one_row(reference_plugin), suites="rollout", n=6)
+    assert len(report.failures) == 6
+    assert all("row 0 " in f.detail for f in report.failures)
