@@ -2,7 +2,8 @@
 // callable as one).
 //   rollout:  drawn cases (inside the plugin's envelope) played as rollouts through the
 //             plugin's step, compared with the float64 recurrence at every token and flush
-//             within the bound of the plugin's rounding profile;
+//             within the bound of the plugin's rounding profile, each step's writes held to
+//             its footprint (footprint.hpp);
 //   contract: each documented error input (error_inputs.hpp) on a drawn valid case: the
 //             plugin must refuse it with validate()'s exact message and write nothing.
 #include <fmt/format.h>
@@ -17,6 +18,7 @@
 #include "capi/call_args.hpp"
 #include "capi/envelope_fit.hpp"
 #include "capi/error_inputs.hpp"
+#include "capi/footprint.hpp"
 #include "capi/status.hpp"
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
@@ -39,6 +41,10 @@ struct Outcome {
 struct Refused {
   std::string message;
 };
+// A write outside the step's footprint.
+struct StrayWrite {
+  std::string message;
+};
 
 std::string last_error(const kda_plugin& p) {
   const char* m = p.last_error ? p.last_error(p.state) : nullptr;
@@ -56,8 +62,12 @@ Outcome rollout_case(const kda_plugin& p, const kda_envelope& env, int32_t profi
                      double budget) {
   const CaseConfig c = fit_to_envelope(cli::draw_case(seed, static_cast<uint64_t>(index), budget), env);
   Outcome o{"rollout", index, true, to_string(c), ""};
+  int64_t token = 0;
   const auto step = [&](const StepArgs& a) {
+    const FootprintSnapshot before(a);
     if (auto refused = call_plugin(p, a)) throw Refused{*refused};
+    if (auto stray = before.stray_write(a)) throw StrayWrite{fmt::format("token {}: wrote {}, outside the step's footprint", token, *stray)};
+    ++token;
   };
   try {
     const auto bounds = reference::rollout_bounds(c, profile == KDA_PROFILE_TRITON);
@@ -68,6 +78,9 @@ Outcome rollout_case(const kda_plugin& p, const kda_envelope& env, int32_t profi
   } catch (const Refused& e) {
     o.pass = false;
     o.detail = "refused a valid call: " + e.message;
+  } catch (const StrayWrite& e) {
+    o.pass = false;
+    o.detail = e.message;
   } catch (const std::exception& e) {
     o.pass = false;
     o.detail = std::string("harness error: ") + e.what();

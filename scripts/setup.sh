@@ -20,4 +20,5 @@ if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   echo "setup: nvcc not found (expected /usr/local/cuda/bin/nvcc); the CUDA kernel cannot be compiled" >&2
   exit 1
 fi
+bash "$(dirname "$0")/setup-python.sh"
 echo "setup: all dependencies present"

@@ -99,3 +99,27 @@ def test_a_plugin_wrapper_that_corrupts_one_row_fails(reference_plugin):
     report = kda_harness.check(corrupting_one_row(reference_plugin), suites="rollout", n=6)
     assert len(report.failures) == 6
     assert all("row 0 " in f.detail for f in report.failures)
+
+
+def test_a_write_outside_the_footprint_fails():
+    def step(**kw):
+        numpy_step.replayssm_step(**kw)
+        kw["mixed_qkv"][0, 0] = 0.0  # an input
+
+    report = kda_harness.check(step, suites="rollout", n=4)
+    assert len(report.failures) == 4
+    assert all("token 0: wrote mixed_qkv element [0, 0], outside the step's footprint" == f.detail
+               for f in report.failures)
+
+
+def test_a_write_to_an_unnamed_slot_fails():
+    def step(**kw):
+        numpy_step.replayssm_step(**kw)
+        named = set(np.asarray(kw["ssm_state_indices"]).tolist())
+        free = [s for s in range(kw["initial_state"].shape[0]) if s not in named]
+        if free:
+            kw["initial_state"][free[0]] = 0.0
+
+    report = kda_harness.check(step, suites="rollout", n=12)
+    assert report.failures
+    assert all("wrote initial_state element [" in f.detail for f in report.failures)
