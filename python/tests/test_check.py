@@ -7,6 +7,7 @@ import pytest
 
 import kda_harness
 import numpy_step
+from wrappers import corrupting_one_row
 
 ROLLOUTS = 24
 CONTRACT = 31  # one case per error input (the documented checks less the device ones)
@@ -68,17 +69,6 @@ def test_an_exception_on_a_valid_call_is_a_failure_not_a_crash():
 
     report = kda_harness.check(step, suites="rollout", n=2)
     assert [f.detail for f in report.failures] == ["refused a valid call: TypeError: unexpected keyword"] * 2
-
-
-def corrupting_one_row(step):
-    """The step, then one element of out's first row moved by 1."""
-    def wrapper(**kw):
-        step(**kw)
-        kw["out"][0, 0, 0, 0] += 1
-
-    wrapper.kda_envelope = getattr(step, "kda_envelope", None)
-    wrapper.kda_profile = getattr(step, "kda_profile", "helion")
-    return wrapper
 
 
 @pytest.fixture(scope="module")
