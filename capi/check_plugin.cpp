@@ -5,7 +5,9 @@
 //             within the bound of the plugin's rounding profile, each step's writes held to
 //             its footprint (footprint.hpp);
 //   contract: each documented error input (error_inputs.hpp) on a drawn valid case: the
-//             plugin must refuse it with validate()'s exact message and write nothing.
+//             plugin must refuse it with validate()'s exact message and write nothing;
+//   envelope: a valid call just outside the plugin's envelope (envelope_fit.hpp): the plugin
+//             must refuse it (any message) and write nothing.
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
@@ -28,7 +30,7 @@
 namespace kda::capi {
 namespace {
 
-constexpr const char* kSuites = "rollout,contract";
+constexpr const char* kSuites = "rollout,contract,envelope";
 
 struct Outcome {
   std::string suite;
@@ -150,11 +152,31 @@ void judge_error_input(const kda_plugin& p, const ErrorInput& input, const CaseC
   }
 }
 
+Outcome envelope_case(const kda_plugin& p, const kda_envelope& env, uint64_t seed, int64_t index) {
+  const CaseConfig inside = fit_to_envelope(cli::draw_case(seed ^ 0xE17u, static_cast<uint64_t>(index), 2e4), env);
+  const auto outside = outside_envelope(inside, env, static_cast<uint64_t>(index));
+  if (!outside) return {"envelope", index, true, to_string(inside), "the envelope admits every call of the sample space"};
+  Outcome o{"envelope", index, true, fmt::format("{} | outside the envelope: {}", to_string(outside->config), outside->what), ""};
+  CaseTensors t = materialize(outside->config);
+  const auto before = written_bytes(t);
+  const auto refused = call_plugin(p, t.args());
+  if (!refused) {
+    o.pass = false;
+    o.detail = fmt::format("accepted a call outside its envelope ({})", outside->what);
+  } else if (written_bytes(t) != before) {
+    o.pass = false;
+    o.detail = fmt::format("refused the call outside its envelope ({}) but wrote to its outputs", outside->what);
+  } else {
+    o.detail = fmt::format("refused {}: {}", outside->what, *refused);
+  }
+  return o;
+}
+
 std::vector<std::string> split_suites(const char* s) {
   std::vector<std::string> out;
   std::stringstream in(s == nullptr || *s == '\0' ? kSuites : s);
   for (std::string item; std::getline(in, item, ',');) {
-    if (item != "rollout" && item != "contract")
+    if (item != "rollout" && item != "contract" && item != "envelope")
       throw std::invalid_argument(fmt::format("unknown suite '{}' (known: {})", item, kSuites));
     out.push_back(item);
   }
@@ -177,8 +199,9 @@ std::string run_check(const kda_plugin& p, const kda_check_options& opt) {
     for (int64_t i = opt.first; i < opt.first + opt.count; ++i) {
       Outcome o;
       try {
-        o = suite == "rollout" ? rollout_case(p, p.envelope, profile, opt.seed, i, budget)
-                               : contract_case(p, p.envelope, opt.seed, i);
+        if (suite == "rollout") o = rollout_case(p, p.envelope, profile, opt.seed, i, budget);
+        else if (suite == "contract") o = contract_case(p, p.envelope, opt.seed, i);
+        else o = envelope_case(p, p.envelope, opt.seed, i);
       } catch (const std::exception& e) {  // drawing or fitting the case failed
         o = Outcome{suite, i, false, fmt::format("suite {} case {} seed {}", suite, i, opt.seed),
                     std::string("harness error: ") + e.what()};

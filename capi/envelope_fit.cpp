@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -62,11 +63,59 @@ kda_envelope full_envelope() {
   e.act_dtypes = e.state_dtypes = e.ring_dtypes = e.out_dtypes = KDA_DT_ALL_FLOATS;
   e.index_dtypes = KDA_DT_ALL_INDICES;
   e.k_min = e.v_min = 1;
-  e.k_max = e.v_max = 128;
+  e.k_max = e.v_max = std::numeric_limits<int64_t>::max();
   e.l_max = 0;
   e.strided = 1;
   e.device_type = kDLCPU;
   return e;
+}
+
+}  // namespace kda::capi
+
+namespace kda::capi {
+
+std::optional<OutsideCall> outside_envelope(const CaseConfig& inside, const kda_envelope& e, uint64_t pick) {
+  std::vector<OutsideCall> options;
+  const auto dtypes = [&](ScalarType CaseConfig::*field, uint32_t allowed, uint32_t family, const char* what) {
+    for (const auto& d : kDtypeBits)
+      if ((d.bit & family) && !(d.bit & allowed)) {
+        CaseConfig c = inside;
+        c.*field = d.type;
+        options.push_back({c, std::string(what) + " " + std::string(name_of(d.type))});
+      }
+  };
+  dtypes(&CaseConfig::act_dtype, e.act_dtypes, KDA_DT_ALL_FLOATS, "activations");
+  dtypes(&CaseConfig::state_dtype, e.state_dtypes, KDA_DT_ALL_FLOATS, "initial_state");
+  dtypes(&CaseConfig::ring_dtype, e.ring_dtypes, KDA_DT_ALL_FLOATS, "d_cache and k_cache");
+  dtypes(&CaseConfig::out_dtype, e.out_dtypes, KDA_DT_ALL_FLOATS, "out");
+  dtypes(&CaseConfig::index_dtype, e.index_dtypes, KDA_DT_ALL_INDICES, "ssm_state_indices");
+  // Head dims one power of two past the range, within 1..256 (the sample space reaches 128).
+  const auto dim = [&](int64_t CaseConfig::*field, int64_t lo, int64_t hi, const char* name) {
+    std::vector<int64_t> past;
+    if (lo > 1) past.push_back(static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(lo))) / 2);
+    if (hi < 256) past.push_back(static_cast<int64_t>(std::bit_floor(static_cast<uint64_t>(std::max<int64_t>(hi, 1)))) * 2);
+    for (int64_t v : past) {
+      CaseConfig c = inside;
+      c.*field = v;
+      options.push_back({c, std::string(name) + " = " + std::to_string(v)});
+    }
+  };
+  dim(&CaseConfig::K, e.k_min, e.k_max, "K");
+  dim(&CaseConfig::V, e.v_min, e.v_max, "V");
+  if (e.l_max > 0) {
+    CaseConfig c = inside;
+    c.L = e.l_max + 1;
+    options.push_back({c, "L = " + std::to_string(c.L)});
+  }
+  if (!e.strided) {
+    CaseConfig c = inside;
+    c.envelope = true;
+    options.push_back({c, "strided (envelope) layouts"});
+  }
+  if (options.empty()) return std::nullopt;
+  OutsideCall o = options[pick % options.size()];
+  o.config.steps = 1;
+  return o;
 }
 
 }  // namespace kda::capi

@@ -3,6 +3,9 @@
 // one inside (chosen by the case's seed, so every allowed dtype appears), K and V clamped to
 // their ranges, L to l_max, strided layouts dropped for a compact-only backend.
 #pragma once
+#include <optional>
+#include <string>
+
 #include "cases/case_config.hpp"
 #include "kda_harness/plugin.h"
 
@@ -18,5 +21,19 @@ kda_envelope full_envelope();
 // The default reference work per drawn rollout case (rollout_work units): small cases that a
 // Python step function, called once per token, runs through quickly.
 inline constexpr double kDefaultWorkBudget = 2e5;
+
+}  // namespace kda::capi
+
+namespace kda::capi {
+
+// A valid call just outside the envelope: `inside` with one property moved out (a dtype the
+// envelope leaves out, K or V past its range, a longer ring than l_max, a strided layout for a
+// compact-only backend), the `pick`-th of those the envelope excludes, and what was moved.
+// nullopt when the envelope excludes nothing the sample space holds.
+struct OutsideCall {
+  CaseConfig config;
+  std::string what;
+};
+std::optional<OutsideCall> outside_envelope(const CaseConfig& inside, const kda_envelope& envelope, uint64_t pick);
 
 }  // namespace kda::capi

@@ -4,7 +4,12 @@ from dataclasses import dataclass
 from . import _abi
 
 FLOATS = ("float32", "bfloat16", "float16")
+_NO_LIMIT = 2**63 - 1
 INDICES = ("int32", "int64")
+
+
+def _limit(x):
+    return _NO_LIMIT if x is None else x
 
 
 @dataclass(frozen=True)
@@ -14,8 +19,8 @@ class Envelope:
     ring_dtypes: tuple = FLOATS   # d_cache, k_cache (g_cache is float32)
     out_dtypes: tuple = FLOATS    # out
     index_dtypes: tuple = INDICES  # ssm_state_indices
-    k: tuple = (1, 128)           # K: powers of two in [min, max]
-    v: tuple = (1, 128)           # V
+    k: tuple = (1, None)          # K: powers of two in [min, max]; None: no maximum
+    v: tuple = (1, None)          # V
     l_max: int = 0                # the longest ring; 0: no limit
     strided: bool = True          # False: compact tensors only
 
@@ -27,13 +32,17 @@ class Envelope:
             return sum(_abi.DTYPE_BITS[n] for n in set(names))
 
         return _abi.KdaEnvelope(bits(self.act_dtypes), bits(self.state_dtypes), bits(self.ring_dtypes),
-                                bits(self.out_dtypes), bits(self.index_dtypes), self.k[0], self.k[1], self.v[0],
-                                self.v[1], self.l_max, int(self.strided), device_type)
+                                bits(self.out_dtypes), bits(self.index_dtypes), self.k[0], _limit(self.k[1]),
+                                self.v[0], _limit(self.v[1]), self.l_max, int(self.strided), device_type)
 
     @classmethod
     def from_c(cls, e):
         def names(mask):
             return tuple(n for n, b in _abi.DTYPE_BITS.items() if mask & b)
 
+        def limit(x):
+            return None if x == _NO_LIMIT else x
+
         return cls(names(e.act_dtypes), names(e.state_dtypes), names(e.ring_dtypes), names(e.out_dtypes),
-                   names(e.index_dtypes), (e.k_min, e.k_max), (e.v_min, e.v_max), e.l_max, bool(e.strided))
+                   names(e.index_dtypes), (e.k_min, limit(e.k_max)), (e.v_min, limit(e.v_max)), e.l_max,
+                   bool(e.strided))

@@ -33,7 +33,7 @@ kda_plugin describe() {
   p.op = "kda_replayssm";
   p.profile = KDA_PROFILE_HELION;
   p.envelope = {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_INDICES,
-                1, 128, 1, 128, 0, 1, kDLCUDA};
+                1, INT64_MAX, 1, INT64_MAX, 0, 1, kDLCUDA};
   p.step = step;
   p.last_error = last_error;
   return p;

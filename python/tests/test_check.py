@@ -20,7 +20,7 @@ def config_of(line):
 def test_the_numpy_step_passes_every_suite():
     report = kda_harness.check(numpy_step.replayssm_step, n=ROLLOUTS)
     assert report.passed, str(report)
-    assert len(report.cases) == 2 * ROLLOUTS
+    assert len(report.cases) == 3 * ROLLOUTS
 
 
 def test_the_numpy_step_passes_every_error_input():
@@ -113,3 +113,30 @@ def test_a_write_to_an_unnamed_slot_fails():
     report = kda_harness.check(step, suites="rollout", n=12)
     assert report.failures
     assert all("wrote initial_state element [" in f.detail for f in report.failures)
+
+
+NARROW = kda_harness.Envelope(index_dtypes=("int32",), out_dtypes=("float32", "bfloat16"), k=(1, 16), strided=False)
+
+
+def refusing_outside_narrow(**kw):
+    """The numpy step, declaring NARROW and refusing what lies outside it (after the
+    contract's own checks, whose messages come first)."""
+    kda_harness.validate(**kw)
+    contiguous = all(t.flags.c_contiguous for t in kw.values() if isinstance(t, np.ndarray))
+    if kw["initial_state"].shape[-1] > 16 or kw["ssm_state_indices"].dtype != np.int32 or not contiguous \
+            or kw["out"].dtype == np.float16:
+        raise ValueError("outside this kernel's envelope")
+    numpy_step.replayssm_step(**kw)
+
+
+def test_a_backend_is_checked_inside_its_envelope_and_refuses_outside():
+    report = kda_harness.check(refusing_outside_narrow, envelope=NARROW, n=16)
+    assert report.passed, str(report)
+    moved = {c.replay.split("outside the envelope: ")[1] for c in report.cases if c.suite == "envelope"}
+    assert moved >= {"K = 32", "ssm_state_indices int64", "strided (envelope) layouts", "out float16"}
+
+
+def test_a_backend_that_computes_outside_its_envelope_fails():
+    report = kda_harness.check(numpy_step.replayssm_step, envelope=NARROW, suites="envelope", n=4)
+    assert len(report.failures) == 4
+    assert all(f.detail.startswith("accepted a call outside its envelope") for f in report.failures)

@@ -54,7 +54,7 @@ N_GPU = int(os.environ.get("KDA_PYTHON_GPU_CASES", "40"))
 def test_the_cuda_kernel_passes_check_over_torch_cuda_tensors(cuda_kernel):
     report = kda_harness.check(cuda_kernel, device="cuda", n=N_GPU)
     assert report.passed, str(report)
-    assert len(report.cases) == 2 * N_GPU
+    assert len(report.cases) == 3 * N_GPU
 
 
 def test_a_wrapper_that_corrupts_one_row_of_the_kernel_fails(cuda_kernel):
