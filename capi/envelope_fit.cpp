@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -58,17 +57,6 @@ CaseConfig fit_to_envelope(CaseConfig c, const kda_envelope& e) {
   return c;
 }
 
-kda_envelope full_envelope() {
-  kda_envelope e{};
-  e.act_dtypes = e.state_dtypes = e.ring_dtypes = e.out_dtypes = KDA_DT_ALL_FLOATS;
-  e.index_dtypes = KDA_DT_ALL_INDICES;
-  e.k_min = e.v_min = 1;
-  e.k_max = e.v_max = std::numeric_limits<int64_t>::max();
-  e.l_max = 0;
-  e.strided = 1;
-  e.device_type = kDLCPU;
-  return e;
-}
 
 }  // namespace kda::capi
 

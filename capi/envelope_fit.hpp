@@ -15,9 +15,6 @@ namespace kda::capi {
 // range without a power of two).
 CaseConfig fit_to_envelope(CaseConfig c, const kda_envelope& envelope);
 
-// The envelope of a backend that takes everything the contract allows, on the host.
-kda_envelope full_envelope();
-
 // The default reference work per drawn rollout case (rollout_work units): small cases that a
 // Python step function, called once per token, runs through quickly.
 inline constexpr double kDefaultWorkBudget = 2e5;

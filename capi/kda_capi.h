@@ -68,7 +68,7 @@ KDA_CAPI_EXPORT void kda_case_free(kda_case* c);
 
 /* Which suites to run against a plugin and on which cases. */
 typedef struct kda_check_options {
-  const char* suites;  /* comma-separated: "rollout,contract"; NULL or "": all */
+  const char* suites;  /* comma-separated: "rollout,contract,envelope"; NULL or "": all */
   uint64_t seed;
   int64_t first;       /* the cases first .. first + count - 1 of each suite */
   int64_t count;
@@ -78,9 +78,10 @@ typedef struct kda_check_options {
 
 /* Runs the suites against the plugin. The report is JSON, NUL-terminated:
  *   {"plugin": NAME, "cases": [{"suite", "index", "pass", "replay", "detail"}...]}
- * where replay is the config line (rollout) or the config line and the error input's id
- * (contract). Returns KDA_OK when the suites ran (whatever they found), KDA_BUFFER_TOO_SMALL
- * with *needed set when the report does not fit, else an error. */
+ * where replay is the config line (rollout), followed by " | error input ID" (contract) or
+ * " | outside the envelope: WHAT" (envelope); the suites are described in check_plugin.cpp.
+ * Returns KDA_OK when the suites ran (whatever they found), KDA_BUFFER_TOO_SMALL with *needed
+ * set when the report does not fit, else an error. */
 KDA_CAPI_EXPORT int32_t kda_check_plugin(const kda_plugin* plugin, const kda_check_options* options, char* report, size_t capacity,
                          size_t* needed, kda_error* err);
 

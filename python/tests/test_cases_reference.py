@@ -68,3 +68,14 @@ def test_reference_step_refuses_an_invalid_call_and_writes_nothing():
         kda_harness.reference_step(**call)
     assert raised.value.id == "X-WRITE-POS"
     assert np.isnan(c.tensors["out"]).all()  # still the harness's NaN fill
+
+
+def test_malformed_requests_are_value_errors_not_crashes():
+    with pytest.raises(ValueError, match="unknown key 'bogus'"):
+        kda_harness.case("bogus=1")
+    with pytest.raises(ValueError, match="not a valid case config"):
+        kda_harness.case("K=3")
+    with pytest.raises(ValueError, match="unknown suite 'nope'"):
+        kda_harness.check(numpy_step.replayssm_step, suites="nope")
+    with pytest.raises(ValueError, match="unknown operator"):
+        kda_harness.validate(**kda_harness.case("B=1 K=4 V=4").kwargs(), op="kda_other")
