@@ -60,9 +60,7 @@ std::optional<std::string> call_plugin(const kda_plugin& p, const StepArgs& args
   return last_error(p);
 }
 
-Outcome rollout_case(const kda_plugin& p, const kda_envelope& env, int32_t profile, uint64_t seed, int64_t index,
-                     double budget) {
-  const CaseConfig c = fit_to_envelope(cli::draw_case(seed, static_cast<uint64_t>(index), budget), env);
+Outcome rollout_case(const kda_plugin& p, const CaseConfig& c, int32_t profile, int64_t index) {
   Outcome o{"rollout", index, true, to_string(c), ""};
   int64_t token = 0;
   const auto step = [&](const StepArgs& a) {
@@ -195,18 +193,31 @@ std::string run_check(const kda_plugin& p, const kda_check_options& opt) {
   const int32_t profile = opt.profile >= 0 ? opt.profile : p.profile;
   const double budget = opt.work_budget > 0 ? opt.work_budget : kDefaultWorkBudget;
   nlohmann::json cases = nlohmann::json::array();
+  const auto add = [&](const Outcome& o) {
+    cases.push_back({{"suite", o.suite}, {"index", o.index}, {"pass", o.pass}, {"replay", o.replay}, {"detail", o.detail}});
+  };
+  if (opt.config != nullptr) {  // one case from its line; what follows " | " names the call, not the case
+    const std::string line(opt.config);
+    const CaseConfig c = parse_case_config(line.substr(0, line.find(" | ")));
+    if (!is_valid_config(c)) throw std::invalid_argument("not a valid case config: " + line);
+    add(rollout_case(p, c, profile, -1));
+    return nlohmann::json{{"plugin", p.name ? p.name : ""}, {"profile", profile}, {"cases", cases}}.dump();
+  }
   for (const std::string& suite : split_suites(opt.suites)) {
     for (int64_t i = opt.first; i < opt.first + opt.count; ++i) {
       Outcome o;
       try {
-        if (suite == "rollout") o = rollout_case(p, p.envelope, profile, opt.seed, i, budget);
+        if (suite == "rollout") {
+          const auto drawn = cli::draw_case(opt.seed, static_cast<uint64_t>(i), budget);
+          o = rollout_case(p, fit_to_envelope(drawn, p.envelope), profile, i);
+        }
         else if (suite == "contract") o = contract_case(p, p.envelope, opt.seed, i);
         else o = envelope_case(p, p.envelope, opt.seed, i);
       } catch (const std::exception& e) {  // drawing or fitting the case failed
         o = Outcome{suite, i, false, fmt::format("suite {} case {} seed {}", suite, i, opt.seed),
                     std::string("harness error: ") + e.what()};
       }
-      cases.push_back({{"suite", o.suite}, {"index", o.index}, {"pass", o.pass}, {"replay", o.replay}, {"detail", o.detail}});
+      add(o);
     }
   }
   return nlohmann::json{{"plugin", p.name ? p.name : ""}, {"profile", profile}, {"cases", cases}}.dump();

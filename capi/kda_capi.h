@@ -74,6 +74,7 @@ typedef struct kda_check_options {
   int64_t count;
   double work_budget;  /* reference work per rollout case (<= 0: the default) */
   int32_t profile;     /* KDA_PROFILE_*, or -1: the plugin's own */
+  const char* config;  /* a config line (a failure's replay): the rollout of that case alone; NULL: none */
 } kda_check_options;
 
 /* Runs the suites against the plugin. The report is JSON, NUL-terminated:

@@ -105,4 +105,5 @@ class KdaCheckOptions(ctypes.Structure):
         ("count", c_int64),
         ("work_budget", c_double),
         ("profile", c_int32),
+        ("config", c_char_p),
     ]

@@ -97,13 +97,14 @@ def suites():
 
 
 def check(step_fn, op=_call.OP, suites=None, n=20, seed=1, device="cpu", framework=None, profile=None,
-          envelope=None, first=0, work_budget=None, name=None):
+          envelope=None, first=0, work_budget=None, name=None, config=None):
     """Runs the suites (default: all; a list or comma-separated string) on cases first ..
     first+n-1 of each against step_fn, called as step_fn(mixed_qkv=..., a=..., ...,
     lower_bound=...) with tensors of `framework` ("numpy" on the host by default; "torch" on
     `device`) that it must write in place. profile ("helion", "triton") and envelope
     (Envelope) default to the callable's kda_profile / kda_envelope attributes, else "helion"
-    and everything the contract allows. Returns a CheckReport."""
+    and everything the contract allows. config: a failure's replay line, to run that case's
+    rollout alone (suites, n and first are then ignored). Returns a CheckReport."""
     if op != _call.OP:
         raise ValueError(f"unknown operator {op!r} (known: {_call.OP!r})")
     if framework is None:
@@ -115,7 +116,8 @@ def check(step_fn, op=_call.OP, suites=None, n=20, seed=1, device="cpu", framewo
     if isinstance(suites, (list, tuple)):
         suites = ",".join(suites)
     options = _abi.KdaCheckOptions(suites=(suites or "").encode(), seed=seed, first=first, count=n,
-                                   work_budget=work_budget or 0.0, profile=-1)
+                                   work_budget=work_budget or 0.0, profile=-1,
+                                   config=config.encode() if config else None)
     lib, err, needed = _lib.lib(), _abi.KdaError(), ctypes.c_size_t(0)
     report = ctypes.create_string_buffer(1 << 20)
     status = lib.kda_check_plugin(ctypes.byref(plugin.struct), ctypes.byref(options), report, len(report),

@@ -61,8 +61,11 @@ class KdaCase(pytest.Item):
     def repr_failure(self, excinfo):
         if isinstance(excinfo.value, KdaCaseFailure):
             r = excinfo.value.result
-            replay = r.replay.split(" | ")[0]
-            return f"{r.suite} case {r.index} failed: {r.detail}\nreplay: kda-harness case \"{replay}\"\nconfig: {r.replay}"
+            config, _, call = r.replay.partition(" | ")
+            text = f"{r.suite} case {r.index} failed: {r.detail}\nreplay: kda-harness case \"{config}\""
+            if r.suite == "rollout":
+                text += f"\nagainst this backend: kda_harness.check(step_fn, config=\"{config}\")"
+            return text + (f"\nthe call: {call}" if call else "")
         return super().repr_failure(excinfo)
 
     def reportinfo(self):

@@ -140,3 +140,10 @@ def test_a_backend_that_computes_outside_its_envelope_fails():
     report = kda_harness.check(numpy_step.replayssm_step, envelope=NARROW, suites="envelope", n=4)
     assert len(report.failures) == 4
     assert all(f.detail.startswith("accepted a call outside its envelope") for f in report.failures)
+
+
+def test_a_replay_line_reruns_that_case_alone():
+    failing = kda_harness.check(numpy_step.replayssm_step_planted_bug, suites="rollout", n=ROLLOUTS).failures[0]
+    again = kda_harness.check(numpy_step.replayssm_step_planted_bug, config=failing.replay)
+    assert [(c.passed, c.replay, c.detail) for c in again.cases] == [(False, failing.replay, failing.detail)]
+    assert kda_harness.check(numpy_step.replayssm_step, config=failing.replay).passed

@@ -37,6 +37,7 @@ def test_the_planted_bug_fails_exactly_its_cases(pytester, monkeypatch):
     assert failed == bounded
     for i in bounded:
         assert f'replay: kda-harness case "{lines[i]}"' in output
+        assert f'kda_harness.check(step_fn, config="{lines[i]}")' in output
 
 
 def test_a_bad_backend_spec_is_a_usage_error(pytester, monkeypatch):
