@@ -66,7 +66,8 @@ Outcome rollout_case(const kda_plugin& p, const CaseConfig& c, int32_t profile, 
   const auto step = [&](const StepArgs& a) {
     const FootprintSnapshot before(a);
     if (auto refused = call_plugin(p, a)) throw Refused{*refused};
-    if (auto stray = before.stray_write(a)) throw StrayWrite{fmt::format("token {}: wrote {}, outside the step's footprint", token, *stray)};
+    if (auto stray = before.stray_write())
+      throw StrayWrite{fmt::format("token {}: wrote {}, outside the step's footprint", token, *stray)};
     ++token;
   };
   try {
@@ -94,10 +95,10 @@ CaseConfig error_input_base(const kda_envelope& env, uint64_t seed, int64_t inde
   c.B = std::max(c.B, kErrorInputMinSize);
   c.slots = std::max(c.slots, c.B);
   if (c.HV < kErrorInputMinSize) c.HV = c.H * kErrorInputMinSize;
-  c.K = fit_to_envelope([&] { CaseConfig k = c; k.K = std::max(c.K, kErrorInputMinSize); return k; }(), env).K;
-  c.V = fit_to_envelope([&] { CaseConfig v = c; v.V = std::max(c.V, kErrorInputMinSize); return v; }(), env).V;
+  c.K = std::max(c.K, kErrorInputMinSize);
+  c.V = std::max(c.V, kErrorInputMinSize);
   c.steps = 1;
-  return c;
+  return fit_to_envelope(c, env);
 }
 
 std::vector<std::vector<std::byte>> written_bytes(CaseTensors& t) {

@@ -69,9 +69,7 @@ FootprintSnapshot::FootprintSnapshot(const StepArgs& a) {
   const int64_t B = size(*a.mixed_qkv, 0), L = size(*a.d_cache, 2);
   auto allow = [&](const DLTensor* t, const std::vector<int64_t>& fixed) {
     for (Tensor& s : tensors_)
-      if (s.t == t) {
-        box_offsets(*t, fixed, s.allowed);
-      }
+      if (s.t == t) box_offsets(*t, fixed, s.allowed);
   };
   allow(a.out, {});
   for (int64_t row = 0; row < B; ++row) {
@@ -92,7 +90,7 @@ FootprintSnapshot::FootprintSnapshot(const StepArgs& a) {
   }
 }
 
-std::optional<std::string> FootprintSnapshot::stray_write(const StepArgs&) const {
+std::optional<std::string> FootprintSnapshot::stray_write() const {
   for (const Tensor& s : tensors_) {
     const std::size_t item = item_bytes(*s.t);
     const std::byte* now = base(*s.t) + s.lo * static_cast<int64_t>(item);

@@ -17,8 +17,9 @@ class FootprintSnapshot {
  public:
   // Host tensors of a valid call (validate() passed).
   explicit FootprintSnapshot(const StepArgs& args);
-  // Where the step wrote outside its footprint ("k_cache element [2, 0, 3, 1]"), or nullopt.
-  std::optional<std::string> stray_write(const StepArgs& args) const;
+  // Where the tensors it was taken of now differ outside the footprint ("k_cache element
+  // [2, 0, 3, 1]"), or nullopt.
+  std::optional<std::string> stray_write() const;
 
  private:
   struct Tensor {
