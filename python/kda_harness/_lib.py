@@ -1,8 +1,10 @@
 """Finds and loads the harness's C library (libkda_harness_capi.so) and declares its
 functions. Looked for, in order: $KDA_HARNESS_LIBRARY; next to this file (a pip-installed
-package carries it); build/capi/ of the source tree this package sits in (a CMake build)."""
+package carries it); build/capi/ of the source tree this package sits in (a CMake build); the
+pip-installed package's (for this source tree imported ahead of the installed copy)."""
 import ctypes
 import functools
+import importlib.metadata
 import os
 from ctypes import POINTER, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint64, c_void_p
 from pathlib import Path
@@ -22,6 +24,10 @@ def _candidates():
     yield here / LIBRARY_NAME
     for parent in here.parents:
         yield parent / "build" / "capi" / LIBRARY_NAME
+    try:
+        yield Path(importlib.metadata.distribution("kda-harness").locate_file(f"kda_harness/{LIBRARY_NAME}"))
+    except importlib.metadata.PackageNotFoundError:
+        pass
 
 
 def _declare(lib):
