@@ -1,7 +1,7 @@
 // The benchmark's outputs: the terminal table (one line per measurement, printed as each
-// case finishes), CSV and JSON files, and the derived figures of issue 7: the ReplaySSM
-// saving against the plain decode, the launch overhead of small batches, the peer table and
-// the targets, printed as a compact summary last.
+// case finishes), CSV and JSON files, and the derived figures: the targets, the ReplaySSM
+// saving against the plain decode, the launch overhead of small batches and, when a file of
+// recorded peer times is given, those times beside this run's, printed as a summary last.
 #pragma once
 #include <cstdint>
 #include <cstdio>
@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "bench/bench_runner.hpp"
+#include "bench/peer_table.hpp"
 
 namespace kda::bench {
 
@@ -45,7 +46,15 @@ void print_header(std::FILE* f);
 void print_rows(std::FILE* f, const std::vector<Measurement>& rows, double copy_gbps);
 void write_csv(const std::string& path, const std::vector<Measurement>& all, double copy_gbps);
 nlohmann::json to_json(const DeviceInfo& dev, const CopyResult& copy, const std::vector<Measurement>& all);
-// Targets, peer comparison, savings and launch overheads; lines that have no data say so.
-void print_summary(std::FILE* f, const CopyResult& copy, const std::vector<Measurement>& all);
+// A peer's times from another run (read_peer_table) and the file they came from.
+struct PeerRecord {
+  std::string path;
+  std::vector<PeerRow> rows;
+};
+
+// Targets, savings, launch overheads and, with `peer`, the recorded peer times beside this
+// run's (also written to out_dir/peer_comparison.csv); lines that have no data say so.
+void print_summary(std::FILE* f, const CopyResult& copy, const std::vector<Measurement>& all, const PeerRecord* peer,
+                   const std::string& out_dir);
 
 }  // namespace kda::bench

@@ -1,7 +1,10 @@
-// print_summary (bench_report.hpp): issue 7's peer table, targets, savings and small-batch
-// launch overheads, from the measurements of one run.
+// print_summary (bench_report.hpp): the targets, the saving against the plain decode, the
+// small-batch launch overheads, and (when given) a peer's times recorded in another run, all
+// from the measurements of this run.
 #include <fmt/format.h>
 
+#include <cmath>
+#include <fstream>
 #include <functional>
 
 #include "bench/bench_report.hpp"
@@ -9,24 +12,7 @@
 namespace kda::bench {
 namespace {
 
-const char* dtype(ScalarType t) { return t == ScalarType::Float32 ? "f32" : "bf16"; }
-
-// The peer of issue 7: SGLang's Triton ReplaySSM kernel on the H200 (H = HV = 32, K = V =
-// 128, measured 2026-11-29, copy bandwidth 4.27 TB/s in that run), microseconds per step.
-struct Peer {
-  ScalarType state;
-  int64_t L, B;
-  StepKind kind;
-  double us;
-};
-const Peer kPeer[] = {
-    {ScalarType::Float32, 8, 256, StepKind::Append, 348},   {ScalarType::Float32, 8, 256, StepKind::Flush, 741},
-    {ScalarType::Float32, 8, 1024, StepKind::Append, 1322}, {ScalarType::Float32, 1, 256, StepKind::Plain, 696},
-    {ScalarType::BFloat16, 8, 256, StepKind::Append, 212},  {ScalarType::BFloat16, 8, 256, StepKind::Flush, 436},
-    {ScalarType::BFloat16, 8, 1024, StepKind::Append, 813}, {ScalarType::BFloat16, 1, 256, StepKind::Plain, 432},
-    {ScalarType::Float32, 64, 256, StepKind::Append, 2638}, {ScalarType::Float32, 64, 256, StepKind::Flush, 6626},
-    {ScalarType::Float32, 64, 1024, StepKind::Append, 10492},
-};
+const char* dtype(ScalarType t) { return t == ScalarType::Float32 ? "f32" : t == ScalarType::BFloat16 ? "bf16" : "f16"; }
 
 // The worst measurement among those `pick` selects, by `value` (lower is worse when
 // `low_is_bad`); null when none was measured.
@@ -40,48 +26,88 @@ const Measurement* worst(const std::vector<Measurement>& all, const std::functio
   return w;
 }
 
-void target_line(std::FILE* f, const char* what, const Measurement* w, double got, double limit, bool at_least,
+void target_line(std::FILE* f, const std::string& what, const Measurement* w, double got, double limit, bool at_least,
                  const char* unit) {
   if (w == nullptr) {
-    fmt::print(f, "  {:<52} no data in this run\n", what);
+    fmt::print(f, "  {:<56} no data in this run\n", what);
     return;
   }
   const bool pass = at_least ? got >= limit : got <= limit;
-  fmt::print(f, "  {:<52} worst {:7.2f}{} ({} {})  target {}{}{}  {}\n", what, got, unit, w->c.label(), kind_name(w->kind),
+  fmt::print(f, "  {:<56} worst {:7.2f}{} ({} {})  target {}{}{}  {}\n", what, got, unit, w->c.label(), kind_name(w->kind),
              at_least ? ">=" : "<=", limit, unit, pass ? "PASS" : "MISS");
+}
+
+bool big(const Measurement& m) { return m.c.B >= 256; }
+bool mid_l(const Measurement& m) { return m.c.L >= 4 && m.c.L <= 16; }
+
+// Recorded peer times beside this run's: a per-row line, the count of rows where this run is
+// slower, and peer_comparison.csv under out_dir.
+void print_peer(std::FILE* f, const PeerRecord& peer, const std::vector<Measurement>& all, const std::string& out_dir) {
+  fmt::print(f, "peer times RECORDED ELSEWHERE (not measured in this run), from {}:\n", peer.path);
+  std::ofstream csv(out_dir + "/peer_comparison.csv");
+  csv << "H,HV,state,L,B,kind,ours_us,peer_recorded_us,peer_over_ours\n";
+  int rows = 0, slower = 0;
+  double log_sum = 0;
+  const Measurement* worst_row = nullptr;
+  double worst_ratio = 0;
+  for (const Measurement& m : all) {
+    const auto p = find_peer(peer.rows, m.c.H, m.c.HV, m.c.L, m.c.B, dtype(m.c.state), kind_name(m.kind));
+    if (!p) continue;
+    const double ratio = p->us / m.time_us();  // > 1: this run's time is under the recorded one
+    ++rows;
+    log_sum += std::log(ratio);
+    if (ratio < 1) ++slower;
+    if (worst_row == nullptr || ratio < worst_ratio) worst_row = &m, worst_ratio = ratio;
+    fmt::print(f, "  {:<24} {:<6} ours {:9.1f} us   peer (recorded) {:9.1f} us   recorded/ours {:.2f}x{}\n", m.c.label(),
+               kind_name(m.kind), m.time_us(), p->us, ratio, ratio < 1 ? "  SLOWER" : "");
+    csv << fmt::format("{},{},{},{},{},{},{:.3f},{:.3f},{:.4f}\n", m.c.H, m.c.HV, dtype(m.c.state), m.c.L, m.c.B,
+                       kind_name(m.kind), m.time_us(), p->us, ratio);
+  }
+  if (rows == 0) {
+    fmt::print(f, "  no measured row has a recorded peer row\n");
+    return;
+  }
+  fmt::print(f, "  {} rows: geometric mean recorded/ours {:.3f}x, worst {:.2f}x ({} {}); slower than the record in {}"
+                " rows  target: none slower  {}\n",
+             rows, std::exp(log_sum / rows), worst_ratio, worst_row->c.label(), kind_name(worst_row->kind), slower,
+             slower == 0 ? "PASS (against the record)" : "MISS (against the record)");
 }
 
 }  // namespace
 
-void print_summary(std::FILE* f, const CopyResult& copy, const std::vector<Measurement>& all) {
+void print_summary(std::FILE* f, const CopyResult& copy, const std::vector<Measurement>& all, const PeerRecord* peer,
+                   const std::string& out_dir) {
   const double bw = copy.gbps();
   auto pct = [bw](const Measurement& m) { return 100.0 * m.gbps() / bw; };
   fmt::print(f, "\n===== summary =====\n");
   fmt::print(f, "copy bandwidth {:.0f} GB/s ({:.2f} GB copied; medians {:.1f} us at start, {:.1f} us at end)\n", bw,
              copy.bytes / 1e9, copy.start.median_us, copy.end.median_us);
 
-  fmt::print(f, "peer (SGLang Triton ReplaySSM, H=HV=32; its fractions are of 4.27 TB/s):\n");
-  for (const Peer& p : kPeer) {
-    const Measurement* m = find_measurement(all, 32, 32, p.B, p.L, p.state, p.kind);
-    if (m == nullptr) continue;
-    fmt::print(f, "  {:<4} L={:<2} B={:<4} {:<6} ours {:8.1f} us {:5.1f}%   peer {:7.0f} us   speedup {:.2f}x\n",
-               dtype(p.state), p.L, p.B, kind_name(p.kind), m->time_us(), pct(*m), p.us, p.us / m->time_us());
+  fmt::print(f, "targets (fractions of the copy bandwidth of this run):\n");
+  for (ScalarType st : {ScalarType::Float32, ScalarType::BFloat16}) {
+    const Measurement* w = worst(all, [&](const Measurement& m) {
+      return big(m) && mid_l(m) && m.kind == StepKind::Append && m.c.state == st;
+    }, pct, true);
+    target_line(f, fmt::format("append, B>=256, L 4..16, {} state", dtype(st)), w, w ? pct(*w) : 0, 80, true, "%");
   }
-
-  fmt::print(f, "targets (fractions of the copy bandwidth):\n");
-  auto big = [](const Measurement& m) { return m.c.B >= 256; };
-  auto mid_l = [](const Measurement& m) { return m.c.L >= 4 && m.c.L <= 16; };
-  const Measurement* w = worst(all, [&](const Measurement& m) { return big(m) && mid_l(m) && m.kind == StepKind::Append; }, pct, true);
-  target_line(f, "append, B>=256, L 4..16, both states", w, w ? pct(*w) : 0, 85, true, "%");
-  w = worst(all, [&](const Measurement& m) { return big(m) && mid_l(m) && m.kind == StepKind::Flush; }, pct, true);
+  const Measurement* w = worst(all, [](const Measurement& m) { return big(m) && mid_l(m) && m.kind == StepKind::Flush; }, pct, true);
   target_line(f, "flush, B>=256, L 4..16, both states", w, w ? pct(*w) : 0, 80, true, "%");
-  w = worst(all, [&](const Measurement& m) {
+  w = worst(all, [](const Measurement& m) {
     return big(m) && m.c.L == 64 && (m.kind == StepKind::Append || m.kind == StepKind::Flush);
   }, pct, true);
-  target_line(f, "append and flush, B>=256, L=64", w, w ? pct(*w) : 0, 60, true, "%");
+  target_line(f, "append and flush, B>=256, L=64", w, w ? pct(*w) : 0, 50, true, "%");
+  // bfloat16 append time over the float32 one of the same heads, B and L.
+  auto bf16_over_f32 = [&all](const Measurement& m) {
+    const Measurement* f32 = find_measurement(all, m.c.H, m.c.HV, m.c.B, m.c.L, ScalarType::Float32, StepKind::Append);
+    return f32 ? m.time_us() / f32->time_us() : 0.0;
+  };
+  w = worst(all, [&](const Measurement& m) {
+    return big(m) && mid_l(m) && m.kind == StepKind::Append && m.c.state == ScalarType::BFloat16 && bf16_over_f32(m) > 0;
+  }, bf16_over_f32, false);
+  target_line(f, "bf16 append time / f32 append time, B>=256, L 4..16", w, w ? bf16_over_f32(*w) : 0, 0.6, false, "x");
   auto graph_us = [](const Measurement& m) { return m.graph ? m.graph->median_us : 0.0; };
-  w = worst(all, [](const Measurement& m) { return m.c.B == 1 && m.graph.has_value(); }, graph_us, false);
-  target_line(f, "B=1 with a CUDA graph, per step", w, w ? graph_us(*w) : 0, 8, false, " us");
+  w = worst(all, [](const Measurement& m) { return m.c.B == 1 && m.c.L <= 16 && m.graph.has_value(); }, graph_us, false);
+  target_line(f, "B=1 with a CUDA graph, per step, L <= 16", w, w ? graph_us(*w) : 0, 8, false, " us");
 
   const std::vector<Saving> sv = savings(all);
   fmt::print(f, "saving (cycle per token / plain decode; target: excess = time/model <= 1.1 at B=256, L 4..16):\n");
@@ -92,9 +118,9 @@ void print_summary(std::FILE* f, const CopyResult& copy, const std::vector<Measu
       worst_saving = &s;
   }
   if (worst_saving == nullptr)
-    fmt::print(f, "  {:<52} no data in this run\n", "saving, B=256, L 4..16");
+    fmt::print(f, "  {:<56} no data in this run\n", "saving, B=256, L 4..16");
   else
-    fmt::print(f, "  {:<52} worst excess {:.3f} ({})  target <=1.1  {}\n", "saving, B=256, L 4..16", worst_saving->excess(),
+    fmt::print(f, "  {:<56} worst excess {:.3f} ({})  target <=1.1  {}\n", "saving, B=256, L 4..16", worst_saving->excess(),
                worst_saving->c.label(), worst_saving->excess() <= 1.1 ? "PASS" : "MISS");
 
   fmt::print(f, "small batches (us per step: medians eager, graph, eager - graph; host time per step in the enqueue "
@@ -105,6 +131,7 @@ void print_summary(std::FILE* f, const CopyResult& copy, const std::vector<Measu
                m.c.label(), kind_name(m.kind), m.eager.median_us, m.graph->median_us,
                m.eager.median_us - m.graph->median_us, m.eager.host_enqueue_us, m.graph->host_enqueue_us);
   }
+  if (peer != nullptr) print_peer(f, *peer, all, out_dir);
   std::fflush(f);
 }
 

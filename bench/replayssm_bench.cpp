@@ -1,12 +1,15 @@
-// replayssm_bench: the CUDA decode step against the H200's memory bandwidth (issue 7).
+// replayssm_bench: the CUDA decode step against the H200's memory bandwidth.
 // Sweeps heads x state dtype x L x B, times append / flush / cycle steps (eager and CUDA
 // graphs), measures a large device-to-device copy in the same run, prints a table as it
-// goes and a summary last, and writes replayssm_bench.csv / .json under --out-dir.
+// goes and a summary last, and writes replayssm_bench.csv / .json under --out-dir. With
+// --peer-table, a peer's times recorded in another run are read from that file and shown
+// beside this run's, labelled as recorded elsewhere.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -32,6 +35,8 @@ struct Options {
   double l2_multiple = 3.0;
   int64_t max_sets = 1024;
   std::string out_dir = ".";
+  std::string peer_table;                  // markdown file of a peer's recorded times ("" = none)
+  std::string peer_column = "Triton us";  // its column of times
   bool plan = false;        // list the cases, input sets and arena size; no GPU needed
   double plan_l2_mb = 60;   // the L2 size the plan assumes (the H200's)
 };
@@ -86,7 +91,7 @@ bool has(const std::vector<std::string>& v, const char* s) {
 int main(int argc, char** argv) {
   Options o;
   kb::RunOptions run;
-  CLI::App app{"ReplaySSM decode kernel benchmark (issue 7)"};
+  CLI::App app{"ReplaySSM decode kernel benchmark"};
   app.add_option("--heads", o.heads, "head configs HxHV")->delimiter(',');
   app.add_option("--batch", o.batches, "batch sizes B")->delimiter(',');
   app.add_option("--L", o.lengths, "ring lengths L")->delimiter(',');
@@ -103,6 +108,9 @@ int main(int argc, char** argv) {
   app.add_option("--l2-multiple", o.l2_multiple, "input sets rotate over at least this many L2 sizes");
   app.add_option("--max-sets", o.max_sets, "input sets, at most");
   app.add_option("--out-dir", o.out_dir, "where replayssm_bench.csv/.json go");
+  app.add_option("--peer-table", o.peer_table,
+                 "markdown table of a peer's times recorded elsewhere (e.g. ../shared/peer/triton-replayssm-h200.md)");
+  app.add_option("--peer-column", o.peer_column, "the column of --peer-table that holds the peer's us per step");
   app.add_flag("--plan", o.plan, "print the cases, input sets and memory without running (no GPU)");
   app.add_option("--plan-l2-mb", o.plan_l2_mb, "L2 size assumed by --plan");
   app.add_flag("--profile", run.profile, "for ncu: 2 warm-up launches then 1 launch per kind, no graphs, no copy");
@@ -117,6 +125,8 @@ int main(int argc, char** argv) {
       print_plan(expand(o), o.l2_multiple * o.plan_l2_mb * 1e6, o.max_sets);
       return 0;
     }
+    std::optional<kb::PeerRecord> peer;
+    if (!o.peer_table.empty()) peer = kb::PeerRecord{o.peer_table, kb::read_peer_table(o.peer_table, o.peer_column)};
     cudaDeviceProp prop{};
     kb::check_cuda(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     kb::DeviceInfo dev{prop.name, prop.multiProcessorCount, prop.l2CacheSize};
@@ -162,7 +172,7 @@ int main(int argc, char** argv) {
     if (copy.bytes > 0) copy.end = kb::time_copy(base + copy.bytes, base, copy.bytes, stream, o.copy_reps);
     kb::write_csv(csv, all, copy.gbps());
     std::ofstream(o.out_dir + "/replayssm_bench.json") << kb::to_json(dev, copy, all).dump(1) << "\n";
-    if (!run.profile) kb::print_summary(stdout, copy, all);
+    if (!run.profile) kb::print_summary(stdout, copy, all, peer ? &*peer : nullptr, o.out_dir);
     cudaStreamDestroy(stream);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "replayssm_bench: %s\n", e.what());

@@ -9,17 +9,23 @@
 // reference's side, so a flush value of the kernel's copy alone would diverge by design.)
 // Raw values that would land on a VALID slot or cursor are moved out of range (a valid but different slot or cursor would read the case's NaN-poisoned unused
 // slots and ring records, which is not what this target asks about).
-// The rollout (property_tests/kernel_rollout.hpp) then checks, at every step: the kernel's
+// The rollout (engine/run_vs_reference.hpp) then checks, at every step: the kernel's
 // row status flags equal the host's plan, every rejected row wrote zeros to out and touched
 // nothing else (byte footprint of every written tensor, device guard regions), and the
 // accepted rows match reference::replayssm_step within the dtype-derived bounds.
-// Without a usable GPU the target prints "SKIPPED: <reason>" and exits 0.
+// The backend is our CUDA kernel, or any other the engine knows (KDA_FUZZ_BACKEND, e.g.
+// plugin:/path/libmykernel.so); the case is fitted into its envelope. A backend that does not
+// report row status must refuse a step with a mutated row (and write nothing).
+// When the backend cannot be made here (no usable GPU for cuda) the target prints
+// "SKIPPED: <reason>" and exits 0.
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -27,13 +33,13 @@
 #include "contract/tensor_view.hpp"
 #include "fuzz/case_decoder.hpp"
 #include "fuzz/fuzz_finding.hpp"
-#include "property_tests/kernel_device_mirror.hpp"
-#include "property_tests/kernel_gpu_env.hpp"
-#include "property_tests/kernel_rollout.hpp"
+#include "engine/backend.hpp"
+#include "engine/run_vs_reference.hpp"
 
 namespace {
 
 using namespace kda;
+using namespace kda::engine;
 
 constexpr const char* kTarget = "kernel_fuzzer";
 
@@ -110,14 +116,25 @@ void mutate_step(CaseTensors& k, const RowMutation* row_mutations) {
   }
 }
 
+
+std::unique_ptr<Backend>& backend() {
+  static std::unique_ptr<Backend> b;
+  return b;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  const std::string reason = kda::testing::gpu_unavailable_reason();
-  if (!reason.empty()) {
-    std::printf("SKIPPED: kernel_fuzzer needs a CUDA GPU: %s\n", reason.c_str());
+  const char* spec = std::getenv("KDA_FUZZ_BACKEND");
+  const std::string which = spec != nullptr && *spec != '\0' ? spec : "cuda";
+  try {
+    backend() = make_backend(which);
+  } catch (const std::exception& e) {
+    std::printf("SKIPPED: kernel_fuzzer on backend %s: %s\n", which.c_str(), e.what());
     std::exit(0);
   }
+  std::printf("kernel_fuzzer: backend %s, envelope %s\n", backend()->name().c_str(),
+              backend()->envelope().describe().c_str());
   return 0;
 }
 
@@ -129,16 +146,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   limits.max_log2_V = 7;
   limits.max_L = 70;
   limits.work_budget = 2e6;
-  const CaseConfig config = fuzz::decode_case(fdp, limits);
+  const std::optional<CaseConfig> fitted = backend()->envelope().fit(fuzz::decode_case(fdp, limits));
+  if (!fitted) return 0;
+  const CaseConfig& config = *fitted;
   std::vector<RowMutation> mutations(static_cast<std::size_t>(config.steps * config.B));
   for (RowMutation& m : mutations) m = decode_mutation(fdp, config);
   try {
-    kda::testing::DeviceMirror mirror;
-    const kda::testing::KernelRolloutReport r =
-        kda::testing::run_kernel_vs_reference(config, mirror, [&](CaseTensors& kernel_case, int64_t token) {
-          mutate_step(kernel_case, &mutations[token * config.B]);
-        });
-    if (!r.pass()) fuzz::finding(kTarget, "kernel vs reference:\n" + r.summary());
+    const CaseReport r = run_vs_reference(config, *backend(), [&](CaseTensors& kernel_case, int64_t token) {
+      mutate_step(kernel_case, &mutations[token * config.B]);
+    });
+    if (!r.pass()) fuzz::finding(kTarget, "backend vs reference:\n" + r.summary() + "\n  replay: " + r.replay());
   } catch (const std::exception& e) {
     fuzz::finding(kTarget, std::string("threw ") + typeid(e).name() + ": " + e.what() + "\nconfig: " + to_string(config));
   }

@@ -10,6 +10,8 @@
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
+#include "engine/refusal.hpp"
+#include "engine/row_plan.hpp"
 #include "golden/call_tensors.hpp"
 #include "golden/verify_blocks.hpp"
 #include "reference/tolerance.hpp"
@@ -39,9 +41,22 @@ CaseConfig bounds_config(const GoldenCase& c, StepTensors& call, const Dims& d) 
 // float64 recurrence (kernel_vs_reference_bounds); a file without them is judged against the
 // float64 model itself (rollout_bounds). Ring records as the kernel suite bounds them
 // (reference::record_bounds, record_floor).
-VerifyBounds bounds_for(const CaseConfig& bc, bool model_mode, bool tf32) {
-  return {model_mode ? reference::rollout_bounds(bc, tf32) : reference::kernel_vs_reference_bounds(bc, tf32),
-          bc.ring_dtype};
+VerifyBounds bounds_for(const CaseConfig& bc, bool model_mode, engine::Profile p) {
+  engine::ProfileBounds b = engine::bounds_vs_reference(bc, p);
+  if (model_mode) b.step = engine::bounds_vs_truth(bc, p);
+  return {b, bc.ring_dtype};
+}
+
+// What a backend that reports per-row status or guard regions must show after a step.
+void check_backend_state(engine::Backend& backend, const StepArgs& args, const Dims& d, int64_t step) {
+  if (const auto status = backend.row_status()) {
+    const auto plans = engine::plan_rows(args, d);
+    for (std::size_t row = 0; row < plans.size(); ++row)
+      if (status->at(row) != plans[row].status)
+        throw std::runtime_error(
+            fmt::format("step {} row {}: backend status {}, expected {}", step, row, status->at(row), plans[row].status));
+  }
+  if (!backend.guards_intact()) throw std::runtime_error(fmt::format("step {}: a device guard region changed", step));
 }
 
 // Folds one block comparison into a report slot, labelled.
@@ -52,7 +67,7 @@ void fold(Comparison& into, const std::vector<double>& e, const std::vector<doub
   into.merge(c);
 }
 
-void verify_error(const GoldenCase& c, const VerifyBackend& backend, CaseVerification& r) {
+void verify_error(const GoldenCase& c, engine::Backend& backend, CaseVerification& r) {
   StepTensors call = load_call(c);
   if (!c.call_json.empty() && call_metadata_json(call.args()).dump() != c.call_json)
     r.failure = "kda.call does not describe the case's tensors";
@@ -103,6 +118,9 @@ std::string CaseVerification::summary() const {
   if (kind == CaseKind::Error) {
     s += fmt::format("\n  raised: {}", error_seen.empty() ? "(nothing)" : error_seen);
     if (untouched_changed) s += fmt::format("\n  {} bytes of written tensors changed", untouched_changed);
+  } else if (!outside_envelope.empty()) {
+    s += fmt::format("\n  outside the backend's envelope ({}): {}", outside_envelope,
+                     failure.empty() ? "refused, nothing written" : "NOT refused cleanly");
   } else {
     if (against_model) s += "\n  (no expected results in the file: compared with the float64 ReplaySSM model)";
     s += fmt::format("\n  out:   {}\n  state: {}\n  d:     {}\n  k:     {}\n  g:     {}", out.describe(),
@@ -114,21 +132,31 @@ std::string CaseVerification::summary() const {
   return s;
 }
 
-CaseVerification verify_case(const GoldenCase& c, const VerifyBackend& backend) {
+CaseVerification verify_case(const GoldenCase& c, engine::Backend& backend) {
   CaseVerification r;
   r.name = c.name;
-  r.backend = backend.name;
+  r.backend = backend.name();
   r.kind = c.kind;
   try {
     if (c.kind == CaseKind::Error) {
       verify_error(c, backend, r);
       return r;
     }
+    // A step case outside the backend's envelope must be refused cleanly, never computed.
+    if (c.config) {
+      if (const std::string outside = backend.envelope().excludes(*c.config); !outside.empty()) {
+        StepTensors call = load_call(c);
+        r.outside_envelope = outside;
+        if (const std::string why = engine::refusal_problem(backend, call.args()); !why.empty())
+          r.failure = "outside the backend's envelope (" + outside + "): " + why;
+        return r;
+      }
+    }
     StepTensors call = load_call(c);
     const Dims d = validate(call.args(), Backend::Cpu);
     const bool model_mode = !c.has_expected();
     r.against_model = model_mode;
-    const VerifyBounds b = bounds_for(bounds_config(c, call, d), model_mode, backend.tf32_products);
+    const VerifyBounds b = bounds_for(bounds_config(c, call, d), model_mode, backend.profile());
     ModelTracker model(call.args(), d);
     std::map<Key, Judge> written_state, written_d, written_k, written_g;
     std::vector<GapWatch> gaps;
@@ -139,6 +167,7 @@ CaseVerification verify_case(const GoldenCase& c, const VerifyBackend& backend) 
       const StepExpectation x = model.step(call.args());
       for (auto& g : gaps) g.snapshot();
       backend.step(call.args());
+      check_backend_state(backend, call.args(), d, t);
       for (auto& g : gaps) r.gap_bytes_changed += g.changed();
       const HostTensor* file_out = model_mode ? nullptr : &c.at(step_name(c, t, "expected.out"));
       if (file_out) {

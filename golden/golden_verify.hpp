@@ -10,8 +10,8 @@
 //     tensors; every element no step may write (other slots, records at or past the cursors,
 //     the checkpoint of a row that only appended) must equal its expected bytes exactly;
 //   - bytes between strided elements (envelope gaps) must not change at any step.
-// Tolerances: reference::kernel_vs_reference_bounds (two computations each within the
-// rollout bounds of the float64 recurrence), with the gate mass each (slot, head) reached;
+// Tolerances: engine::bounds_vs_reference for the backend's profile (two computations each
+// within the rollout bounds of the float64 recurrence), with the gate mass each (slot, head) reached;
 // ring records as the kernel suite bounds them (reference::record_bounds and record_floor:
 // d: output bound + 2 u_ring; k: 2 u_ring + 1e-5; g: 5.4e-5). Bit-exact reproduction is
 // counted separately (the reference on the machine that generated the files reproduces
@@ -26,18 +26,12 @@
 #include <string>
 
 #include "contract/step_args.hpp"
+#include "engine/backend.hpp"
 #include "golden/golden_case.hpp"
 #include "reference/compare.hpp"
 
 namespace kda::golden {
 
-struct VerifyBackend {
-  std::string name;  // "reference", "cuda:0", ...
-  // One step on host tensors, in place (a GPU backend copies to the device and back). Throws
-  // kda::ContractError for a rejected call.
-  std::function<void(const StepArgs&)> step;
-  bool tf32_products = false;  // widens the bounds for tensor-core TF32 products
-};
 
 struct CaseVerification {
   std::string name, backend;
@@ -49,6 +43,7 @@ struct CaseVerification {
   int64_t tensors_compared = 0, tensors_bit_exact = 0;
   std::string error_seen;  // error cases: "ID: message" the backend raised
   std::string failure;     // anything that fails the case outside the comparisons
+  std::string outside_envelope;  // why the case lies outside the backend's envelope (then it must be refused)
 
   bool pass() const;
   // The worst error / tolerance over the comparisons (0 when nothing was compared).
@@ -57,6 +52,8 @@ struct CaseVerification {
   std::string summary() const;  // several lines
 };
 
-CaseVerification verify_case(const GoldenCase& c, const VerifyBackend& backend);
+// The backend's profile decides the bounds (engine/profile.hpp); a backend that reports row
+// status or guard regions has them checked after every step.
+CaseVerification verify_case(const GoldenCase& c, engine::Backend& backend);
 
 }  // namespace kda::golden

@@ -2,6 +2,7 @@
 // byte-level comparisons, the float64 model that gives each step's floors, gate masses and
 // (for a file without expected results) the expected values, and the end-of-case check.
 #pragma once
+#include "engine/profile.hpp"
 #include <array>
 #include <cstdint>
 #include <map>
@@ -78,11 +79,11 @@ class ModelTracker {
 
 // The tolerances of a comparison with a reference (golden_verify.hpp), at gate mass G.
 struct VerifyBounds {
-  reference::RolloutBounds rollout;
+  engine::ProfileBounds profile;  // its config's ring_dtype: the wider of d_cache's and k_cache's
   ScalarType ring_dtype = ScalarType::Float32;
-  double out(double G) const { return rollout.output_at(G); }
-  double state(double G) const { return rollout.state_at(G); }
-  reference::RecordBounds records(double G) const { return reference::record_bounds(out(G), ring_dtype); }
+  double out(double G) const { return profile.output_at(G); }
+  double state(double G) const { return profile.state_at(G); }
+  reference::RecordBounds records(double G) const { return profile.records(out(G)); }
 };
 
 // How one written block is judged: its floor (compare.hpp) and tolerance.

@@ -13,9 +13,13 @@
 
 #include "property_tests/kernel_case_gen.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
-#include "property_tests/kernel_rollout.hpp"
+#include "engine/cuda_backend.hpp"
+#include "engine/run_vs_reference.hpp"
 
 namespace kda::testing {
+using ::kda::engine::CaseReport;
+using ::kda::engine::run_vs_reference;
+using ::kda::engine::make_cuda_backend;
 namespace {
 
 // One choice per (token, row): 0..5 leave the row alone, else one kind of bad value.
@@ -55,8 +59,8 @@ TEST(KernelAdversarial, BadRowsAreFlaggedAndTouchNothing) {
         const CaseConfig c = *gen_gpu_case(1e6);
         const auto choices = *rc::gen::container<std::vector<int>>(
             static_cast<std::size_t>(c.steps * c.B), rc::gen::inRange(0, 13));
-        DeviceMirror mirror;
-        const KernelRolloutReport r = run_kernel_vs_reference(c, mirror, [&](CaseTensors& kc, int64_t t) {
+        auto backend = make_cuda_backend(-1);
+        const CaseReport r = run_vs_reference(c, *backend, [&](CaseTensors& kc, int64_t t) {
           mutate_rows(kc, std::vector<int>(choices.begin() + t * c.B, choices.begin() + (t + 1) * c.B));
         });
         if (!r.pass()) RC_FAIL(r.summary());
@@ -79,8 +83,8 @@ TEST(KernelAdversarial, BadRowsAreFlaggedAndTouchNothing) {
 TEST(KernelAdversarial, EveryFlagOnce) {
   KDA_REQUIRE_GPU();
   CaseConfig c = parse_case_config("B=6 H=1 HV=2 K=16 V=16 L=3 slots=6 steps=1 pad=0 rcur=0 ff=1 flush=0");
-  DeviceMirror mirror;
-  const KernelRolloutReport r = run_kernel_vs_reference(c, mirror, [](CaseTensors& kc, int64_t) {
+  auto backend = make_cuda_backend(-1);
+  const CaseReport r = run_vs_reference(c, *backend, [](CaseTensors& kc, int64_t) {
     kc.ssm_state_indices.set_linear(0, 6);    // slot == slots
     kc.write_pos.set_linear(1, 3);            // cursor == L
     kc.write_pos.set_linear(2, -1);           // negative cursor
@@ -90,15 +94,15 @@ TEST(KernelAdversarial, EveryFlagOnce) {
   EXPECT_TRUE(r.pass()) << r.summary();
   EXPECT_EQ(r.rejected_rows, 5);
   const std::vector<int32_t> expected = {2, 4, 4, 8, 8, 1};
-  EXPECT_EQ(mirror.row_status(), expected);
+  EXPECT_EQ(backend->row_status().value_or(std::vector<int32_t>{}), expected);
 }
 
 // More rows than threads in a CTA: the duplicate scan walks the batch in several strides.
 TEST(KernelAdversarial, LargeBatchDuplicateScan) {
   KDA_REQUIRE_GPU();
   const CaseConfig c = parse_case_config("B=300 H=1 HV=2 K=8 V=8 L=4 slots=310 steps=3 pad=0.1 ff=1 flush=0.2");
-  DeviceMirror mirror;
-  const KernelRolloutReport r = run_kernel_vs_reference(c, mirror, [](CaseTensors& kc, int64_t t) {
+  auto backend = make_cuda_backend(-1);
+  const CaseReport r = run_vs_reference(c, *backend, [](CaseTensors& kc, int64_t t) {
     HostTensor& idx = kc.ssm_state_indices;
     int64_t named = 0;  // the first row that names a slot
     while (idx.get_linear(named) < 0) ++named;

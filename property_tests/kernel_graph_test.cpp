@@ -9,11 +9,15 @@
 
 #include "cases/case_tensors.hpp"
 #include "kernels/replayssm_decode.hpp"
-#include "property_tests/kernel_device_mirror.hpp"
+#include "engine/device_mirror.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
-#include "property_tests/kernel_row_plan.hpp"
+#include "engine/row_plan.hpp"
 
 namespace kda::testing {
+using ::kda::engine::DeviceMirror;
+using ::kda::engine::plan_rows;
+using ::kda::engine::RowPlan;
+using ::kda::engine::check_cuda;
 namespace {
 
 bool same_bytes(const HostTensor& x, const HostTensor& y) {

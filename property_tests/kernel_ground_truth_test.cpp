@@ -10,12 +10,13 @@
 #include <sstream>
 
 #include "property_tests/kernel_case_gen.hpp"
-#include "property_tests/kernel_device_mirror.hpp"
+#include "engine/device_mirror.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 #include "reference/rollout.hpp"
 #include "reference/tolerance.hpp"
 
 namespace kda::testing {
+using ::kda::engine::DeviceMirror;
 namespace {
 
 TEST(KernelVsGroundTruth, RandomRollouts) {

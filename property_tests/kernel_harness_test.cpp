@@ -1,5 +1,5 @@
 // The GPU suites' checking machinery, tested on the CPU (so CI runs it): the rollout driver
-// of kernel_rollout.hpp with the CPU reference as the subject passes, and each kind of fault
+// of engine/run_vs_reference.hpp with the CPU reference as the subject passes, and each kind of fault
 // a kernel could have (a byte written outside its footprint, a wrong row status, an output
 // left unwritten, a perturbed checkpoint or ring record, a damaged guard region) is caught.
 #include <gtest/gtest.h>
@@ -11,11 +11,18 @@
 
 #include "contract/validate.hpp"
 #include "property_tests/kernel_case_gen.hpp"
-#include "property_tests/kernel_rollout.hpp"
-#include "property_tests/kernel_row_plan.hpp"
+#include "engine/function_backend.hpp"
+#include "engine/run_vs_reference.hpp"
+#include "engine/row_plan.hpp"
 #include "reference/replayssm_step.hpp"
 
 namespace kda::testing {
+using ::kda::engine::CaseReport;
+using ::kda::engine::run_vs_reference;
+using ::kda::engine::plan_rows;
+using ::kda::engine::RowPlan;
+using ::kda::engine::FunctionBackend;
+using ::kda::engine::StepMutator;
 namespace {
 
 // The kernel's contract carried out on the host: rows the plan rejects are skipped (zeros in
@@ -25,8 +32,11 @@ struct CpuSubject {
   bool guards = true;
   std::function<void(const StepArgs&, const std::vector<RowPlan>&)> fault;
 
-  StepSubject subject() {
-    return {[this](const StepArgs& host) { step(host); }, [this] { return status; }, [this] { return guards; }};
+  FunctionBackend backend() {
+    FunctionBackend b("cpu-subject", [this](const StepArgs& host) { step(host); });
+    b.row_status_ = [this] { return status; };
+    b.guards_ = [this] { return guards; };
+    return b;
   }
   void step(const StepArgs& host) {
     const Dims d = validate(host, Backend::Cpu);
@@ -43,6 +53,11 @@ struct CpuSubject {
     if (fault) fault(host, plans);
   }
 };
+
+CaseReport run_vs_reference_with(const CaseConfig& c, CpuSubject& cpu, const StepMutator& mutate = nullptr) {
+  FunctionBackend b = cpu.backend();
+  return run_vs_reference(c, b, mutate);
+}
 
 std::byte* at(const DLTensor& t, std::initializer_list<int64_t> index) {
   int64_t off = 0, d = 0;
@@ -62,7 +77,7 @@ RC_GTEST_PROP(KernelHarness, ReferenceAsSubjectPasses, ()) {
   const bool adversarial = *rc::gen::arbitrary<bool>();
   const auto choice = *rc::gen::inRange(0, 4);
   CpuSubject cpu;
-  const KernelRolloutReport r = run_subject_vs_reference(c, cpu.subject(), [&](CaseTensors& kc, int64_t t) {
+  const CaseReport r = run_vs_reference_with(c, cpu, [&](CaseTensors& kc, int64_t t) {
     if (!adversarial) return;
     if (choice == 0) kc.ssm_state_indices.set_linear(t % c.B, static_cast<double>(c.slots));
     if (choice == 1) kc.write_pos.set_linear(t % c.B, -1);
@@ -81,7 +96,7 @@ TEST(KernelHarness, CatchesAByteWrittenIntoAnEnvelopeGap) {
     const auto* s = a.initial_state;  // slot stride = HV*V*K + 257: the gap follows slot 0's elements
     static_cast<std::byte*>(s->data)[(s->shape[1] * s->shape[2] * s->shape[3] + 3) * 4] ^= std::byte{0x5A};
   };
-  const auto r = run_subject_vs_reference(parse_case_config(std::string(kAppends) + " env=1"), cpu.subject());
+  const auto r = run_vs_reference_with(parse_case_config(std::string(kAppends) + " env=1"), cpu);
   EXPECT_FALSE(r.pass());
   EXPECT_NE(r.failure.find("initial_state"), std::string::npos) << r.summary();
 }
@@ -89,7 +104,7 @@ TEST(KernelHarness, CatchesAByteWrittenIntoAnEnvelopeGap) {
 TEST(KernelHarness, CatchesAWrongRowStatus) {
   CpuSubject cpu;
   cpu.fault = [&cpu](const StepArgs&, const std::vector<RowPlan>&) { cpu.status.assign(cpu.status.size(), 0); };
-  const auto r = run_subject_vs_reference(parse_case_config(kAppends), cpu.subject(), [](CaseTensors& kc, int64_t) {
+  const auto r = run_vs_reference_with(parse_case_config(kAppends), cpu, [](CaseTensors& kc, int64_t) {
     kc.write_pos.set_linear(0, 99);
   });
   EXPECT_NE(r.failure.find("status"), std::string::npos) << r.summary();
@@ -98,7 +113,7 @@ TEST(KernelHarness, CatchesAWrongRowStatus) {
 TEST(KernelHarness, CatchesAnUnwrittenOutput) {
   CpuSubject cpu;
   cpu.fault = [](const StepArgs& a, const std::vector<RowPlan>&) { std::memset(a.out->data, 0xFF, 4); };
-  const auto r = run_subject_vs_reference(parse_case_config(kAppends), cpu.subject());
+  const auto r = run_vs_reference_with(parse_case_config(kAppends), cpu);
   EXPECT_FALSE(r.out.pass) << r.summary();
 }
 
@@ -108,7 +123,7 @@ TEST(KernelHarness, CatchesAPerturbedCheckpoint) {
     for (const RowPlan& p : plans)
       if (p.accepted() && p.flush) scale_float32(*a.initial_state, {p.slot, 0, 0, 0}, 1.001f);
   };
-  const auto r = run_subject_vs_reference(parse_case_config(kFlushEveryStep), cpu.subject());
+  const auto r = run_vs_reference_with(parse_case_config(kFlushEveryStep), cpu);
   EXPECT_FALSE(r.state.pass) << r.summary();
 }
 
@@ -118,7 +133,7 @@ TEST(KernelHarness, CatchesAPerturbedRingRecord) {
     for (const RowPlan& p : plans)
       if (p.accepted() && !p.flush) scale_float32(*a.d_cache, {p.slot, 1, p.cursor, 0}, 1.001f);
   };
-  const auto r = run_subject_vs_reference(parse_case_config(kAppends), cpu.subject());
+  const auto r = run_vs_reference_with(parse_case_config(kAppends), cpu);
   EXPECT_FALSE(r.d_ring.pass) << r.summary();
 }
 
@@ -131,14 +146,14 @@ TEST(KernelHarness, CatchesAPerturbedGateRecord) {
     for (const RowPlan& p : plans)
       if (p.accepted() && !p.flush) scale_float32(*a.g_cache, {p.slot, 1, p.cursor, 0}, 1.001f);
   };
-  const auto r = run_subject_vs_reference(parse_case_config(kAppends), cpu.subject());
+  const auto r = run_vs_reference_with(parse_case_config(kAppends), cpu);
   EXPECT_FALSE(r.g_ring.pass) << r.summary();
 }
 
 TEST(KernelHarness, CatchesADamagedGuard) {
   CpuSubject cpu;
   cpu.guards = false;
-  const auto r = run_subject_vs_reference(parse_case_config(kAppends), cpu.subject());
+  const auto r = run_vs_reference_with(parse_case_config(kAppends), cpu);
   EXPECT_NE(r.failure.find("guard"), std::string::npos) << r.summary();
 }
 

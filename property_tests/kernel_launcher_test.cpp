@@ -12,10 +12,12 @@
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
 #include "kernels/replayssm_decode.hpp"
-#include "property_tests/kernel_device_mirror.hpp"
+#include "engine/device_mirror.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 
 namespace kda::testing {
+using ::kda::engine::DeviceMirror;
+using ::kda::engine::check_cuda;
 namespace {
 
 // Copies of a call's DLTensors (own shape/stride arrays) that a test may relabel or reshape

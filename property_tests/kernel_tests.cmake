@@ -7,13 +7,8 @@ if(NOT KDA_ENABLE_CUDA)
   return()
 endif()
 
-add_library(kda_kernel_testing STATIC
-  kernel_gpu_env.cpp
-  kernel_device_mirror.cpp
-  kernel_row_plan.cpp
-  kernel_rollout.cpp
-)
-target_link_libraries(kda_kernel_testing PUBLIC kda_kernels kda_reference kda_cases GTest::gtest rapidcheck)
+add_library(kda_kernel_testing STATIC kernel_gpu_env.cpp)
+target_link_libraries(kda_kernel_testing PUBLIC kda_engine GTest::gtest rapidcheck)
 target_include_directories(kda_kernel_testing PUBLIC ${PROJECT_SOURCE_DIR})
 
 # gtest_add_tests (source scan at configure time) rather than gtest_discover_tests: the

@@ -10,9 +10,13 @@
 
 #include "property_tests/kernel_case_gen.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
-#include "property_tests/kernel_rollout.hpp"
+#include "engine/cuda_backend.hpp"
+#include "engine/run_vs_reference.hpp"
 
 namespace kda::testing {
+using ::kda::engine::CaseReport;
+using ::kda::engine::run_vs_reference;
+using ::kda::engine::make_cuda_backend;
 namespace {
 
 // Worst error/tolerance ratio seen per dtype, for the closing report.
@@ -29,7 +33,7 @@ struct WorstByDtype {
     const double ratio = c.tolerance > 0 ? c.worst_error / c.tolerance : 0;
     if (ratio >= e.ratio) e = {ratio, c.worst_error, c.tolerance, e.rollouts};
   }
-  void add(const KernelRolloutReport& r) {
+  void add(const CaseReport& r) {
     add("out " + std::string(name_of(r.config.out_dtype)), r.out);
     add("state " + std::string(name_of(r.config.state_dtype)), r.state);
     add("d ring " + std::string(name_of(r.config.ring_dtype)), r.d_ring);
@@ -55,8 +59,8 @@ TEST(KernelVsReference, RandomRollouts) {
   const auto result = rc::detail::checkTestable(
       [&] {
         const CaseConfig c = *gen_gpu_case();
-        DeviceMirror mirror;  // fresh device buffers per rollout
-        const KernelRolloutReport r = run_kernel_vs_reference(c, mirror);
+        auto backend = make_cuda_backend(-1);  // fresh device buffers per rollout
+        const CaseReport r = run_vs_reference(c, *backend);
         if (!r.pass()) RC_FAIL(r.summary());
         ++rollouts, tokens += r.tokens, flushes += r.flushes, appends += r.appends;
         worst.add(r);
@@ -89,8 +93,8 @@ TEST(KernelVsReference, EveryDtypeCombination) {
           c.index_dtype = seed % 2 ? ScalarType::Int64 : ScalarType::Int32;
           c.envelope = seed % 2 == 0;
           c.seed = seed++;
-          DeviceMirror mirror;
-          const KernelRolloutReport r = run_kernel_vs_reference(c, mirror);
+          auto backend = make_cuda_backend(-1);
+          const CaseReport r = run_vs_reference(c, *backend);
           EXPECT_TRUE(r.pass()) << r.summary();
           EXPECT_GT(r.flushes, 0) << to_string(c);
           EXPECT_GT(r.appends, 0) << to_string(c);
@@ -107,8 +111,8 @@ TEST(KernelVsReference, ProductionShapes) {
        {"B=16 H=4 HV=16 K=128 V=128 L=8 slots=20 steps=20 act=bf16 state=f32 ring=bf16 out=bf16 pad=0.1 flush=0.1",
         "B=16 H=4 HV=16 K=128 V=128 L=8 slots=16 steps=20 act=bf16 state=bf16 ring=bf16 out=bf16 pad=0 flush=0.1",
         "B=4 H=2 HV=4 K=128 V=128 L=64 slots=6 steps=70 act=bf16 state=f32 ring=bf16 out=bf16 pad=0 flush=0 rcur=1"}) {
-    DeviceMirror mirror;
-    const KernelRolloutReport r = run_kernel_vs_reference(parse_case_config(line), mirror);
+    auto backend = make_cuda_backend(-1);
+    const CaseReport r = run_vs_reference(parse_case_config(line), *backend);
     EXPECT_TRUE(r.pass()) << r.summary();
     EXPECT_GT(r.flushes, 0) << line;
     std::printf("%s\n", r.summary().c_str());

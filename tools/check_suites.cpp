@@ -6,6 +6,11 @@
 #include <cmath>
 #include <utility>
 
+#include "engine/cuda_backend.hpp"
+#include "engine/refusal.hpp"
+#include "golden/golden_verify.hpp"
+#include "engine/reference_backend.hpp"
+#include "engine/run_vs_reference.hpp"
 #include "reference/replayssm_step.hpp"
 #include "reference/rollout.hpp"
 #include "tools/case_draw.hpp"
@@ -29,6 +34,32 @@ CaseOutcome from_rollout(const reference::RolloutReport& r, const std::string& b
   o.replay = fmt::format("kda-harness case \"{}\" --backend {}", to_string(r.config), backend);
   o.detail = r.summary();
   return o;
+}
+
+CaseOutcome from_report(const engine::CaseReport& r) {
+  CaseOutcome o;
+  o.pass = r.pass();
+  if (const reference::Comparison* w = r.worst()) {
+    o.compared = true;
+    o.error = w->worst_error;
+    o.tolerance = w->tolerance;
+  }
+  o.replay = r.replay();
+  o.detail = r.summary();
+  return o;
+}
+
+// A case of a backend suite: the drawn config moved into the backend's envelope.
+template <class Run>
+CaseOutcome in_envelope(engine::Backend& b, const CaseConfig& drawn, const Run& run) {
+  const std::optional<CaseConfig> c = b.envelope().fit(drawn);
+  if (!c) {
+    CaseOutcome o;
+    o.pass = false;
+    o.detail = "no case fits the backend's envelope: " + b.envelope().describe();
+    return o;
+  }
+  return run(*c);
 }
 
 // A contract case (SweepResult or CatalogueResult: pass, config, detail) as a check outcome.
@@ -56,7 +87,7 @@ CaseOutcome from_verification(const golden::CaseVerification& v, const golden::L
 }
 
 // A golden suite over the loaded set; one extra case reports set-level problems.
-SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, std::function<golden::VerifyBackend(int)> backend,
+SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, const BackendMaker& backend,
                        const std::string& backend_name) {
   SuiteSpec s;
   s.name = info.name;
@@ -78,7 +109,8 @@ SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, std:
       o.detail = fmt::format("golden case {}: {}", lc.entry.name, lc.problem);
       return o;
     }
-    return from_verification(golden::verify_case(lc.c, backend(worker)), lc, backend_name);
+    const std::unique_ptr<engine::Backend> b = backend(worker);
+    return from_verification(golden::verify_case(lc.c, *b), lc, backend_name);
   };
   return s;
 }
@@ -96,33 +128,42 @@ const std::vector<SuiteInfo>& suite_catalog() {
       {"pure-double", "cpu", "float64 ReplaySSM model vs the float64 plain recurrence (1e-10) over random rollouts",
        5000},
       {"golden", "cpu", "the golden set (hashes, then every case) on the CPU reference", -1},
-      {"kernel", "cuda", "CUDA kernel vs the CPU reference step by step: outputs, checkpoints, rings, row status, "
-                         "footprint, guards", 2000},
-      {"kernel-truth", "cuda", "CUDA kernel vs the float64 plain recurrence over random rollouts", 1000},
-      {"golden-kernel", "cuda", "the golden set on the CUDA kernel", -1},
+      {"kernel", "cuda", "the backend (CUDA kernel or plugin) vs the CPU reference step by step: outputs, checkpoints, "
+                         "rings, row status, footprint, guards, within its profile's bounds", 2000},
+      {"kernel-truth", "cuda", "the backend vs the float64 plain recurrence over random rollouts", 1000},
+      {"golden-kernel", "cuda", "the golden set on the backend (cases outside its envelope must be refused)", -1},
+      {"envelope", "cuda", "calls just outside the backend's declared envelope are refused, nothing written", 200},
   };
   return suites;
 }
 
-std::vector<SuiteSpec> build_suites(const CheckOptions& o, const GpuProbe& gpus, const golden::LoadedSet& golden) {
+std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProbe& gpus, const golden::LoadedSet& golden) {
   std::vector<SuiteSpec> out;
   std::vector<int> devices = o.gpus.empty() ? gpus.devices : o.gpus;
   std::string gpu_skip;
-  if (!o.cuda) gpu_skip = "not requested (--backend cpu)";
-  else if (devices.empty()) gpu_skip = gpus.reason.empty() ? "no usable GPU" : gpus.reason;
+  BackendMaker judged;  // the backend the backend suites judge, per worker
+  std::string judged_name;
+  if (!o.plugin.empty()) {
+    judged = [spec = o.plugin](int) { return engine::make_backend(spec); };
+    judged_name = judged(0)->name();
+  } else {
+    if (!o.cuda) gpu_skip = "not requested (--backend cpu)";
+    else if (devices.empty()) gpu_skip = gpus.reason.empty() ? "no usable GPU" : gpus.reason;
+    judged = [devices](int w) { return engine::make_cuda_backend(devices[w % devices.size()]); };
+    judged_name = "cuda";
+  }
   for (const SuiteInfo& info : suite_catalog()) {
     if (!o.suites.empty() && !o.suites.count(info.name)) continue;
-    const bool cuda = info.backend == "cuda";
+    const bool cuda = info.backend == "cuda";  // a backend suite
     if (!cuda && !o.cpu) continue;
     int64_t count = info.default_cases < 0 ? -1 : static_cast<int64_t>(std::llround(info.default_cases * o.scale));
     if (auto it = o.counts.find(info.name); it != o.counts.end()) count = it->second;
     SuiteSpec s;
     if (info.name == "golden") {
-      s = golden_suite(info, golden, [](int) {
-        return golden::VerifyBackend{"reference", [](const StepArgs& a) { reference::replayssm_step(a); }, false};
-      }, "reference");
+      s = golden_suite(info, golden, [](int) { return engine::make_reference_backend(reference::Rounding::Kernel); },
+                       "reference");
     } else if (info.name == "golden-kernel") {
-      s = golden_suite(info, golden, [devices](int w) { return cuda_backend(devices[w % devices.size()]); }, "cuda");
+      s = golden_suite(info, golden, judged, judged_name);
     } else {
       s.name = info.name;
       s.backend = info.backend;
@@ -152,16 +193,41 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const GpuProbe& gpus,
                               "pure-double");
         };
       } else if (info.name == "kernel") {
-        s.run = [seed, gpu_budget, devices](int64_t i, int w) {
-          return kernel_vs_reference(draw_case(seed + 2, i, gpu_budget), devices[w % devices.size()]);
+        s.run = [seed, gpu_budget, judged](int64_t i, int w) {
+          const auto b = judged(w);
+          return in_envelope(*b, draw_case(seed + 2, i, gpu_budget),
+                             [&](const CaseConfig& c) { return from_report(engine::run_vs_reference(c, *b)); });
         };
       } else if (info.name == "kernel-truth") {
-        s.run = [seed, gpu_budget, devices](int64_t i, int w) {
-          return from_rollout(kernel_vs_truth(draw_case(seed + 3, i, gpu_budget), devices[w % devices.size()]), "cuda");
+        s.run = [seed, gpu_budget, judged](int64_t i, int w) {
+          const auto b = judged(w);
+          return in_envelope(*b, draw_case(seed + 3, i, gpu_budget),
+                             [&](const CaseConfig& c) { return from_report(engine::run_vs_truth(c, *b)); });
+        };
+      } else if (info.name == "envelope") {
+        s.run = [seed, gpu_budget, judged](int64_t i, int w) {
+          const auto b = judged(w);
+          return in_envelope(*b, draw_case(seed + 4, i, gpu_budget), [&](const CaseConfig& c) {
+            const std::vector<CaseConfig> outside = b->envelope().just_outside(c);
+            CaseOutcome o;
+            if (outside.empty()) {
+              o.detail = "the envelope is the whole contract: nothing lies outside it";
+              return o;
+            }
+            const CaseConfig& x = outside[static_cast<std::size_t>(i) % outside.size()];
+            CaseTensors t = materialize(x);
+            const std::string why = engine::refusal_problem(*b, t.args());
+            o.pass = why.empty();
+            o.detail = fmt::format("{} (outside: {}): {}", to_string(x), b->envelope().excludes(x),
+                                   why.empty() ? "refused, nothing written" : why);
+            o.replay = fmt::format("kda-harness case \"{}\" --backend {}", to_string(x), b->name());
+            return o;
+          });
         };
       }
     }
     if (cuda && !gpu_skip.empty()) s.skip_reason = gpu_skip;
+    if (cuda) s.backend = judged_name;
     s.jobs = o.jobs;
     out.push_back(std::move(s));
   }

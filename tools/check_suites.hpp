@@ -5,6 +5,8 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <memory>
 #include <map>
 #include <set>
 #include <string>
@@ -12,7 +14,8 @@
 
 #include "golden/golden_set.hpp"
 #include "tools/check_runner.hpp"
-#include "tools/gpu_backend.hpp"
+#include "engine/backend.hpp"
+#include "engine/gpu_probe.hpp"
 
 namespace kda::cli {
 
@@ -22,6 +25,7 @@ struct CheckOptions {
   double scale = 1.0;                     // multiplies the default counts
   uint64_t seed = 1;
   bool cpu = true, cuda = true;           // backends to run
+  std::string plugin;                     // "plugin:PATH": the backend suites judge it (no CPU suites)
   bool cuda_required = false;             // --backend cuda: a missing GPU is a failure, not a skip
   std::vector<int> gpus;                  // empty: every usable GPU
   int jobs = 1;
@@ -38,6 +42,10 @@ const std::vector<SuiteInfo>& suite_catalog();
 
 // The suites to run, in order; GPU suites are skipped (with the probe's reason) when no GPU
 // can be used. `golden` is the loaded set (shared by the two golden suites).
-std::vector<SuiteSpec> build_suites(const CheckOptions& options, const GpuProbe& gpus, const golden::LoadedSet& golden);
+// Makes the backend a worker judges (a fresh one per case: fresh device buffers, no state
+// carried between cases).
+using BackendMaker = std::function<std::unique_ptr<engine::Backend>(int worker)>;
+
+std::vector<SuiteSpec> build_suites(const CheckOptions& options, const engine::GpuProbe& gpus, const golden::LoadedSet& golden);
 
 }  // namespace kda::cli

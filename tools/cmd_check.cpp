@@ -63,16 +63,33 @@ int run_check(const CheckArgs& a) {
   }
   o.scale = a.scale;
   o.seed = a.seed;
-  o.cpu = a.backend != "cuda";
-  o.cuda = a.backend != "cpu";
-  o.cuda_required = a.backend == "cuda";
+  if (a.backend.rfind("plugin:", 0) == 0) {
+    // Judge the plugin: the backend suites only (the CPU suites judge the harness itself).
+    try {
+      const auto b = engine::make_backend(a.backend);
+      std::cout << fmt::format("kda-harness check: backend {} ({} profile), envelope {}\n", b->name(),
+                               engine::name_of(b->profile()), b->envelope().describe());
+    } catch (const std::exception& e) {
+      std::cerr << "kda-harness check: " << e.what() << "\n";
+      return 2;
+    }
+    o.plugin = a.backend;
+    o.cpu = o.cuda = false;
+  } else if (a.backend != "cpu" && a.backend != "cuda" && a.backend != "all") {
+    std::cerr << "kda-harness check: --backend takes cpu, cuda, all or plugin:PATH, not " << a.backend << "\n";
+    return 2;
+  } else {
+    o.cpu = a.backend != "cuda";
+    o.cuda = a.backend != "cpu";
+    o.cuda_required = a.backend == "cuda";
+  }
   o.gpus = a.gpus;
   o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.work_budget = a.work_budget;
   o.gpu_work_budget = a.gpu_work_budget;
   o.manifest = a.manifest.empty() ? golden::default_manifest_path() : std::filesystem::path(a.manifest);
 
-  const GpuProbe gpus = o.cuda ? probe_gpus() : GpuProbe{};
+  const engine::GpuProbe gpus = o.cuda ? engine::probe_gpus() : engine::GpuProbe{};
   for (int g : o.gpus)
     if (std::find(gpus.devices.begin(), gpus.devices.end(), g) == gpus.devices.end()) {
       std::cerr << "kda-harness check: GPU " << g << " is not usable here" << (gpus.reason.empty() ? "" : ": " + gpus.reason)
@@ -84,7 +101,7 @@ int run_check(const CheckArgs& a) {
     return 1;
   }
   std::cout << fmt::format("kda-harness check: seed {}, {} worker thread(s), GPUs: {}\n", o.seed, o.jobs,
-                           gpus.devices.empty() ? (o.cuda ? "none (" + gpus.reason + ")" : std::string("not requested"))
+                           gpus.devices.empty() ? (o.cuda ? "none (" + gpus.reason + ")" : std::string("not used"))
                                                 : fmt::format("{}", fmt::join(gpus.names, ", ")));
   const auto start = std::chrono::steady_clock::now();
   const golden::LoadedSet set = golden::load_set(o.manifest);
@@ -129,8 +146,9 @@ void register_check(CLI::App& app) {
   cmd->add_option("--cases", a->counts, "Case count of a suite, SUITE=N (repeatable)");
   cmd->add_option("--scale", a->scale, "Multiply the default case counts")->check(CLI::PositiveNumber);
   cmd->add_option("--seed", a->seed, "Seed of the random cases (same seed, same cases on every machine)");
-  cmd->add_option("--backend", a->backend, "cpu, cuda or all (default: all that this machine has)")
-      ->check(CLI::IsMember({"cpu", "cuda", "all"}));
+  cmd->add_option("--backend", a->backend,
+                  "cpu, cuda, all (default: all that this machine has), or plugin:PATH (a kernel behind "
+                  "include/kda_harness/plugin.h: the backend suites judge it)");
   cmd->add_option("--gpus", a->gpus, "GPUs to use (comma-separated device ids; default every usable one)")->delimiter(',');
   cmd->add_option("--jobs,-j", a->jobs, "Worker threads (default: hardware threads)");
   cmd->add_option("--work-budget", a->work_budget, "Reference work per random CPU rollout");

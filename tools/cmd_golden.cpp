@@ -11,7 +11,9 @@
 #include "golden/golden_regen.hpp"
 #include "golden/golden_set.hpp"
 #include "reference/replayssm_step.hpp"
-#include "tools/gpu_backend.hpp"
+#include "engine/backend.hpp"
+#include "engine/reference_backend.hpp"
+#include "golden/golden_verify.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
@@ -47,7 +49,7 @@ int run_regen(const GoldenArgs& a) {
 }
 
 // Verifies every case on one backend; returns the number of failures.
-int verify_on(const golden::LoadedSet& set, const golden::VerifyBackend& backend, bool verbose) {
+int verify_on(const golden::LoadedSet& set, engine::Backend& backend, bool verbose) {
   int failures = 0, passed = 0, bit_exact = 0, compared = 0;
   double worst = 0;
   std::string worst_name;
@@ -63,7 +65,7 @@ int verify_on(const golden::LoadedSet& set, const golden::VerifyBackend& backend
   }
   std::cout << fmt::format("golden verify on {}: {} passed, {} failed; worst error/tolerance {:.3f} ({}); tensors "
                            "reproduced bit for bit {}/{}\n",
-                           backend.name, passed, failures, worst, worst_name.empty() ? "-" : worst_name, bit_exact,
+                           backend.name(), passed, failures, worst, worst_name.empty() ? "-" : worst_name, bit_exact,
                            compared);
   return failures;
 }
@@ -75,17 +77,23 @@ int run_verify(const GoldenArgs& a) {
   for (const auto& lc : set.cases)
     if (!lc.problem.empty()) std::cout << "golden case " << lc.entry.name << ": " << lc.problem << "\n", ++failures;
   std::cout << fmt::format("golden set: {} cases listed in {}\n", set.cases.size(), manifest_for(a).string());
-  if (a.backend != "cuda")
-    failures += verify_on(set, {"reference", [](const StepArgs& s) { reference::replayssm_step(s); }, false}, a.verbose);
+  if (a.backend == "all" || a.backend == "reference") {
+    const auto ref = engine::make_reference_backend(reference::Rounding::Kernel);
+    failures += verify_on(set, *ref, a.verbose);
+  }
   if (a.backend != "reference") {
-    const GpuProbe gpus = probe_gpus();
-    if (gpus.devices.empty()) {
-      std::cout << "golden verify on cuda: skipped: " << gpus.reason << "\n";
-      if (a.backend == "cuda") ++failures;  // explicitly requested
-    } else {
-      const int device = a.gpu >= 0 ? a.gpu : gpus.devices[0];
-      failures += verify_on(set, cuda_backend(device), a.verbose);
+    // "all": the GPU where there is one; "cuda" or any other backend: explicitly requested.
+    const std::string spec = a.backend == "all" || a.backend == "cuda"
+                                 ? (a.gpu >= 0 ? fmt::format("cuda:{}", a.gpu) : std::string("cuda"))
+                                 : a.backend;
+    std::unique_ptr<engine::Backend> b;
+    try {
+      b = engine::make_backend(spec);
+    } catch (const std::exception& e) {
+      std::cout << "golden verify on " << spec << ": skipped: " << e.what() << "\n";
+      if (a.backend != "all") ++failures;
     }
+    if (b) failures += verify_on(set, *b, a.verbose);
   }
   return failures == 0 ? 0 : 1;
 }
@@ -104,8 +112,9 @@ void register_golden(CLI::App& app) {
   auto* verify = cmd->add_subcommand("verify", "Check the golden set on the reference and, with a GPU, the kernel");
   verify->add_option("--dir", a->dir, "Folder of the case files (the manifest beside it is read)");
   verify->add_option("--manifest", a->manifest, "Manifest of the set (default: the source tree's golden/manifest.json)");
-  verify->add_option("--backend", a->backend, "reference, cuda or all (default: all that this machine has)")
-      ->check(CLI::IsMember({"reference", "cuda", "all"}));
+  verify->add_option("--backend", a->backend,
+                     "reference, cuda, all (default: all that this machine has), or any backend kda-harness case "
+                     "takes (plugin:PATH, reference-double)");
   verify->add_option("--gpu", a->gpu, "GPU to use (default: the first usable one)");
   verify->add_flag("--verbose,-v", a->verbose, "Print every case's comparison, not only failures");
   verify->callback([a] { set_exit_code(run_verify(*a)); });

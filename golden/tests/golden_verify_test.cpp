@@ -5,6 +5,8 @@
 // after the case went through the safetensors form.
 #include <gtest/gtest.h>
 
+#include "engine/function_backend.hpp"
+
 #include <cmath>
 #include <cstring>
 #include <set>
@@ -25,15 +27,22 @@ GoldenCase generated(const std::string& name) {
   throw std::logic_error("no golden spec " + name);
 }
 
+using engine::FunctionBackend;
+
+// Verification on a backend made of functions (taken by value: the tests build them inline).
+CaseVerification verify_case(const GoldenCase& c, FunctionBackend b) {
+  return golden::verify_case(c, static_cast<engine::Backend&>(b));
+}
+
 // The reference, then `fault` on the tensors it left.
-VerifyBackend faulty(std::function<void(const StepArgs&)> fault) {
+FunctionBackend faulty(std::function<void(const StepArgs&)> fault) {
   return {"faulty", [fault](const StepArgs& a) {
             reference::replayssm_step(a, reference::Rounding::Kernel);
             fault(a);
           }};
 }
 
-const VerifyBackend kReference{"reference", [](const StepArgs& a) { reference::replayssm_step(a); }};
+const FunctionBackend kReference{"reference", [](const StepArgs& a) { reference::replayssm_step(a); }};
 
 
 // Multiplies element `linear` (row-major) of a tensor by `factor` and adds 1e-3 (so a zero
@@ -94,7 +103,7 @@ TEST(GoldenVerify, DetectsAMissingFlush) {
   const GoldenCase c = generated("sglang_contract_rollout");
   int step = 0;
   std::vector<std::byte> before;
-  const VerifyBackend b{"no-flush-at-the-end", [&](const StepArgs& a) {
+  const FunctionBackend b{"no-flush-at-the-end", [&](const StepArgs& a) {
                           auto* s = static_cast<std::byte*>(a.initial_state->data);
                           const std::size_t n = (offset_range(*a.initial_state).hi + 1) * 4;
                           before.assign(s, s + n);

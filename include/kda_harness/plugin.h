@@ -79,8 +79,11 @@ typedef struct kda_plugin {
   kda_envelope envelope;
   void* state;           /* passed back to step and last_error */
   /* Runs one step in place. Returns 0 when done; non-zero when the call is refused (outside
-   * the envelope, or invalid), in which case nothing was written and last_error says why.
-   * A CUDA plugin may return before the work on `stream` completes. */
+   * the envelope, or invalid), in which case nothing was written and last_error says why:
+   * for a call the contract forbids, the contract's exact message (the text SGLang's wrapper
+   * raises), so the harness can match it to its catalog. A CUDA plugin may return before the
+   * work on `stream` completes. The harness may call step from several threads at once, on
+   * different tensors; it reads last_error on the same thread, right after step returns. */
   int32_t (*step)(void* state, const kda_call* call);
   /* The reason for the last non-zero return (a NUL-terminated string owned by the plugin). */
   const char* (*last_error)(void* state);

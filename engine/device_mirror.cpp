@@ -1,4 +1,4 @@
-#include "property_tests/kernel_device_mirror.hpp"
+#include "engine/device_mirror.hpp"
 
 #include <stdexcept>
 #include <string>
@@ -6,7 +6,7 @@
 #include "contract/tensor_view.hpp"
 #include "kernels/replayssm_decode.hpp"
 
-namespace kda::testing {
+namespace kda::engine {
 
 void check_cuda(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
@@ -76,12 +76,16 @@ std::vector<int32_t> DeviceMirror::row_status() {
 }
 
 void DeviceMirror::step(const StepArgs& host) {
+  step(host, [](const StepArgs& dev, cudaStream_t stream, DLTensor* status) { cuda::replayssm_decode(dev, stream, status); });
+}
+
+void DeviceMirror::step(const StepArgs& host, const Launch& launch) {
   const StepArgs dev = upload(host);
   poison_out(host);
   DLTensor* status = status_tensor(host.mixed_qkv->shape[0]);
   check_cuda(cudaMemset(status->data, 0xFF, static_cast<std::size_t>(host.mixed_qkv->shape[0]) * 4), "status poison");
   check_cuda(cudaDeviceSynchronize(), "uploads");
-  cuda::replayssm_decode(dev, stream_, status);
+  launch(dev, stream_, status);
   check_cuda(cudaStreamSynchronize(stream_), "kernel execution");
   download_written(host);
 }
@@ -92,4 +96,4 @@ bool DeviceMirror::guards_intact() const {
   return !status_ || status_->guards_intact();
 }
 
-}  // namespace kda::testing
+}  // namespace kda::engine

@@ -1,4 +1,6 @@
-#include "property_tests/kernel_rollout.hpp"
+#include "engine/run_vs_reference.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
@@ -8,13 +10,14 @@
 
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
-#include "property_tests/kernel_row_plan.hpp"
+#include "engine/row_plan.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/replayssm_model.hpp"
 #include "reference/replayssm_step.hpp"
+#include "reference/rollout.hpp"
 #include "reference/tolerance.hpp"
 
-namespace kda::testing {
+namespace kda::engine {
 namespace {
 
 using reference::Comparison;
@@ -25,14 +28,22 @@ void append_record(std::vector<double>& to, const HostTensor& t, int64_t i0, int
   for (int64_t e = 0; e < n; ++e) to.push_back(t.get({i0, i1, i2, e}));
 }
 
+// Blocks of one tensor, each labelled with where it is and who wrote it, so that a report
+// names the tensor, the index, the row and the step of its worst block.
 struct Blocks {
   std::vector<double> ref, gpu, floors;
   int64_t block = 1;
+  std::vector<std::string> labels;
   void add(const HostTensor& r, const HostTensor& g, int64_t i0, int64_t i1, int64_t i2) {
     append_record(ref, r, i0, i1, i2);
     append_record(gpu, g, i0, i1, i2);
   }
-  Comparison compare(double tol) const { return reference::compare(ref, gpu, block, tol, floors); }
+  void label(std::string l) { labels.push_back(std::move(l)); }
+  Comparison compare(double tol) const {
+    Comparison c = reference::compare(ref, gpu, block, tol, floors);
+    if (c.worst_block >= 0 && c.worst_block < static_cast<int64_t>(labels.size())) c.where = labels[c.worst_block];
+    return c;
+  }
 };
 
 // The natural scale of what one accepted (row, hv) computes this step, from the reference's
@@ -82,16 +93,15 @@ std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::v
 // checkpoint's last flush (0: never flushed), set by a step's flushes, used by all_records.
 void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const std::vector<RowPlan>& plans,
                   const std::vector<HeadScale>& scales, bool all_records, std::vector<double>& checkpoint_terms,
-                  KernelRolloutReport& r, const std::string& where) {
+                  const ProfileBounds& rb, CaseReport& r, const std::string& where) {
   for (const HeadScale& sc : scales) r.max_gate_mass = std::max(r.max_gate_mass, sc.gate_mass);
-  const auto rb = reference::kernel_vs_reference_bounds(ref.config, /*tf32_products=*/false);
   const double out_bound = rb.output_at(r.max_gate_mass), state_bound = rb.state_at(r.max_gate_mass);
-  const reference::RecordBounds rec = reference::record_bounds(out_bound, ref.config.ring_dtype);
+  const reference::RecordBounds rec = rb.records(out_bound);
   const double s_floor = reference::state_floor(dims.V, dims.K, ref.config.state_dtype);
   const double g_floor = reference::record_floor(dims.K, ScalarType::Float32);
   const double k_floor = reference::record_floor(dims.K, ref.config.ring_dtype);
 
-  Blocks state{{}, {}, {}, dims.V * dims.K}, d{{}, {}, {}, dims.V}, k{{}, {}, {}, dims.K}, g{{}, {}, {}, dims.K};
+  Blocks state{{}, {}, {}, dims.V * dims.K, {}}, d{{}, {}, {}, dims.V, {}}, k{{}, {}, {}, dims.K, {}}, g{{}, {}, {}, dims.K, {}};
   const int64_t group = dims.HV / dims.H;
   for (int64_t row = 0; row < dims.B; ++row) {
     const RowPlan& p = plans[row];
@@ -99,33 +109,41 @@ void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const st
     for (int64_t hv = 0; hv < dims.HV; ++hv) {
       if (all_records || p.flush) {
         for (int64_t v = 0; v < dims.V; ++v) state.add(ref.initial_state, gpu.initial_state, p.slot, hv, v);
+        state.label(fmt::format("initial_state[{}, {}] ({} row {})", p.slot, hv, where, row));
         double& terms = checkpoint_terms[p.slot * dims.HV + hv];
         if (!all_records) terms = scales[row * dims.HV + hv].state_terms;
         state.floors.push_back(std::max(s_floor, terms));
       }
       const int64_t lo = all_records ? 0 : p.cursor, hi = all_records ? p.cursor : (p.flush ? 0 : p.cursor + 1);
       for (int64_t j = lo; j < hi; ++j) {
+        const std::string who = fmt::format("({} row {})", where, row);
         if (!all_records) {
           d.add(ref.d_cache, gpu.d_cache, p.slot, hv, j);
           d.floors.push_back(scales[row * dims.HV + hv].d_floor);
+          d.label(fmt::format("d_cache[{}, {}, {}] {}", p.slot, hv, j, who));
         }
         g.add(ref.g_cache, gpu.g_cache, p.slot, hv, j);
         g.floors.push_back(g_floor);
+        g.label(fmt::format("g_cache[{}, {}, {}] {}", p.slot, hv, j, who));
         if (hv % group == 0) {
           k.add(ref.k_cache, gpu.k_cache, p.slot, hv / group, j);
           k.floors.push_back(k_floor);
+          k.label(fmt::format("k_cache[{}, {}, {}] {}", p.slot, hv / group, j, who));
         }
       }
     }
   }
-  auto fold = [&where](Comparison& into, Comparison c) {
-    if (c.blocks > 0) c.where = where;
-    into.merge(c);
-  };
+  auto fold = [](Comparison& into, const Comparison& c) { into.merge(c); };
   if (!all_records) {
     std::vector<double> out_floors(dims.B * dims.HV);  // padding / rejected rows: 0, exact zeros
     for (std::size_t i = 0; i < out_floors.size(); ++i) out_floors[i] = scales[i].out_floor;
-    fold(r.out, reference::compare(ref.out, gpu.out, dims.V, out_bound, out_floors));
+    Comparison o = reference::compare(ref.out, gpu.out, dims.V, out_bound, out_floors);
+    if (o.worst_block >= 0) {
+      const int64_t row = o.worst_block / dims.HV, hv = o.worst_block % dims.HV;
+      o.where = fmt::format("out[{}, 0, {}] ({} row {}{})", row, hv, where, row,
+                            plans[row].accepted() ? "" : ", a padding or rejected row: expected zeros");
+    }
+    fold(r.out, o);
   }
   fold(r.state, state.compare(state_bound));
   fold(r.d_ring, d.compare(rec.d));
@@ -157,32 +175,13 @@ void copy_indices_as_reference_sees(const CaseTensors& gpu, CaseTensors& ref, co
 
 }  // namespace
 
-bool KernelRolloutReport::pass() const {
-  return failure.empty() && out.pass && state.pass && d_ring.pass && k_ring.pass && g_ring.pass;
-}
-
-std::string KernelRolloutReport::summary() const {
-  std::ostringstream s;
-  s << to_string(config) << "\n  tokens " << tokens << ", flushes " << flushes << ", appends " << appends
-    << ", rejected rows " << rejected_rows << ", max gate mass " << max_gate_mass << "\n  out:   " << out.describe() << "\n  state: " << state.describe()
-    << "\n  d:     " << d_ring.describe() << "\n  k:     " << k_ring.describe() << "\n  g:     " << g_ring.describe();
-  if (!failure.empty()) s << "\n  FAILURE: " << failure;
-  return s.str();
-}
-
-StepSubject device_subject(DeviceMirror& mirror) {
-  return {[&mirror](const StepArgs& host) { mirror.step(host); }, [&mirror] { return mirror.row_status(); },
-          [&mirror] { return mirror.guards_intact(); }};
-}
-
-KernelRolloutReport run_kernel_vs_reference(const CaseConfig& config, DeviceMirror& mirror, const StepMutator& mutate) {
-  return run_subject_vs_reference(config, device_subject(mirror), mutate);
-}
-
-KernelRolloutReport run_subject_vs_reference(const CaseConfig& config, const StepSubject& subject,
-                                             const StepMutator& mutate) {
-  KernelRolloutReport r;
+CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const StepMutator& mutate) {
+  CaseReport r;
   r.config = config;
+  r.backend = backend.name();
+  r.backend_spec = backend.spec();
+  r.against = "reference";
+  const ProfileBounds bounds = bounds_vs_reference(config, backend.profile());
   CaseTensors ref = materialize(config);
   CaseTensors gpu = materialize(config);
   std::vector<RowPlan> plans;
@@ -196,24 +195,53 @@ KernelRolloutReport run_subject_vs_reference(const CaseConfig& config, const Ste
     // A mutation lasts one step: afterwards the caller's own indices and cursors return.
     const HostTensor indices = gpu.ssm_state_indices, cursors = gpu.write_pos;
     if (mutate) mutate(gpu, t);
-    dims = validate(gpu.args(), Backend::Cpu);
+    dims = validate(gpu.args(), kda::Backend::Cpu);
     plans = plan_rows(gpu.args(), dims);
+    const bool any_rejected = std::any_of(plans.begin(), plans.end(), [](const RowPlan& p) { return p.rejected(); });
     copy_indices_as_reference_sees(gpu, ref, plans);
     const WrittenBytes before = snapshot_written(gpu.args());
     const std::vector<HeadScale> scales = head_scales(ref, dims, plans);
+    const std::string where = "token " + std::to_string(t);
 
-    subject.step(gpu.args());
+    std::string refused;
+    try {
+      backend.step(gpu.args());
+    } catch (const std::exception& e) {
+      refused = e.what();
+    }
+    std::optional<std::vector<int32_t>> status = backend.row_status();
+    if (!status && any_rejected) {
+      // A backend that cannot report rows must raise on runtime-invalid indices, and write nothing.
+      if (refused.empty()) r.failure = where + ": a row with an invalid slot or cursor was not refused";
+      else if (std::string f = any_change(before, gpu.args()); !f.empty())
+        r.failure = where + ": refused, but wrote: " + f;
+      ++r.tokens;
+      if (!r.failure.empty()) return r;
+      for (const RowPlan& p : plans) r.rejected_rows += p.rejected();
+      copy_bytes(gpu.ssm_state_indices, indices);
+      copy_bytes(gpu.write_pos, cursors);
+      copy_bytes(ref.ssm_state_indices, indices);
+      copy_bytes(ref.write_pos, cursors);
+      continue;
+    }
+    if (!refused.empty()) {
+      r.failure = where + ": the backend refused a valid call: " + refused;
+      return r;
+    }
     reference::replayssm_step(ref.args(), reference::Rounding::Kernel);
     ++r.tokens;
-    const std::string where = "token " + std::to_string(t);
     if (r.failure.empty()) {
-      if (std::string m = status_mismatch(plans, subject.row_status()); !m.empty()) r.failure = where + ": " + m;
-      else if (std::string f = footprint_violation(before, gpu.args(), dims, plans); !f.empty()) r.failure = where + ": " + f;
-      else if (!subject.guards_intact()) r.failure = where + ": a device guard region changed";
+      if (status) {
+        if (std::string m = status_mismatch(plans, *status); !m.empty()) r.failure = where + ": " + m;
+      }
+      if (r.failure.empty()) {
+        if (std::string f = footprint_violation(before, gpu.args(), dims, plans); !f.empty()) r.failure = where + ": " + f;
+        else if (!backend.guards_intact()) r.failure = where + ": a device guard region changed";
+      }
     }
-    compare_step(ref, gpu, dims, plans, scales, false, checkpoint_terms, r, where);
+    compare_step(ref, gpu, dims, plans, scales, false, checkpoint_terms, bounds, r, where);
     for (const RowPlan& p : plans) {
-      if (!p.accepted()) r.rejected_rows += p.status != 1;
+      if (!p.accepted()) r.rejected_rows += p.rejected();
       else p.flush ? ++r.flushes : ++r.appends;
     }
     if (!r.pass()) return r;
@@ -226,9 +254,32 @@ KernelRolloutReport run_subject_vs_reference(const CaseConfig& config, const Ste
     for (std::size_t row = 0; row < plans.size(); ++row)  // plans use the advanced cursors
       plans[row].cursor = static_cast<int64_t>(gpu.write_pos.get_linear(static_cast<int64_t>(row)));
   }
-  compare_step(ref, gpu, dims, plans, std::vector<HeadScale>(dims.B * dims.HV), true, checkpoint_terms, r,
+  compare_step(ref, gpu, dims, plans, std::vector<HeadScale>(dims.B * dims.HV), true, checkpoint_terms, bounds, r,
                "end of rollout");
   return r;
 }
 
-}  // namespace kda::testing
+CaseReport run_vs_truth(const CaseConfig& config, Backend& backend) {
+  CaseReport r;
+  r.config = config;
+  r.backend = backend.name();
+  r.backend_spec = backend.spec();
+  r.against = "truth";
+  reference::RolloutReport rr;
+  try {
+    rr = reference::run_rollout(config, [&backend](const StepArgs& host) { backend.step(host); },
+                                bounds_vs_truth(config, backend.profile()));
+  } catch (const std::exception& e) {
+    r.failure = std::string("the backend refused a valid call: ") + e.what();
+    return r;
+  }
+  r.tokens = rr.tokens;
+  r.flushes = rr.flushes;
+  r.max_gate_mass = rr.max_gate_mass;
+  r.out = rr.outputs;
+  r.state = rr.states;
+  if (!backend.guards_intact()) r.failure = "a device guard region changed";
+  return r;
+}
+
+}  // namespace kda::engine

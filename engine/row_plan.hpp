@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "contract/step_args.hpp"
+#include "kernels/row_status.hpp"
 
-namespace kda::testing {
+namespace kda::engine {
 
 struct RowPlan {
   int64_t slot = -1;
@@ -17,6 +18,7 @@ struct RowPlan {
   int32_t status = 0;  // kda::cuda::RowStatus flags
   bool flush = false;
   bool accepted() const { return status == 0; }  // non-padding and not rejected
+  bool rejected() const { return (status & cuda::kRowRejectedMask) != 0; }
 };
 
 // From host-resident ssm_state_indices / write_pos / force_flush.
@@ -35,4 +37,8 @@ WrittenBytes snapshot_written(const StepArgs& host);
 std::string footprint_violation(const WrittenBytes& before, const StepArgs& after, const Dims& dims,
                                 const std::vector<RowPlan>& plans);
 
-}  // namespace kda::testing
+// "" when no byte of any tensor a step may write changed since `before` (a refused call);
+// else the first tensor and byte that did.
+std::string any_change(const WrittenBytes& before, const StepArgs& after);
+
+}  // namespace kda::engine

@@ -1,4 +1,4 @@
-#include "property_tests/kernel_row_plan.hpp"
+#include "engine/row_plan.hpp"
 
 #include <map>
 
@@ -6,7 +6,7 @@
 #include "contract/tensor_view.hpp"
 #include "kernels/row_status.hpp"
 
-namespace kda::testing {
+namespace kda::engine {
 namespace {
 
 std::vector<unsigned char> bytes_of(const DLTensor& t) {
@@ -28,12 +28,32 @@ void allow_row(std::vector<bool>& mask, const DLTensor& t, int64_t i0, int64_t i
   }
 }
 
-std::string first_violation(const char* name, const std::vector<unsigned char>& before,
+// Where byte `at` of t's storage lies: "[1, 0, 3, 5]" for an element, or a note that it lies
+// between elements (a gap of a strided layout). Searched element by element: only a failing
+// check asks.
+std::string place_of(const DLTensor& t, int64_t at) {
+  const auto shape = shape_of(t);
+  const int64_t esize = t.dtype.bits / 8, n = numel(t);
+  std::vector<int64_t> idx(shape.size(), 0);
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t rest = e;
+    for (std::size_t d = shape.size(); d-- > 0;) idx[d] = rest % shape[d], rest /= shape[d];
+    const int64_t off = element_offset(t, idx.data()) * esize;
+    if (at >= off && at < off + esize) {
+      std::string s = "[";
+      for (std::size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+      return s + "]";
+    }
+  }
+  return " byte " + std::to_string(at) + " (between elements: a gap of its strided layout)";
+}
+
+std::string first_violation(const char* name, const DLTensor& t, const std::vector<unsigned char>& before,
                             const std::vector<unsigned char>& after, const std::vector<bool>& allowed) {
   if (before.size() != after.size()) return std::string(name) + ": storage size changed";
   for (std::size_t i = 0; i < before.size(); ++i)
     if (before[i] != after[i] && !allowed[i])
-      return std::string(name) + ": byte " + std::to_string(i) + " changed outside what the step may write";
+      return std::string(name) + place_of(t, static_cast<int64_t>(i)) + " changed, outside what the step may write";
   return "";
 }
 
@@ -84,11 +104,25 @@ std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, c
     }
   }
   for (const std::string& v :
-       {first_violation("out", before.out, after.out, out), first_violation("initial_state", before.state, after.state, state),
-        first_violation("d_cache", before.d, after.d, d), first_violation("k_cache", before.k, after.k, k),
-        first_violation("g_cache", before.g, after.g, g)})
+       {first_violation("out", *a.out, before.out, after.out, out),
+        first_violation("initial_state", *a.initial_state, before.state, after.state, state),
+        first_violation("d_cache", *a.d_cache, before.d, after.d, d), first_violation("k_cache", *a.k_cache, before.k, after.k, k),
+        first_violation("g_cache", *a.g_cache, before.g, after.g, g)})
     if (!v.empty()) return v;
   return "";
 }
 
-}  // namespace kda::testing
+std::string any_change(const WrittenBytes& before, const StepArgs& a) {
+  const WrittenBytes after = snapshot_written(a);
+  const auto none = [](const std::vector<unsigned char>& v) { return std::vector<bool>(v.size(), false); };
+  for (const std::string& v :
+       {first_violation("out", *a.out, before.out, after.out, none(after.out)),
+        first_violation("initial_state", *a.initial_state, before.state, after.state, none(after.state)),
+        first_violation("d_cache", *a.d_cache, before.d, after.d, none(after.d)),
+        first_violation("k_cache", *a.k_cache, before.k, after.k, none(after.k)),
+        first_violation("g_cache", *a.g_cache, before.g, after.g, none(after.g))})
+    if (!v.empty()) return v;
+  return "";
+}
+
+}  // namespace kda::engine

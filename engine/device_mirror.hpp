@@ -5,6 +5,7 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <vector>
@@ -13,7 +14,7 @@
 #include "contract/step_args.hpp"
 #include "kernels/device_tensor.hpp"
 
-namespace kda::testing {
+namespace kda::engine {
 
 class DeviceMirror {
  public:
@@ -29,8 +30,11 @@ class DeviceMirror {
   void poison_out(const StepArgs& host);
   // Copies out, initial_state and the three rings back into the host tensors.
   void download_written(const StepArgs& host);
-  // upload + poison + kda::cuda::replayssm_decode (with the status tensor) + synchronize +
-  // download_written. Throws whatever the launcher throws.
+  // upload + poison + launch(device args, stream, status tensor) + synchronize +
+  // download_written. Throws whatever the launch throws (after which nothing is downloaded).
+  using Launch = std::function<void(const StepArgs& device, cudaStream_t stream, DLTensor* status)>;
+  void step(const StepArgs& host, const Launch& launch);
+  // step() with our kernel: kda::cuda::replayssm_decode, reporting into the status tensor.
   void step(const StepArgs& host);
 
   // The per-row status of the last launch (kda::cuda::RowStatus flags), B values.
@@ -51,4 +55,4 @@ class DeviceMirror {
 // Throws std::runtime_error naming `what` if e is not cudaSuccess.
 void check_cuda(cudaError_t e, const char* what);
 
-}  // namespace kda::testing
+}  // namespace kda::engine

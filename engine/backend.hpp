@@ -1,0 +1,63 @@
+// A Backend is anything the harness judges: the Eigen reference, the pure-double model, our
+// CUDA kernel, a plugin shared library (include/kda_harness/plugin.h), a Python callable.
+// The engine drives every backend through this one interface, on HOST tensors: a backend
+// whose tensors live elsewhere (a GPU) mirrors them itself, so every check (footprint,
+// guards, comparisons) reads host bytes.
+//
+// A backend declares what it is: its envelope (what it accepts; the engine samples inside it
+// and checks that a call outside it is refused, nothing written) and its rounding profile
+// (which bound its results are judged by: engine/profile.hpp).
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "cases/case_config.hpp"
+#include "contract/step_args.hpp"
+#include "engine/envelope.hpp"
+#include "engine/profile.hpp"
+
+namespace kda::engine {
+
+// A call the backend refused for a reason of its own (outside its envelope, say), not with
+// a contract error: nothing was written. Contract errors stay kda::ContractError.
+struct BackendRefusal : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual std::string name() const = 0;
+  // What make_backend() takes to make this backend again (a replay line names it).
+  virtual std::string spec() const { return name(); }
+  virtual const Envelope& envelope() const = 0;
+  virtual Profile profile() const { return Profile::Helion; }
+  // One step on host tensors, in place. Throws ContractError or BackendRefusal for a refused
+  // call, after which no byte of any argument may have changed.
+  virtual void step(const StepArgs& host) = 0;
+  // The per-row status flags of the last step (kernels/row_status.hpp), for backends that
+  // report rows they reject at run time instead of raising; nullopt for the others.
+  virtual std::optional<std::vector<int32_t>> row_status() { return std::nullopt; }
+  // False when the backend's own memory around the tensors (device guard regions) changed.
+  virtual bool guards_intact() const { return true; }
+};
+
+// The backends the harness knows, by the name the command line takes:
+//   reference          the Eigen ReplaySSM step with the kernel's rounding points (CPU)
+//   reference-double   the same step in float64 arithmetic, stores still rounded (CPU)
+//   cuda[:N]           our CUDA kernel on GPU N (default: the CTest-assigned one, else 0)
+//   plugin:PATH        a shared library exporting kda_plugin_describe (plugin.h)
+// Throws std::invalid_argument for an unknown name, std::runtime_error when it cannot be
+// made here (no GPU, a plugin that does not load).
+std::unique_ptr<Backend> make_backend(const std::string& spec);
+
+struct BackendKind {
+  std::string name, what;  // "cuda[:N]", one line
+};
+const std::vector<BackendKind>& backend_kinds();
+
+}  // namespace kda::engine

@@ -1,0 +1,59 @@
+// The one table of backends: adding a backend is one entry here.
+#include <functional>
+
+#include "engine/backend.hpp"
+#include "engine/cuda_backend.hpp"
+#include "engine/plugin_backend.hpp"
+#include "engine/reference_backend.hpp"
+
+namespace kda::engine {
+namespace {
+
+struct Entry {
+  BackendKind kind;
+  std::string prefix;  // the spec starts with it ("cuda" also matches "cuda:1")
+  std::function<std::unique_ptr<Backend>(const std::string& argument)> make;
+};
+
+int device_of(const std::string& arg) {
+  if (arg.empty()) return -1;
+  std::size_t used = 0;
+  const int d = std::stoi(arg, &used);
+  if (used != arg.size() || d < 0) throw std::invalid_argument("not a GPU number: " + arg);
+  return d;
+}
+
+const std::vector<Entry>& entries() {
+  static const std::vector<Entry> e = {
+      {{"reference", "the Eigen ReplaySSM step with the kernel's rounding points (CPU)"}, "reference",
+       [](const std::string&) { return make_reference_backend(reference::Rounding::Kernel); }},
+      {{"reference-double", "the same step in float64 arithmetic, stores rounded (CPU)"}, "reference-double",
+       [](const std::string&) { return make_reference_backend(reference::Rounding::Off); }},
+      {{"cuda[:N]", "this project's CUDA kernel on GPU N"}, "cuda",
+       [](const std::string& arg) { return make_cuda_backend(device_of(arg)); }},
+      {{"plugin:PATH", "a shared library exporting kda_plugin_describe (include/kda_harness/plugin.h)"}, "plugin",
+       [](const std::string& arg) { return load_plugin_backend(arg); }},
+  };
+  return e;
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> make_backend(const std::string& spec) {
+  const std::size_t colon = spec.find(':');
+  const std::string head = spec.substr(0, colon), arg = colon == std::string::npos ? "" : spec.substr(colon + 1);
+  for (const Entry& e : entries())
+    if (e.prefix == head) return e.make(arg);
+  throw std::invalid_argument("unknown backend '" + spec + "' (reference, reference-double, cuda[:N], plugin:PATH)");
+}
+
+const std::vector<BackendKind>& backend_kinds() {
+  static const std::vector<BackendKind> kinds = [] {
+    std::vector<BackendKind> k;
+    for (const Entry& e : entries()) k.push_back(e.kind);
+    return k;
+  }();
+  return kinds;
+}
+
+}  // namespace kda::engine

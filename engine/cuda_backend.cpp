@@ -1,0 +1,101 @@
+#include "engine/cuda_backend.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include "engine/device_mirror.hpp"
+#include "engine/gpu_probe.hpp"
+#include "engine/plugin_call.hpp"
+#include "kernels/replayssm_decode.hpp"
+
+namespace kda::engine {
+namespace {
+
+// Runs `launch` through the mirror; a refused call still downloads what the step may write,
+// so that "nothing changed" is judged on the device's bytes.
+template <class Launch>
+void mirrored_step(DeviceMirror& m, const StepArgs& host, const Launch& launch) {
+  try {
+    m.step(host, launch);
+  } catch (...) {
+    m.download_written(host);
+    throw;
+  }
+}
+
+class CudaKernelBackend final : public Backend {
+ public:
+  explicit CudaKernelBackend(int device) : device_(device) {
+    check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+    mirror_ = std::make_unique<DeviceMirror>();
+    // Every dtype, index type, layout and size the contract allows (the launcher picks a
+    // kernel per K and L); the tensors live on the GPU.
+    envelope_.device = Device::Cuda;
+  }
+  std::string name() const override { return fmt::format("cuda:{}", device_); }
+  const Envelope& envelope() const override { return envelope_; }
+  void step(const StepArgs& host) override {
+    check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+    mirrored_step(*mirror_, host, [](const StepArgs& dev, cudaStream_t s, DLTensor* status) {
+      cuda::replayssm_decode(dev, s, status);
+    });
+  }
+  std::optional<std::vector<int32_t>> row_status() override { return mirror_->row_status(); }
+  bool guards_intact() const override { return mirror_->guards_intact(); }
+
+ private:
+  int device_;
+  std::unique_ptr<DeviceMirror> mirror_;
+  Envelope envelope_;
+};
+
+class CudaPluginBackend final : public Backend {
+ public:
+  CudaPluginBackend(const kda_plugin& p, const std::string& what)
+      : p_(p), what_(what), name_(fmt::format("plugin:{}", p.name ? p.name : what)), envelope_(Envelope::from_c(p.envelope)),
+        mirror_(std::make_unique<DeviceMirror>()) {}
+  std::string name() const override { return name_; }
+  std::string spec() const override { return "plugin:" + what_; }
+  const Envelope& envelope() const override { return envelope_; }
+  Profile profile() const override { return p_.profile == KDA_PROFILE_TRITON ? Profile::Triton : Profile::Helion; }
+  void step(const StepArgs& host) override {
+    mirrored_step(*mirror_, host, [this](const StepArgs& dev, cudaStream_t s, DLTensor*) {
+      const PluginCall call(dev, s);
+      if (p_.step(p_.state, call.get()) != 0) {
+        const char* why = p_.last_error(p_.state);
+        raise_refusal(name_, why ? why : "(no message)");
+      }
+    });
+  }
+  bool guards_intact() const override { return mirror_->guards_intact(); }
+
+ private:
+  kda_plugin p_;
+  std::string what_, name_;
+  Envelope envelope_;
+  std::unique_ptr<DeviceMirror> mirror_;
+};
+
+}  // namespace
+
+std::unique_ptr<Backend> make_cuda_backend(int device) {
+  if (device < 0) {
+    if (const std::string why = gpu_unavailable_reason(); !why.empty()) throw std::runtime_error(why);
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  } else {
+    const GpuProbe p = probe_gpus();
+    if (p.devices.empty()) throw std::runtime_error(p.reason);
+    bool usable = false;
+    for (int d : p.devices) usable |= d == device;
+    if (!usable) throw std::runtime_error(fmt::format("GPU {} is not usable here", device));
+  }
+  return std::make_unique<CudaKernelBackend>(device);
+}
+
+std::unique_ptr<Backend> cuda_plugin_backend(const kda_plugin& description, const std::string& what) {
+  if (const std::string why = gpu_unavailable_reason(); !why.empty())
+    throw std::runtime_error(fmt::format("{}: a CUDA plugin, but {}", what, why));
+  return std::make_unique<CudaPluginBackend>(description, what);
+}
+
+}  // namespace kda::engine

@@ -1,0 +1,25 @@
+// Backends whose tensors live on a CUDA device: our kernel, and CUDA plugins. Both run on
+// host tensors through a DeviceMirror (upload, out poisoned with NaN, launch, download what
+// the step may write), so the engine's checks read host bytes. Built from cuda_backend.cpp
+// with the kernel (KDA_ENABLE_CUDA), else from cuda_backend_none.cpp, whose factories throw.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "engine/backend.hpp"
+#include "kda_harness/plugin.h"
+
+namespace kda::engine {
+
+// Our kernel on GPU `device` (-1: the CTest-assigned one, else 0). It reports per-row status
+// and its device guard regions.
+std::unique_ptr<Backend> make_cuda_backend(int device);
+
+// A kDLCUDA plugin, on the current device.
+std::unique_ptr<Backend> cuda_plugin_backend(const kda_plugin& description, const std::string& what);
+
+// Raises a plugin's refusal: ContractError when the text is a catalog message, else
+// BackendRefusal (plugin_backend.cpp).
+[[noreturn]] void raise_refusal(const std::string& backend, const std::string& message);
+
+}  // namespace kda::engine

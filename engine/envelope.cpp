@@ -1,0 +1,128 @@
+#include "engine/envelope.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+namespace kda::engine {
+namespace {
+
+constexpr std::array<ScalarType, 3> kFloats = {ScalarType::Float32, ScalarType::BFloat16, ScalarType::Float16};
+constexpr std::array<ScalarType, 2> kIndices = {ScalarType::Int32, ScalarType::Int64};
+
+bool in(uint32_t set, ScalarType t) { return (set & dtype_bit(t)) != 0; }
+
+// A dtype inside `set`, picked by `salt` among those it holds (t itself when inside).
+template <std::size_t N>
+std::optional<ScalarType> inside(uint32_t set, ScalarType t, const std::array<ScalarType, N>& all, uint64_t salt) {
+  if (in(set, t)) return t;
+  std::vector<ScalarType> ok;
+  for (ScalarType s : all)
+    if (in(set, s)) ok.push_back(s);
+  if (ok.empty()) return std::nullopt;
+  return ok[salt % ok.size()];
+}
+
+int64_t clamp_pow2(int64_t x, int64_t lo, int64_t hi) {
+  while (x < lo) x *= 2;
+  while (x > hi && x > 1) x /= 2;
+  return x;
+}
+
+std::string set_name(uint32_t set) {
+  std::string s = "{";
+  for (ScalarType t : {ScalarType::Float32, ScalarType::BFloat16, ScalarType::Float16, ScalarType::Int32,
+                       ScalarType::Int64})
+    if (in(set, t)) s += (s.size() > 1 ? "," : "") + std::string(name_of(t));
+  return s + "}";
+}
+
+}  // namespace
+
+uint32_t dtype_bit(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float32: return KDA_DT_FLOAT32;
+    case ScalarType::BFloat16: return KDA_DT_BFLOAT16;
+    case ScalarType::Float16: return KDA_DT_FLOAT16;
+    case ScalarType::Int32: return KDA_DT_INT32;
+    case ScalarType::Int64: return KDA_DT_INT64;
+  }
+  return 0;
+}
+
+Envelope Envelope::from_c(const kda_envelope& e) {
+  Envelope v;
+  v.act_dtypes = e.act_dtypes;
+  v.state_dtypes = e.state_dtypes;
+  v.ring_dtypes = e.ring_dtypes;
+  v.out_dtypes = e.out_dtypes;
+  v.index_dtypes = e.index_dtypes;
+  v.k_min = e.k_min, v.k_max = e.k_max, v.v_min = e.v_min, v.v_max = e.v_max;
+  v.l_max = e.l_max;
+  v.strided = e.strided != 0;
+  v.device = e.device_type == kDLCUDA ? Device::Cuda : Device::Cpu;
+  return v;
+}
+
+std::string Envelope::excludes(const CaseConfig& c) const {
+  if (!in(act_dtypes, c.act_dtype)) return fmt::format("activation dtype {}", name_of(c.act_dtype));
+  if (!in(state_dtypes, c.state_dtype)) return fmt::format("state dtype {}", name_of(c.state_dtype));
+  if (!in(ring_dtypes, c.ring_dtype)) return fmt::format("ring dtype {}", name_of(c.ring_dtype));
+  if (!in(out_dtypes, c.out_dtype)) return fmt::format("out dtype {}", name_of(c.out_dtype));
+  if (!in(index_dtypes, c.index_dtype)) return fmt::format("index dtype {}", name_of(c.index_dtype));
+  if (c.K < k_min || c.K > k_max) return fmt::format("K={} outside {}..{}", c.K, k_min, k_max);
+  if (c.V < v_min || c.V > v_max) return fmt::format("V={} outside {}..{}", c.V, v_min, v_max);
+  if (l_max > 0 && c.L > l_max) return fmt::format("L={} above {}", c.L, l_max);
+  if (!strided && c.envelope) return "strided layouts (env=1) on a compact-only backend";
+  return "";
+}
+
+std::optional<CaseConfig> Envelope::fit(CaseConfig c) const {
+  const uint64_t s = c.seed;
+  const auto act = inside(act_dtypes, c.act_dtype, kFloats, s), state = inside(state_dtypes, c.state_dtype, kFloats, s >> 8),
+             ring = inside(ring_dtypes, c.ring_dtype, kFloats, s >> 16), out = inside(out_dtypes, c.out_dtype, kFloats, s >> 24);
+  const auto index = inside(index_dtypes, c.index_dtype, kIndices, s >> 32);
+  if (!act || !state || !ring || !out || !index || k_min > k_max || v_min > v_max) return std::nullopt;
+  c.act_dtype = *act, c.state_dtype = *state, c.ring_dtype = *ring, c.out_dtype = *out, c.index_dtype = *index;
+  c.K = clamp_pow2(c.K, k_min, k_max);
+  c.V = clamp_pow2(c.V, v_min, v_max);
+  if (l_max > 0) c.L = std::min(c.L, l_max);
+  if (!strided) c.envelope = false;
+  if (!excludes(c).empty()) return std::nullopt;
+  return c;
+}
+
+std::vector<CaseConfig> Envelope::just_outside(const CaseConfig& c) const {
+  std::vector<CaseConfig> out;
+  auto with_dtype = [&](uint32_t set, ScalarType CaseConfig::*field, auto const& all) {
+    for (ScalarType t : all)
+      if (!in(set, t)) {
+        CaseConfig o = c;
+        o.*field = t;
+        out.push_back(o);
+        return;
+      }
+  };
+  with_dtype(act_dtypes, &CaseConfig::act_dtype, kFloats);
+  with_dtype(state_dtypes, &CaseConfig::state_dtype, kFloats);
+  with_dtype(ring_dtypes, &CaseConfig::ring_dtype, kFloats);
+  with_dtype(out_dtypes, &CaseConfig::out_dtype, kFloats);
+  with_dtype(index_dtypes, &CaseConfig::index_dtype, kIndices);
+  if (k_max < 256) out.push_back(c), out.back().K = k_max * 2;
+  if (k_min > 1) out.push_back(c), out.back().K = k_min / 2;
+  if (v_max < 256) out.push_back(c), out.back().V = v_max * 2;
+  if (v_min > 1) out.push_back(c), out.back().V = v_min / 2;
+  if (l_max > 0 && l_max < 64) out.push_back(c), out.back().L = l_max + 1;
+  if (!strided) out.push_back(c), out.back().envelope = true;
+  return out;
+}
+
+std::string Envelope::describe() const {
+  return fmt::format("act {} state {} ring {} out {} idx {} K {}..{} V {}..{}{} {} {}", set_name(act_dtypes),
+                     set_name(state_dtypes), set_name(ring_dtypes), set_name(out_dtypes), set_name(index_dtypes), k_min,
+                     k_max, v_min, v_max, l_max > 0 ? fmt::format(" L<={}", l_max) : "",
+                     strided ? "strided" : "compact-only", device == Device::Cuda ? "cuda" : "cpu");
+}
+
+}  // namespace kda::engine

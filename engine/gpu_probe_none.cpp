@@ -1,0 +1,13 @@
+#include "engine/gpu_probe.hpp"
+
+namespace kda::engine {
+
+GpuProbe probe_gpus() {
+  GpuProbe p;
+  p.reason = "no CUDA device: this build has no CUDA kernel (KDA_ENABLE_CUDA=OFF)";
+  return p;
+}
+
+std::string gpu_unavailable_reason() { return probe_gpus().reason; }
+
+}  // namespace kda::engine

@@ -1,0 +1,19 @@
+#pragma once
+#include <memory>
+#include <string>
+
+#include "engine/backend.hpp"
+#include "kda_harness/plugin.h"
+
+namespace kda::engine {
+
+// Loads PATH (dlopen), reads its kda_plugin_describe() and checks the description (ABI
+// version, operator, a usable envelope, a step). Throws std::runtime_error saying what is
+// wrong. The library stays loaded for the life of the process.
+std::unique_ptr<Backend> load_plugin_backend(const std::string& path);
+
+// A backend over a description the caller owns (a Python callable's, built with ctypes);
+// `what` names it in reports.
+std::unique_ptr<Backend> plugin_backend(const kda_plugin& description, const std::string& what);
+
+}  // namespace kda::engine

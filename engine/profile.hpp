@@ -1,0 +1,38 @@
+// Rounding profiles (semantics.md "Kernel profiles"): what a kernel may round differently
+// from the harness's default, and so which bound its results are judged by. Each profile's
+// bound is as tight as that profile needs, never looser.
+#pragma once
+#include <optional>
+#include <string_view>
+
+#include "cases/case_config.hpp"
+#include "reference/tolerance.hpp"
+
+namespace kda::engine {
+
+enum class Profile {
+  Helion,  // the default rounding points: float32 products, keys stored at k_cache's dtype
+  Triton   // TF32 products where out is float32; stored keys rounded through out's dtype first
+};
+std::string_view name_of(Profile p);
+std::optional<Profile> parse_profile(std::string_view s);
+
+// The bounds of a backend with profile p against the CPU reference (which has the Helion
+// points), step by step: outputs and checkpoints (kernel_vs_reference_bounds with TF32
+// products for Triton where out is float32), and ring records (the k record widened by two
+// units of out's dtype for Triton where out is narrower than k_cache).
+struct ProfileBounds {
+  reference::RolloutBounds step;
+  double output_at(double gate_mass) const { return step.output_at(gate_mass); }
+  double state_at(double gate_mass) const { return step.state_at(gate_mass); }
+  reference::RecordBounds records(double output_bound) const;
+  CaseConfig config;
+  Profile profile = Profile::Helion;
+};
+ProfileBounds bounds_vs_reference(const CaseConfig& config, Profile p);
+
+// The bounds against the float64 plain recurrence (reference::rollout_bounds, TF32 products
+// for Triton where out is float32).
+reference::RolloutBounds bounds_vs_truth(const CaseConfig& config, Profile p);
+
+}  // namespace kda::engine

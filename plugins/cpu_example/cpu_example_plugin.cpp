@@ -1,0 +1,156 @@
+// The CPU example plugin: a short, plain C++ ReplaySSM step (semantics.md) behind the plugin
+// ABI, written for the harness's own CI (`kda-harness check --backend plugin:...`) and as
+// the template a kernel author starts from. It validates with the harness's contract (so
+// an invalid call is refused with SGLang's exact message, as the wrapper would), then
+// computes every (row, value head) in float32 with the Helion rounding points: beta through
+// b's dtype, stores rounded to their tensors' dtypes.
+//
+// KDA_MUTANT selects a planted bug (plugins/cpu_example/mutants.hpp) at compile time; the
+// shipped plugin is built without one.
+#include <cmath>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "contract/contract_error.hpp"
+#include "contract/validate.hpp"
+#include "kda_harness/plugin.h"
+#include "plugins/cpu_example/mutants.hpp"
+#include "plugins/cpu_example/tensor_access.hpp"
+
+namespace {
+
+using kda::example::Tensor;
+
+thread_local std::string last_error_text;
+constexpr int64_t kMaxDim = 256;
+
+struct Head {
+  std::vector<float> q, k, v, g;
+  float beta = 0;
+};
+
+// q, k (L2-normalized when asked), v, the gate g and beta of (row, hv), in float32.
+Head load_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t hv) {
+  const Tensor qkv(a.mixed_qkv), av(a.a), bv(a.b), A_log(a.A_log), dt(a.dt_bias);
+  const int64_t h = kda::example::query_head(hv, d.H, d.HV);
+  Head x;
+  x.q.resize(d.K), x.k.resize(d.K), x.v.resize(d.V), x.g.resize(d.K);
+  for (int64_t c = 0; c < d.K; ++c) {
+    x.q[c] = qkv.flat2(row, h * d.K + c);
+    x.k[c] = qkv.flat2(row, d.H * d.K + h * d.K + c);
+  }
+  for (int64_t e = 0; e < d.V; ++e) x.v[e] = qkv.flat2(row, 2 * d.H * d.K + hv * d.V + e);
+  if (a.use_qk_l2norm_in_kernel) {
+    float qq = 0, kk = 0;
+    for (int64_t c = 0; c < d.K; ++c) qq += x.q[c] * x.q[c], kk += x.k[c] * x.k[c];
+    const float qn = 1.0f / std::sqrt(qq + 1e-6f), kn = 1.0f / std::sqrt(kk + 1e-6f);
+    for (int64_t c = 0; c < d.K; ++c) x.q[c] *= qn, x.k[c] *= kn;
+  }
+  const float A = std::exp(A_log.flat1(hv));
+  for (int64_t c = 0; c < d.K; ++c) {
+    // a and dt_bias, flattened: [B, HV*K] and [HV*K] whatever their given rank.
+    const float xc = av.flat_row(row, hv * d.K + c) + dt.flat(hv * d.K + c);
+    if (a.lower_bound) x.g[c] = static_cast<float>(*a.lower_bound) / (1.0f + std::exp(-A * xc));
+    else x.g[c] = -A * (xc <= 20.0f ? std::log1p(std::exp(xc)) : xc);
+  }
+  x.beta = kda::example::round_to(1.0f / (1.0f + std::exp(-bv.flat2(row, hv))), bv.dtype());
+  return x;
+}
+
+void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t hv, int64_t slot, int64_t cursor,
+               bool flush) {
+  const Head x = load_head(a, d, row, hv);
+  Tensor S0(a.initial_state), D(a.d_cache), Kr(a.k_cache), G(a.g_cache), out(a.out);
+  const int64_t h = kda::example::query_head(hv, d.H, d.HV);
+  // The state before the token, rebuilt column by column from the checkpoint and the ring.
+  std::vector<float> S(d.V * d.K), total(d.K, 0.0f), prefix(d.K, 0.0f);
+  for (int64_t j = 0; j < cursor; ++j)
+    for (int64_t c = 0; c < d.K; ++c) total[c] += G.at4(slot, hv, j, c);
+  for (int64_t e = 0; e < d.V; ++e)
+    for (int64_t c = 0; c < d.K; ++c) S[e * d.K + c] = S0.at4(slot, hv, e, c) * std::exp(total[c]);
+  for (int64_t j = 0; j < cursor; ++j) {
+    for (int64_t c = 0; c < d.K; ++c) prefix[c] += G.at4(slot, hv, j, c);
+    for (int64_t e = 0; e < d.V; ++e) {
+      const float dj = D.at4(slot, hv, j, e);
+      for (int64_t c = 0; c < d.K; ++c) S[e * d.K + c] += dj * Kr.at4(slot, h, j, c) * std::exp(total[c] - prefix[c]);
+    }
+  }
+  // The token: decay, corrected delta, update, output.
+  for (int64_t e = 0; e < d.V; ++e)
+    for (int64_t c = 0; c < d.K; ++c) S[e * d.K + c] *= std::exp(x.g[c]);
+  std::vector<float> delta(d.V);
+  for (int64_t e = 0; e < d.V; ++e) {
+    float sk = 0;
+    for (int64_t c = 0; c < d.K; ++c) sk += S[e * d.K + c] * x.k[c];
+    delta[e] = x.beta * (x.v[e] - sk);
+  }
+  for (int64_t e = 0; e < d.V; ++e) {
+    float o = 0;
+    for (int64_t c = 0; c < d.K; ++c) {
+      S[e * d.K + c] += delta[e] * x.k[c];
+      o += S[e * d.K + c] * x.q[c] * static_cast<float>(a.scale);
+    }
+    out.store4(row, 0, hv, e, o);
+  }
+  if (flush) {
+    for (int64_t e = 0; e < d.V; ++e)
+      for (int64_t c = 0; c < d.K; ++c) S0.store4(slot, hv, e, c, S[e * d.K + c]);
+    return;
+  }
+  for (int64_t e = 0; e < d.V; ++e) D.store4(slot, hv, cursor, e, delta[e]);
+  for (int64_t c = 0; c < d.K; ++c) G.store4(slot, hv, cursor, c, x.g[c]);
+  // One value head of each query-head group writes the group's key.
+  if (hv % (d.HV / d.H) == 0)
+    for (int64_t c = 0; c < d.K; ++c) Kr.store4(slot, h, cursor, c, x.k[c]);
+}
+
+int32_t step(void*, const kda_call* call) {
+  try {
+    const kda::StepArgs a = kda::example::step_args(*call);
+    const kda::Dims d = kda::validate(a, kda::Backend::Cpu);
+    kda::check_runtime_values(a, d);
+    // Its own envelope (kPlugin below): a call beyond it is refused, never computed.
+    if (d.K > kMaxDim || d.V > kMaxDim)
+      throw std::invalid_argument("cpu-example takes K and V up to " + std::to_string(kMaxDim) + " (got K=" +
+                                  std::to_string(d.K) + ", V=" + std::to_string(d.V) + ")");
+    const Tensor idx(a.ssm_state_indices), pos(a.write_pos), ff(a.force_flush);
+    for (int64_t row = 0; row < d.B; ++row) {
+      const int64_t slot = static_cast<int64_t>(idx.flat1(row));
+      if (slot < 0) {
+        Tensor out(a.out);
+        for (int64_t hv = 0; hv < d.HV; ++hv)
+          for (int64_t e = 0; e < d.V; ++e) out.store4(row, 0, hv, e, 0.0f);
+        continue;
+      }
+      const int64_t cursor = static_cast<int64_t>(pos.flat1(row));
+      const bool flush = cursor == d.L - 1 || (a.force_flush != nullptr && ff.flat1(row) != 0);
+      for (int64_t hv = 0; hv < d.HV; ++hv) step_head(a, d, row, hv, slot, cursor, flush);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    last_error_text = e.what();
+    return 1;
+  }
+}
+
+const char* last_error(void*) { return last_error_text.c_str(); }
+
+const kda_plugin kPlugin = {
+    KDA_PLUGIN_ABI_VERSION,
+    KDA_EXAMPLE_PLUGIN_NAME,
+    "kda_replayssm",
+    KDA_PROFILE_HELION,
+    // Every dtype and layout the contract allows; K and V up to 256 (a plain loop is slow
+    // beyond that); host memory.
+    {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_INDICES, 1, kMaxDim, 1, kMaxDim, 0,
+     1, kDLCPU},
+    nullptr,
+    step,
+    last_error,
+};
+
+}  // namespace
+
+extern "C" KDA_PLUGIN_EXPORT const kda_plugin* kda_plugin_describe(void) { return &kPlugin; }

@@ -1,0 +1,75 @@
+// This project's CUDA kernel behind the plugin ABI: what a user gets when they point the
+// harness at a CUDA library of their own, with ours in its place. The harness drives it
+// exactly as it would drive theirs (`--backend plugin:libkda_cuda_kernel_plugin.so`).
+//
+// The ABI carries no per-row status, so a row the kernel would flag at run time (a slot out
+// of range, a cursor outside the ring, two rows on one slot) must be refused before launch:
+// this plugin copies the three index tensors to the host and applies the contract's
+// runtime-value checks there (a synchronization the graph-capturable launcher avoids).
+#include <cuda_runtime_api.h>
+
+#include <string>
+#include <vector>
+
+#include "contract/host_tensor.hpp"
+#include "contract/scalar_type.hpp"
+#include "contract/tensor_view.hpp"
+#include "contract/validate.hpp"
+#include "engine/plugin_call.hpp"
+#include "kda_harness/plugin.h"
+#include "kernels/replayssm_decode.hpp"
+
+namespace {
+
+thread_local std::string last_error_text;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
+}
+
+// A host copy (same dtype, shape and strides) of a small device tensor.
+kda::HostTensor to_host(const DLTensor& dev) {
+  kda::HostTensor h(*kda::scalar_type_of(dev.dtype), kda::shape_of(dev), kda::strides_of(dev));
+  check(cudaMemcpy(h.storage().data(), static_cast<const char*>(dev.data) + dev.byte_offset, h.storage().size(),
+                   cudaMemcpyDeviceToHost),
+        "index copy");
+  return h;
+}
+
+int32_t step(void*, const kda_call* call) {
+  try {
+    kda::StepArgs a = kda::engine::step_args_of(*call);
+    const kda::Dims d = kda::validate(a, kda::Backend::Cuda);
+    kda::HostTensor idx = to_host(*a.ssm_state_indices), pos = to_host(*a.write_pos);
+    kda::HostTensor ff = a.force_flush ? to_host(*a.force_flush) : kda::HostTensor();
+    kda::StepArgs host = a;
+    host.ssm_state_indices = &idx.dl();
+    host.write_pos = &pos.dl();
+    host.force_flush = a.force_flush ? &ff.dl() : nullptr;
+    kda::check_runtime_values(host, d);
+    kda::cuda::replayssm_decode(a, static_cast<cudaStream_t>(call->stream));
+    return 0;
+  } catch (const std::exception& e) {
+    last_error_text = e.what();
+    return 1;
+  }
+}
+
+const char* last_error(void*) { return last_error_text.c_str(); }
+
+const kda_plugin kPlugin = {
+    KDA_PLUGIN_ABI_VERSION,
+    "kda-cuda-kernel",
+    "kda_replayssm",
+    KDA_PROFILE_HELION,
+    // Every dtype, index type, size and layout the contract allows, on the GPU.
+    {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_INDICES, 1, int64_t{1} << 20,
+     1, int64_t{1} << 20, 0, 1, kDLCUDA},
+    nullptr,
+    step,
+    last_error,
+};
+
+}  // namespace
+
+extern "C" KDA_PLUGIN_EXPORT const kda_plugin* kda_plugin_describe(void) { return &kPlugin; }

@@ -1,0 +1,118 @@
+// The engine's backend seam: the registry, plugin loading and the description checks, a
+// plugin's refusal mapped onto the catalog, the refusal check, and envelopes.
+#include <gtest/gtest.h>
+
+#include <cstring>
+
+#include "cases/case_tensors.hpp"
+#include "contract/contract_error.hpp"
+#include "engine/backend.hpp"
+#include "engine/function_backend.hpp"
+#include "engine/plugin_backend.hpp"
+#include "engine/refusal.hpp"
+#include "reference/replayssm_step.hpp"
+
+namespace kda::engine {
+namespace {
+
+constexpr const char* kSmall = "B=3 H=2 HV=4 K=16 V=16 L=4 slots=5 steps=1 seed=9";
+
+TEST(BackendRegistry, KnowsEveryKindAndRefusesUnknownNames) {
+  EXPECT_EQ(make_backend("reference")->name(), "reference");
+  EXPECT_EQ(make_backend("reference-double")->name(), "reference-double");
+  EXPECT_THROW(make_backend("triton"), std::invalid_argument);
+  EXPECT_THROW(make_backend("plugin:/no/such/lib.so"), std::runtime_error);
+  EXPECT_GE(backend_kinds().size(), 4u);
+}
+
+TEST(PluginBackend, LoadsTheCpuExampleWithItsDescription) {
+  const auto b = make_backend(std::string("plugin:") + KDA_CPU_EXAMPLE_PLUGIN);
+  EXPECT_EQ(b->name(), "plugin:cpu-example");
+  EXPECT_EQ(b->spec(), std::string("plugin:") + KDA_CPU_EXAMPLE_PLUGIN);
+  EXPECT_EQ(b->profile(), Profile::Helion);
+  EXPECT_EQ(b->envelope().k_max, 256);
+  CaseTensors t = materialize(parse_case_config(kSmall));
+  EXPECT_NO_THROW(b->step(t.args()));
+}
+
+TEST(PluginBackend, AContractViolationIsTheCatalogError) {
+  const auto b = make_backend(std::string("plugin:") + KDA_CPU_EXAMPLE_PLUGIN);
+  CaseTensors t = materialize(parse_case_config(kSmall));
+  // A k_cache with HV heads where H != HV: the seed's error (R6).
+  HostTensor wrong(ScalarType::BFloat16, {5, 4, 4, 16});
+  StepArgs a = t.args();
+  a.k_cache = &wrong.dl();
+  try {
+    b->step(a);
+    FAIL() << "accepted a k_cache with HV heads";
+  } catch (const ContractError& e) {
+    EXPECT_EQ(e.id(), "R6");
+    EXPECT_STREQ(e.what(), "`k_cache` must have shape [slots, H, L, K].");
+  }
+  EXPECT_EQ(refusal_problem(*b, a), "");
+}
+
+TEST(PluginBackend, ARefusalOfItsOwnIsABackendRefusal) {
+  const auto b = make_backend(std::string("plugin:") + KDA_CPU_EXAMPLE_PLUGIN);
+  CaseConfig c = parse_case_config(kSmall);
+  c.K = 512;  // beyond the example's envelope (K <= 256)
+  EXPECT_NE(b->envelope().excludes(c), "");
+  CaseTensors t = materialize(c);
+  EXPECT_THROW(b->step(t.args()), BackendRefusal);
+  EXPECT_EQ(refusal_problem(*b, t.args()), "");
+}
+
+TEST(PluginBackend, ADescriptionWithAnotherAbiVersionIsRefused) {
+  kda_plugin p{};
+  p.abi_version = KDA_PLUGIN_ABI_VERSION + 1;
+  p.op = "kda_replayssm";
+  p.step = [](void*, const kda_call*) -> int32_t { return 0; };
+  p.last_error = [](void*) -> const char* { return ""; };
+  p.envelope.device_type = kDLCPU;
+  EXPECT_THROW(plugin_backend(p, "test"), std::runtime_error);
+  p.abi_version = KDA_PLUGIN_ABI_VERSION;
+  p.op = "kda_something_else";
+  EXPECT_THROW(plugin_backend(p, "test"), std::runtime_error);
+  p.op = "kda_replayssm";
+  EXPECT_NO_THROW(plugin_backend(p, "test"));
+}
+
+TEST(Refusal, ComputingOrWritingBeforeRaisingIsCaught) {
+  CaseTensors t = materialize(parse_case_config(kSmall));
+  FunctionBackend computes("computes", [](const StepArgs& a) { reference::replayssm_step(a); });
+  EXPECT_NE(refusal_problem(computes, t.args()), "");
+  FunctionBackend writes_then_raises("writes", [](const StepArgs& a) {
+    std::memset(a.out->data, 0, 2);
+    throw BackendRefusal("no");
+  });
+  EXPECT_NE(refusal_problem(writes_then_raises, t.args()).find("out"), std::string::npos);
+}
+
+TEST(Envelope, FitMovesACaseInsideAndJustOutsideLiesOutside) {
+  Envelope e;
+  e.state_dtypes = KDA_DT_FLOAT32;
+  e.out_dtypes = KDA_DT_BFLOAT16 | KDA_DT_FLOAT16;
+  e.index_dtypes = KDA_DT_INT32;
+  e.k_min = 16, e.k_max = 128, e.v_max = 64;
+  e.strided = false;
+  CaseConfig c = parse_case_config("B=2 H=1 HV=1 K=256 V=128 L=4 slots=2 state=bf16 out=f32 idx=i64 env=1");
+  EXPECT_NE(e.excludes(c), "");
+  const auto in = e.fit(c);
+  ASSERT_TRUE(in.has_value());
+  EXPECT_EQ(e.excludes(*in), "");
+  EXPECT_EQ(in->K, 128);
+  EXPECT_EQ(in->V, 64);
+  EXPECT_FALSE(in->envelope);
+  const auto outside = e.just_outside(*in);
+  EXPECT_GE(outside.size(), 6u);
+  for (const CaseConfig& o : outside) {
+    EXPECT_NE(e.excludes(o), "") << to_string(o);
+    EXPECT_TRUE(is_valid_config(o)) << to_string(o);
+  }
+  Envelope empty;
+  empty.out_dtypes = 0;
+  EXPECT_FALSE(empty.fit(c).has_value());
+}
+
+}  // namespace
+}  // namespace kda::engine
