@@ -2,22 +2,23 @@
 #include <cstring>
 #include <memory>
 
-#include "capi/call_args.hpp"
-#include "capi/envelope_fit.hpp"
 #include "capi/status.hpp"
+#include "capi/work_budget.hpp"
 #include "cases/case_tensors.hpp"
+#include "engine/envelope.hpp"
+#include "engine/plugin_call.hpp"
 #include "tools/case_draw.hpp"
 
 struct kda_case {
-  explicit kda_case(const kda::CaseConfig& c) : tensors(kda::materialize(c)), view(tensors.args()) {}
+  explicit kda_case(const kda::CaseConfig& c) : tensors(kda::materialize(c)), view(tensors.args(), nullptr) {}
   kda::CaseTensors tensors;
-  kda::capi::CallView view;
+  kda::engine::PluginCall view;
 };
 
 namespace {
 
 void require_replayssm(const char* op) {
-  if (op != nullptr && std::strcmp(op, kda::capi::kReplaySsmOp) != 0)
+  if (op != nullptr && std::strcmp(op, kda::engine::kReplaySsmOp) != 0)
     throw std::invalid_argument(std::string("unknown operator '") + op + "' (this library knows kda_replayssm)");
 }
 
@@ -32,7 +33,11 @@ int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budg
     if (index < 0) throw std::invalid_argument("case index must be >= 0");
     const double budget = work_budget > 0 ? work_budget : kda::capi::kDefaultWorkBudget;
     kda::CaseConfig c = kda::cli::draw_case(seed, static_cast<uint64_t>(index), budget);
-    if (envelope != nullptr) c = kda::capi::fit_to_envelope(c, *envelope);
+    if (envelope != nullptr) {
+      const auto fitted = kda::engine::Envelope::from_c(*envelope).fit(c);
+      if (!fitted) throw std::invalid_argument("no case fits the envelope");
+      c = *fitted;
+    }
     const std::string text = kda::to_string(c);
     if (line == nullptr || capacity <= text.size()) throw std::invalid_argument("line buffer too small");
     std::memcpy(line, text.c_str(), text.size() + 1);

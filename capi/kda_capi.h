@@ -68,7 +68,7 @@ KDA_CAPI_EXPORT void kda_case_free(kda_case* c);
 
 /* Which suites to run against a plugin and on which cases. */
 typedef struct kda_check_options {
-  const char* suites;  /* comma-separated: "rollout,contract,envelope"; NULL or "": all */
+  const char* suites;  /* comma-separated: "rollout,truth,contract,envelope"; NULL or "": all */
   uint64_t seed;
   int64_t first;       /* the cases first .. first + count - 1 of each suite */
   int64_t count;

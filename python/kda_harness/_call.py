@@ -39,7 +39,8 @@ class Call:
 
 def read_call(call):
     """The tensors (name -> DLTensor) and scalars (name -> value) of a KdaCall the harness lends."""
-    tensors = {call.tensor_names[i].decode(): call.tensors[i].contents for i in range(call.num_tensors)}
+    tensors = {call.tensor_names[i].decode(): call.tensors[i].contents
+               for i in range(call.num_tensors) if call.tensors[i]}  # an absent force_flush is NULL
     scalars = {"scale": 1.0, "use_qk_l2norm_in_kernel": False, "lower_bound": None}
     for i in range(call.num_scalars):
         name = call.scalar_names[i].decode()

@@ -98,13 +98,14 @@ def suites():
 
 def check(step_fn, op=_call.OP, suites=None, n=20, seed=1, device="cpu", framework=None, profile=None,
           envelope=None, first=0, work_budget=None, name=None, config=None):
-    """Runs the suites (default: all; a list or comma-separated string) on cases first ..
-    first+n-1 of each against step_fn, called as step_fn(mixed_qkv=..., a=..., ...,
-    lower_bound=...) with tensors of `framework` ("numpy" on the host by default; "torch" on
-    `device`) that it must write in place. profile ("helion", "triton") and envelope
-    (Envelope) default to the callable's kda_profile / kda_envelope attributes, else "helion"
-    and everything the contract allows. config: a failure's replay line, to run that case's
-    rollout alone (suites, n and first are then ignored). Returns a CheckReport."""
+    """Runs the suites (default: all of suites(): rollout, truth, contract, envelope; a list or
+    comma-separated string) on cases first .. first+n-1 of each against step_fn, called as
+    step_fn(mixed_qkv=..., a=..., ..., lower_bound=...) with tensors of `framework` ("numpy"
+    on the host by default; "torch" on `device`) that it must write in place. profile
+    ("helion", "triton") and envelope (Envelope) default to the callable's kda_profile /
+    kda_envelope attributes, else "helion" and everything the contract allows. config: a
+    failure's replay line, to run that case's rollout alone (suites, n and first are then
+    ignored). Returns a CheckReport."""
     if op != _call.OP:
         raise ValueError(f"unknown operator {op!r} (known: {_call.OP!r})")
     if framework is None:

@@ -27,7 +27,7 @@ class PluginCallable:
         self.kda_envelope = Envelope.from_c(self.plugin.envelope)
         self.kda_profile = _PROFILE_NAMES.get(self.plugin.profile, self.plugin.profile)
         self.device_type = self.plugin.envelope.device_type
-        self.__qualname__ = f"plugin:{self.name}"
+        self.__qualname__ = self.name
 
     def _stream(self):
         if self.device_type != _abi.KDL_CUDA:

@@ -1,7 +1,8 @@
 """A plain numpy ReplaySSM decode step written for the tests (semantics.md, "The ReplaySSM
-step"), with SGLang's wrapper signature: arithmetic in float64, every store rounded to its
-tensor's dtype by numpy's assignment, validation by kda_harness.validate (SGLang's checks and
-messages). And a copy of it with one planted bug in the bounded gate."""
+step"), with SGLang's wrapper signature: arithmetic in float64 with the Helion rounding points
+(beta through b's dtype, the rebuild's product operands through out's dtype, every store
+rounded to its tensor's dtype by numpy's assignment), validation by kda_harness.validate
+(SGLang's checks and messages). And a copy of it with one planted bug in the bounded gate."""
 import numpy as np
 
 import kda_harness
@@ -25,6 +26,11 @@ def _planted_gate(A, x, lower_bound):
     if lower_bound is not None:
         return lower_bound * _sigmoid(x)  # the bug: the decay rate A is left out
     return -A * _softplus(x)
+
+
+def through(x, dtype):
+    """x rounded to dtype (round to nearest even) and back."""
+    return np.asarray(x).astype(dtype).astype(np.float64)
 
 
 def _l2(x):
@@ -61,9 +67,11 @@ def _step(gate, *, mixed_qkv, a, b, A_log, dt_bias, scale, initial_state, d_cach
         gates = np.asarray(g_cache[slot, :, :cursor], f64)
         total = gates.sum(axis=1)
         decay = np.exp(total[:, None, :] - np.cumsum(gates, axis=1))
-        keys = np.asarray(k_cache[slot][head][:, :cursor], f64) * decay
+        # The rebuild's product operands are rounded to out's dtype (the Helion rounding points).
+        keys = through(np.asarray(k_cache[slot][head][:, :cursor], f64) * decay, out.dtype)
+        deltas = through(np.asarray(d_cache[slot, :, :cursor], f64), out.dtype)
         S = np.asarray(initial_state[slot], f64) * np.exp(total)[:, None, :]
-        S = S + np.einsum("hnv,hnk->hvk", np.asarray(d_cache[slot, :, :cursor], f64), keys)
+        S = S + np.einsum("hnv,hnk->hvk", deltas, keys)
         S = S * np.exp(g)[:, None, :]
         d = beta[:, None] * (v - np.einsum("hvk,hk->hv", S, k))
         S = S + d[:, :, None] * k[:, None, :]

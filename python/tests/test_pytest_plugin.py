@@ -23,7 +23,7 @@ def run(pytester, monkeypatch, backend, *extra):
 
 def test_the_numpy_step_passes_every_case(pytester, monkeypatch):
     result = run(pytester, monkeypatch, "numpy_step:replayssm_step")
-    result.assert_outcomes(passed=3 * N)  # rollout, contract, envelope
+    result.assert_outcomes(passed=4 * N)  # rollout, truth, contract, envelope
 
 
 def test_the_planted_bug_fails_exactly_its_cases(pytester, monkeypatch):
