@@ -23,6 +23,27 @@ __device__ __forceinline__ void cp_async4(void* dst, const void* src) {
 // Waits for this thread's copies; a __syncthreads() must follow before others read them.
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 
+// Closes this thread's copies issued so far into a group, so that a later wait can leave the
+// groups issued after it in flight.
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+
+// Waits until at most N of this thread's committed groups are still in flight (the newest).
+template <int N>
+__device__ __forceinline__ void cp_async_wait_prior() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+// rows x 2^lg 16-byte chunks: row r from src + r * src_pitch to dst + r * dst_pitch (every
+// address and pitch 16-byte aligned), spread over the CTA's threads.
+__device__ __forceinline__ void copy_rows16(char* dst, int dst_pitch, const char* src, int64_t src_pitch, int rows,
+                                            int lg) {
+  const int items = rows << lg, mask = (1 << lg) - 1;
+  for (int i = threadIdx.x; i < items; i += blockDim.x) {
+    const int r = i >> lg, e = (i & mask) << 4;
+    cp_async16(dst + r * dst_pitch + e, src + r * src_pitch + e);
+  }
+}
+
 // rows x n elements of es bytes (2 or 4) at src (element strides row_stride, elem_stride)
 // -> shared memory at dst, row pitch dst_pitch bytes, elements packed.
 struct Block2D {
@@ -40,14 +61,24 @@ __device__ __forceinline__ bool block_aligned(const Block2D& b, int a) {
          reinterpret_cast<uintptr_t>(b.dst) % a == 0 && b.dst_pitch % a == 0;
 }
 
-// Not inlined: one copy of the code serves the three rings (instruction-cache footprint).
+// Not inlined: one copy of the code serves the three rings and the checkpoint rows
+// (instruction-cache footprint).
 static __device__ __noinline__ void stage_block(const Block2D b) {
   const int tid = threadIdx.x, nth = blockDim.x;
   const int64_t src_pitch = b.row_stride * b.es;
   const int vec = block_aligned(b, 16) ? 16 : block_aligned(b, 4) ? 4 : 0;  // 0: element copies
   const int per_row = vec != 0 ? b.n * b.es / vec : b.n, items = b.rows * per_row;
+  if (vec == 16 && src_pitch == b.dst_pitch && b.dst_pitch == per_row * 16) {  // one contiguous span
+    const char* s = b.src + tid * 16;
+    char* d = b.dst + tid * 16;
+    for (int i = tid; i < items; i += nth, s += nth * 16, d += nth * 16) cp_async16(d, s);
+    return;
+  }
+  // Rows of a power-of-two count of items (every K and V here) index by shifts.
+  const bool pow2 = (per_row & (per_row - 1)) == 0;
+  const int lg = __ffs(per_row) - 1;
   for (int i = tid; i < items; i += nth) {
-    const int r = i / per_row, e = i - r * per_row;
+    const int r = pow2 ? i >> lg : i / per_row, e = i - r * per_row;
     if (vec == 16) {
       cp_async16(b.dst + r * b.dst_pitch + e * 16, b.src + r * src_pitch + e * 16);
     } else if (vec == 4) {

@@ -77,6 +77,7 @@ detail::ReplayParams make_params(const StepArgs& a, const Dims& d, DLTensor* row
   p.l2norm = a.use_qk_l2norm_in_kernel;
   p.has_lower_bound = a.lower_bound.has_value();
   p.lower_bound = static_cast<float>(a.lower_bound.value_or(0.0));
+  detail::dense_layouts(p);
   return p;
 }
 
@@ -85,6 +86,24 @@ void check_cuda(cudaError_t e, const char* what) {
 }
 
 }  // namespace
+
+namespace detail {
+
+void dense_layouts(ReplayParams& p) {
+  // t's rows of row_elems elements, its other dims at strides stride[0..2]: 16-byte chunks?
+  auto dense = [](const TensorRef& t, int64_t row_elems) {
+    const int64_t es = t.dtype == kF32 ? 4 : 2;
+    if (t.ptr == nullptr || t.stride[3] != 1 || reinterpret_cast<uintptr_t>(t.ptr) % 16 != 0) return false;
+    for (int d = 0; d < 3; ++d)
+      if (t.stride[d] < 0 || (t.stride[d] * es) % 16 != 0) return false;
+    return row_elems > 0 && (row_elems * es) % 16 == 0;
+  };
+  const int64_t cta_rows = p.V < 128 ? p.V : 128;  // a CTA's state rows (head_cta.cuh: kCtaRows)
+  p.rings_dense = dense(p.g_cache, p.K) && dense(p.k_cache, p.K) && dense(p.d_cache, cta_rows);
+  p.state_dense = dense(p.state, p.K);
+}
+
+}  // namespace detail
 
 Dims replayssm_decode(const StepArgs& args, cudaStream_t stream, DLTensor* row_status) {
   const Dims dims = validate(args, Backend::Cuda);

@@ -40,7 +40,15 @@ struct ReplayParams {
   float lower_bound = 0.0f;
   bool has_lower_bound = false;
   bool l2norm = false;
+  // Layouts the launcher found copyable as rows of whole 16-byte chunks (unit last stride,
+  // 16-byte aligned base, every other stride and a CTA's row a multiple of 16 bytes): the
+  // kernels then stage those blocks with no per-CTA alignment decisions (dense_layouts()).
+  bool rings_dense = false;  // d_cache, k_cache and g_cache
+  bool state_dense = false;  // initial_state
 };
+
+// Sets rings_dense and state_dense from the tensors' addresses and strides.
+void dense_layouts(ReplayParams& p);
 
 // Thread blocks of one step: the kernel for K <= 128 (replayssm_kernel.cu) or, for larger
 // K, the chunked one (replayssm_wide_kernel.cu).

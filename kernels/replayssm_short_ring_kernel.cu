@@ -1,13 +1,15 @@
 // The ReplaySSM decode step on the GPU for K <= 128 and L <= 17 (at most 16 ring records:
-// one staged chunk), kernel v10 of docs/perf-notes.md (the v8 design, tuned). Longer rings
-// go to replayssm_kernel.cu (v7), K > 128 to replayssm_wide_kernel.cu.
+// one staged chunk), kernel v13 of docs/perf-notes.md (the v8 design: v10 tuned, the 16-bit
+// checkpoint tile in shared memory, staging without per-CTA decisions). Longer rings go to
+// replayssm_kernel.cu (v7), K > 128 to replayssm_wide_kernel.cu.
 //
 // Why a kernel of its own: v7 keeps a warp's 16 checkpoint rows in 64 registers for the
 // CTA's whole life (the rank update of every ring chunk needs them), which caps it at 2 CTAs
 // per SM; its memory rounds and barriers then stand in line with its arithmetic. With the
-// whole ring in shared memory at once, a warp needs a row only while it works on it, so here
-// a warp streams its 16 rows 4 at a time, the next group(s) loading while these compute (kept
-// packed as loaded): 80 registers, 3 CTAs per SM. And an append need not rebuild the state:
+// whole ring in shared memory at once, a warp needs a row only while it works on it: a warp
+// streams its 16 rows 4 at a time, from the CTA's tile in shared memory (16-bit states) or
+// from registers one group ahead (float32): 80 registers, 3 CTAs per SM. And an append need
+// not rebuild the state:
 //   S_dec k = (S0 diag(exp(total) exp(g))) k + sum_j d_j (w_j . (exp(g) k)),
 // the same for q*scale, so an append row costs two dot products with per-column weights plus
 // one scalar per record (a_j = w_j . (exp(g) k), b_j = w_j . (exp(g) q scale), computed once
@@ -18,14 +20,17 @@
 // Per CTA (one per (row, value head, 128 state rows); 8 warps of 16 rows):
 //   1. memory round 1: the row's index, cursor and force flag, the duplicate-slot scan spread
 //      over the CTA, per column thread q, k, a, dt_bias, A_log; per row v; b;
-//   2. memory round 2: each warp's first checkpoint rows into registers, the ring records
-//      (cursor <= 16) into shared memory by cp.async; one barrier with the duplicate verdict;
-//      padding or rejected rows: zeros to out, return;
-//   3. one thread per column: g, exp(g), exp(total), w_j; all threads: d_j; barrier;
+//   2. memory round 2: the ring records (cursor <= 16) into shared memory by cp.async, then
+//      the checkpoint tile (16-bit) or each warp's first 4 rows (float32); beta by one
+//      thread; one barrier with the duplicate verdict once the ring has landed; padding or
+//      rejected rows: zeros to out, return;
+//   3. one thread per column: g, exp(g), exp(total), w_j; all threads: d_j; barrier (the
+//      tile has landed);
 //   4. each warp, 4 rows at a time: append: the dots with exp(total) exp(g) k and
 //      exp(total) exp(g) q scale; flush: rebuild, decay, dots, and the new checkpoint rows
 //      S + d k^T; then d = beta (v - S.k), o = S.(q scale) + d k.(q scale) -> out, and for an
 //      append the ring records.
+#include <atomic>
 #include <type_traits>
 
 #include "kernels/head_cta.cuh"
@@ -50,15 +55,25 @@ struct WarpRows {
   bool vec;
 };
 
-// Groups of rows in flight ahead of the one computing, per warp: one for float32 (2 KB per
-// warp), two for 16-bit states (kept packed: the same 16 registers, the same bytes). Measured
-// (docs/perf-notes.md, v8b): a second float32 group needs 2 CTAs per SM and was slower.
+// Where the checkpoint rows wait between their load and their use. In registers (v10): each
+// warp keeps the next group of 4 rows in flight while it computes one (2 KB per warp), a
+// memory round trip per group (float32 states). In shared memory (the tile, 16-bit states):
+// the CTA's 128 rows x K copied by cp.async as soon as the slot is known, every byte in flight
+// at once and no register held, then read with no memory round trip in the row loop.
+// Measured (docs/perf-notes.md, v11-v13): the tile makes 16-bit appends and flushes faster
+// (flushes on the register path were 1-3% slower); a float32 tile (64 KB) allows only 2 CTAs
+// per SM and was 20-28% slower, like a second float32 register group (v8b).
 template <int32_t SDT>
-__host__ __device__ constexpr int prefetch_depth() {
-  return SDT == kF32 ? 1 : 2;
+__host__ __device__ constexpr bool uses_tile() {
+  return SDT != kF32;
 }
-// 3 CTAs of 8 warps per SM (80 registers): 4 CTAs (64 registers) spill ~100-200 B and
-// measured slower (v8, v9).
+// Shared memory of the tile: rows x K elements, packed (32 KB for K = 128, 16-bit).
+template <int NC, int32_t SDT>
+__host__ __device__ constexpr int max_tile_bytes() {
+  return uses_tile<SDT>() ? kCtaRows * 32 * NC * 2 : 0;
+}
+// 3 CTAs of 8 warps per SM (80 registers, 35 KB of static shared memory plus the tile): 4 CTAs
+// (64 registers) spill ~100-200 B and measured slower (v8, v9).
 constexpr int kMinCtasPerSm = 3;
 
 // A group of rows as loaded: raw[rr] holds the lane's columns of row first + rr (zeros past n).
@@ -116,6 +131,7 @@ __device__ __forceinline__ float record_coefficients(const float (&ring_w)[kReco
 template <int NC, int32_t SDT>
 __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ring_kernel(const ReplayParams p) {
   __shared__ __align__(16) HeadShared sh;
+  extern __shared__ __align__(16) char rows_tile[];  // the tile: the CTA's checkpoint rows [cta_rows][K]
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const CtaPlace place = cta_place(p);
   const int vc = place.vc, hv = place.hv, row = place.row, h = place.h, cta_rows = place.cta_rows;
@@ -138,7 +154,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
     gate_c = gate(p, row, hv, tid, head_A(p, hv));
   }
   if (lane < nrows) v_raw = load_float(p.qkv.ptr, qkv.v0 + v_first + lane, p.qkv.dtype);  // lane i: row i's v
-  const float b_raw = load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype);
+  __shared__ float beta_sh;  // beta of (row, hv), computed once for the CTA
+  const float b_raw = tid == blockDim.x - 1 ? load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype) : 0.0f;
   const bool dup = r.slot >= 0 && slot_taken_elsewhere(p, row, r.slot, tid, blockDim.x);
   if (r.status == kRowPadding) {
     zero_out_rows(p, out_row, v_first, nrows, lane);
@@ -157,17 +174,31 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   w.row_bytes = w.row * se;
   // Vector rows: contiguous columns and every row's lane segment aligned to NC elements.
   w.vec = w.col == 1 && (reinterpret_cast<uintptr_t>(w.at) % (NC * se)) == 0 && (w.row_bytes % (NC * se)) == 0;
-  const bool rows_here = r.status == kRowOk && active;
-  constexpr int depth = prefetch_depth<SDT>(), words = raw_words<NC, SDT>();
-  uint32_t ahead[depth][kGroup][words];  // ahead[i]: group gi + i, loading
-#pragma unroll
-  for (int i = 0; i < depth; ++i)
-    load_group<NC, SDT>(p, w, i * kGroup, rows_here ? nrows - i * kGroup : 0, ahead[i]);
+  constexpr bool tile = uses_tile<SDT>();
+  const bool rows_here = r.status == kRowOk && active && !tile;
+  constexpr int words = raw_words<NC, SDT>();
+  uint32_t ahead[kGroup][words];  // register path: the group after the one computing, loading
+  load_group<NC, SDT>(p, w, 0, rows_here ? nrows : 0, ahead);
   if (r.status == kRowOk) stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, 0, r.cursor);
-  cp_async_wait_all();
+  const int tile_pitch = static_cast<int>(p.K) * se;  // bytes of a row in rows_tile
+  // The tile after the ring, in a group of its own: the column pass waits for the ring only.
+  cp_async_commit();
+  if (tile && r.status == kRowOk) {
+    const char* tile_src = p.state.ptr + off4(p.state, r.slot, hv, v_base, 0) * se;
+    if (p.state_dense)
+      copy_rows16(rows_tile, tile_pitch, tile_src, p.state.stride[2] * se, cta_rows, __ffs(tile_pitch / 16) - 1);
+    else
+      stage_block({tile_src, p.state.stride[2], p.state.stride[3], cta_rows, static_cast<int>(p.K), se, rows_tile,
+                   tile_pitch});
+  }
+  cp_async_commit();
+  // beta (a double exp) by one thread that computes no column, while the copies land.
+  if (tid == blockDim.x - 1) beta_sh = beta_of(b_raw, p.b.dtype);
+  cp_async_wait_prior<1>();
   if (__syncthreads_or(dup)) r.status |= kRowDuplicateSlot;
   publish_row_status(p, row, hv, vc, r.status);
-  if (r.status != kRowOk) {  // rejected: zeros to out, nothing else
+  if (r.status != kRowOk) {  // rejected: zeros to out, nothing else (the tile's copies land first)
+    cp_async_wait_all();
     zero_out_rows(p, out_row, v_first, nrows, lane);
     return;
   }
@@ -180,15 +211,25 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
     sh.k[c] = k_raw;
     sh.g[c] = gate_c;
     sh.eg[c] = expf(gate_c);
-    float total = 0.0f, prefix = 0.0f;
-    for (int j = 0; j < jn; ++j) total += sh.ring.g[j][c];
+    // Unrolled over the chunk's 16 slots (guarded by jn) so that the records' loads and
+    // exps overlap instead of standing in line.
+    float gj[kRecordChunk], total = 0.0f, prefix = 0.0f;
+#pragma unroll
+    for (int j = 0; j < kRecordChunk; ++j) {
+      gj[j] = j < jn ? sh.ring.g[j][c] : 0.0f;
+      total += gj[j];
+    }
     sh.etot[c] = expf(total);
-    for (int j = 0; j < jn; ++j) {
-      prefix += sh.ring.g[j][c];
-      sh.ring.g[j][c] = round_to(od, load_float(sh.ring.k_raw[j], c, p.k_cache.dtype) * expf(total - prefix));
+    const int32_t kd = p.k_cache.dtype;
+#pragma unroll
+    for (int j = 0; j < kRecordChunk; ++j) {
+      if (j >= jn) break;
+      prefix += gj[j];
+      sh.ring.g[j][c] = round_to(od, load_float(sh.ring.k_raw[j], c, kd) * expf(total - prefix));
     }
   }
   round_staged_deltas(p, od, sh, jn, cta_rows, __ffs(cta_rows) - 1);
+  cp_async_wait_all();
   __syncthreads();
   if (nrows <= 0) return;
 
@@ -217,7 +258,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
     load_shared_cols(sh.etot, c0, active, et);
     load_shared_cols(sh.eg, c0, active, eg);
   }
-  const float beta = beta_of(b_raw, p.b.dtype);
+  const float beta = beta_sh;
 
   // The warp's rows, 4 at a time, the next groups loading meanwhile. Returns lane l's dot
   // (row l/2 of the warp: S.k for l even, S.(q scale) for l odd) over the columns' weights
@@ -231,16 +272,20 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
       const int first = gi * kGroup, n = min(kGroup, nrows - first);
       if (n <= 0) break;
       float S[kGroup][NC];
+      if constexpr (tile) {
+        const char* at = rows_tile + (warp * kRowsPerWarp + first) * tile_pitch + c0 * se;
 #pragma unroll
-      for (int rr = 0; rr < kGroup; ++rr) unpack_raw<NC, SDT>(ahead[0][rr], S[rr]);
+        for (int rr = 0; rr < kGroup; ++rr, at += tile_pitch) {
+          uint32_t raw[words] = {};
+          if (rr < n && active) load_raw<NC, SDT>(at, raw);
+          unpack_raw<NC, SDT>(raw, S[rr]);
+        }
+      } else {
 #pragma unroll
-      for (int i = 0; i + 1 < depth; ++i)
-#pragma unroll
-        for (int rr = 0; rr < kGroup; ++rr)
-#pragma unroll
-          for (int c = 0; c < words; ++c) ahead[i][rr][c] = ahead[i + 1][rr][c];
-      const int ahead_first = first + depth * kGroup;
-      load_group<NC, SDT>(p, w, ahead_first, active ? nrows - ahead_first : 0, ahead[depth - 1]);
+        for (int rr = 0; rr < kGroup; ++rr) unpack_raw<NC, SDT>(ahead[rr], S[rr]);
+        const int ahead_first = first + kGroup;
+        load_group<NC, SDT>(p, w, ahead_first, active ? nrows - ahead_first : 0, ahead);
+      }
       if constexpr (kFlush) {
 #pragma unroll
         for (int rr = 0; rr < kGroup; ++rr)
@@ -289,7 +334,9 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
     const float coef_lo = record_coefficients(sh.ring.g, 0, jn, c0, active, eg, kn, qs);
     const float coef_hi = jn > 8 ? record_coefficients(sh.ring.g, 8, jn, c0, active, eg, kn, qs) : 0.0f;
     const bool row_here = my_row < nrows;
-    for (int j = 0; j < jn; ++j) {
+#pragma unroll
+    for (int j = 0; j < kRecordChunk; ++j) {
+      if (j >= jn) break;
       const float c = __shfl_sync(kFullMask, j < 8 ? coef_lo : coef_hi, 2 * (j & 7) + (lane & 1));
       if (row_here) records = fmaf(sh.d[j][warp * kRowsPerWarp + my_row], c, records);
     }
@@ -329,8 +376,31 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
 
 cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stream) {
   return launch_instantiation(p, [&](auto nc, auto sdt) {
-    replayssm_short_ring_kernel<decltype(nc)::value, decltype(sdt)::value>
-        <<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kRowsPerWarp), 0, stream>>>(p);
+    constexpr int NC = decltype(nc)::value;
+    constexpr int32_t SDT = decltype(sdt)::value;
+    const auto kernel = replayssm_short_ring_kernel<NC, SDT>;
+    constexpr int max_tile = max_tile_bytes<NC, SDT>();
+    int tile = 0;
+    if constexpr (max_tile > 0) {
+      // Shared memory past 48 KB per CTA must be allowed once per kernel and device (the
+      // largest tile of this instantiation); the carveout asks for the most shared memory.
+      static std::atomic<uint64_t> allowed{0};  // bit d: done on device d
+      int dev = 0;
+      if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+      const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
+      if (bit == 0 || (allowed.load(std::memory_order_relaxed) & bit) == 0) {
+        if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, max_tile);
+            e != cudaSuccess)
+          return e;
+        if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                       cudaSharedmemCarveoutMaxShared);
+            e != cudaSuccess)
+          return e;
+        allowed.fetch_or(bit, std::memory_order_relaxed);
+      }
+      tile = static_cast<int>(min64(kCtaRows, p.V) * p.K) * (SDT == kF32 ? 4 : 2);
+    }
+    kernel<<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kRowsPerWarp), tile, stream>>>(p);
     return cudaGetLastError();
   });
 }

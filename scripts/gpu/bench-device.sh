@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The benchmark's device run (issue 7), on the GPU machine, from the staged binaries
+# The benchmark's device run, on the GPU machine, from the staged binaries
 # (scripts/gpu/bench-stage.sh):
-#   1. the sweep: replayssm_bench -> $OUT/replayssm_bench.{csv,json}, $OUT/bench.log;
+#   1. the sweep: replayssm_bench -> $OUT/replayssm_bench.{csv,json}, $OUT/bench.log (with the
+#      peer's recorded times beside it when build-bench-carry/peer-table.md was staged);
 #   2. ncu (--clock-control none) on append and flush at B=256, L=8 and L=64 (f32 state),
 #      and L=8 bf16 state -> $OUT/ncu.csv;
 #   3. SASS of the decode kernel and its instruction mix -> $OUT/sass.txt;
@@ -20,7 +21,9 @@ smi() { nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,clocks.m
 if [[ "${KDA_BENCH_SKIP_SWEEP:-0}" != 1 ]]; then
   start=$(date +%s)
   # shellcheck disable=SC2086
-  timeout "${KDA_BENCH_SWEEP_TIMEOUT:-300}" "$bin" --out-dir "$out" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
+  peer_args=()
+  [[ -f "$(dirname "$bin")/peer-table.md" ]] && peer_args=(--peer-table "$(dirname "$bin")/peer-table.md")
+  timeout "${KDA_BENCH_SWEEP_TIMEOUT:-300}" "$bin" --out-dir "$out" "${peer_args[@]}" ${BENCH_ARGS:-} 2>&1 | tee "$out/bench.log"
   echo "sweep: exit ${PIPESTATUS[0]} after $(($(date +%s) - start)) s" | tee -a "$out/device.txt"
 fi
 { echo "== after sweep"; smi; } >>"$out/device.txt" 2>&1
@@ -30,7 +33,7 @@ if [[ "${KDA_BENCH_SKIP_NCU:-0}" != 1 ]]; then
   for cfg in ${NCU_CONFIGS:-f32:8:append f32:8:flush f32:64:append f32:64:flush bf16:8:append bf16:8:flush}; do
     IFS=: read -r state L kind <<<"$cfg"
     echo "## $state L=$L $kind B=256 H=HV=32" >>"$out/ncu.csv"
-    ncu --clock-control none -k regex:replayssm_step --launch-skip 2 --launch-count 1 \
+    ncu --clock-control none -k regex:replayssm_ --launch-skip 2 --launch-count 1 \
       --section SpeedOfLight --section Occupancy --section LaunchStats --section SchedulerStats \
       --section WarpStateStats --section MemoryWorkloadAnalysis \
       --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_bytes.sum \
@@ -43,9 +46,9 @@ fi
 
 if command -v cuobjdump >/dev/null; then
   cuobjdump --dump-sass "$bin" >/tmp/all.sass 2>&1
-  awk '/Function : .*replayssm_step_kernel/{on=1} /Function : / && !/replayssm_step_kernel/{on=0} on' /tmp/all.sass >/tmp/kernel.sass
+  awk '/Function : /{on = $0 ~ /replayssm_/} on' /tmp/all.sass >/tmp/kernel.sass
   {
-    echo "== instruction mix of replayssm_step_kernel (sm_90a SASS)"
+    echo "== instruction mix of the replayssm kernels (sm_90a SASS)"
     grep -E '^ +/\*[0-9a-f]{4}\*/' /tmp/kernel.sass | sed -E 's#^ +/\*[0-9a-f]+\*/ +##; s#^@!?U?P[0-9T] +##' |
       awk '{print $1}' | sort | uniq -c | sort -rn | head -60
     echo "== SASS"
