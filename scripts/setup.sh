@@ -28,4 +28,5 @@ fi
 if [ ! -x /usr/local/cuda/bin/nvcc ] && ! command -v nvcc >/dev/null; then
   echo "setup: no nvcc (expected /usr/local/cuda/bin/nvcc): build with the CPU-only preset, cmake --preset cpu"
 fi
+bash "$(dirname "$0")/setup-python.sh"
 echo "setup: all dependencies present"
