@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   kda::cli::register_case(app);
   kda::cli::register_check(app);
   kda::cli::register_golden(app);
+  kda::cli::register_mutants(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
