@@ -4,7 +4,8 @@
 // Prints the kill matrix (mutant x suite: cases until the kill, CPU seconds) and each
 // mutant's first failure with its replay line. Exit 0 only when every mutant is killed
 // within the CPU budget with a message that says where (tensor, row or slot, head, step)
-// and the unmutated plugin passes; 1 otherwise; 2 for usage errors.
+// and the unmutated plugin passes (with --each-suite: and every suite alone kills every
+// mutant it can see); 1 otherwise; 2 for usage errors.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <unistd.h>
@@ -27,7 +28,15 @@ struct MutantsArgs {
   uint64_t seed = 1;
   double cpu_budget = 10, gpu_work_budget = 2e7;
   int jobs = 0;
+  bool each_suite = false;
+  std::vector<std::string> unseen;  // "SUITE:MUTANT" (MUTANT may be *): that suite cannot see that bug
 };
+
+bool is_unseen(const MutantsArgs& a, const std::string& suite, const std::string& mutant) {
+  for (const std::string& u : a.unseen)
+    if (u == suite + ":" + mutant || u == suite + ":*") return true;
+  return false;
+}
 
 // The build's plugins folder: ../plugins from this executable (build/tools/kda-harness).
 std::filesystem::path default_plugin_dir() {
@@ -97,7 +106,7 @@ int run_mutants(const MutantsArgs& a) {
   const std::vector<PluginRun> runs = run_matrix(found.mutants, found.control, set, o);
 
   std::cout << "\n" << matrix(runs) << "\n";
-  int survived = 0, late = 0, unnamed = 0, false_alarms = 0, errors = 0;
+  int survived = 0, late = 0, unnamed = 0, false_alarms = 0, errors = 0, blind = 0;
   for (const PluginRun& r : runs) {
     for (const SuiteRun& s : r.suites)
       if (!s.error.empty()) {
@@ -119,6 +128,13 @@ int run_mutants(const MutantsArgs& a) {
       std::cout << fmt::format("SURVIVED {}: no suite failed it\n", short_name(r));
       continue;
     }
+    if (a.each_suite)
+      for (const SuiteRun& s : r.suites)
+        if (!s.killed && !is_unseen(a, s.suite, short_name(r))) {
+          ++blind;
+          std::cout << fmt::format("NOT KILLED BY {}: {} (it must kill every mutant not listed with --unseen)\n", s.suite,
+                                   short_name(r));
+        }
     const bool named = names_place(k->message), in_time = r.cpu_seconds_to_kill() <= a.cpu_budget;
     unnamed += !named;
     late += !in_time;
@@ -129,9 +145,10 @@ int run_mutants(const MutantsArgs& a) {
   }
   const int mutants = static_cast<int>(found.mutants.size());
   std::cout << fmt::format("\n{} mutants: {} killed, {} survived; killed late: {}; unnamed messages: {}; false alarms on "
-                           "the unmutated plugin: {}; plugins that did not run: {}\n",
-                           mutants, mutants - survived - errors, survived, late, unnamed, false_alarms, errors);
-  return survived || late || unnamed || false_alarms || errors ? 1 : 0;
+                           "the unmutated plugin: {}; plugins that did not run: {}{}\n",
+                           mutants, mutants - survived - errors, survived, late, unnamed, false_alarms, errors,
+                           a.each_suite ? fmt::format("; missed by a suite that should see them: {}", blind) : "");
+  return survived || late || unnamed || false_alarms || errors || blind ? 1 : 0;
 }
 
 }  // namespace
@@ -152,6 +169,9 @@ void register_mutants(CLI::App& app) {
   cmd->add_option("--gpu-work-budget", a->gpu_work_budget, "Reference work per random backend rollout");
   cmd->add_option("--manifest", a->manifest, "The golden set's manifest (default: the source tree's)");
   cmd->add_option("--jobs,-j", a->jobs, "Plugins judged at once (default: hardware threads)");
+  cmd->add_flag("--each-suite", a->each_suite, "Every suite alone must kill every mutant, except the --unseen pairs");
+  cmd->add_option("--unseen", a->unseen, "SUITE:MUTANT (MUTANT may be *): a bug that suite cannot see (with --each-suite)")
+      ->delimiter(',');
   cmd->callback([a] { set_exit_code(run_mutants(*a)); });
 }
 

@@ -40,7 +40,8 @@ std::vector<float> load_key(const kda::StepArgs& a, const kda::Dims& d, int64_t 
   const Tensor qkv(a.mixed_qkv);
   std::vector<float> k(d.K);
   float kk = 0;
-  for (int64_t c = 0; c < d.K; ++c) k[c] = qkv.flat2(row, d.H * d.K + h * d.K + c), kk += k[c] * k[c];
+  const int64_t keys = d.H * (planted(Mutant::KeyOffsetUsesV) ? d.V : d.K);  // where the key block starts
+  for (int64_t c = 0; c < d.K; ++c) k[c] = qkv.flat2(row, keys + h * d.K + c), kk += k[c] * k[c];
   if (a.use_qk_l2norm_in_kernel && !planted(Mutant::L2NormQOnly)) {
     const float kn = 1.0f / std::sqrt(kk + 1e-6f);
     for (float& x : k) x *= kn;

@@ -34,6 +34,7 @@ enum class Mutant : int {
   FlushWritesPastSlot,     // the flush loop runs one row past the checkpoint (into the next head or slot)
   KeyRingRace,             // every value head writes its group's key record, each from head hv % H
   WritesBeforeValidating,  // out zeroed before the call is validated: a refused call has written
+  KeyOffsetUsesV,          // the key block of mixed_qkv taken to start at H*V, not H*K (seen only if K != V)
 };
 
 struct MutantInfo {
@@ -61,6 +62,7 @@ inline constexpr MutantInfo kMutants[] = {
     {Mutant::FlushWritesPastSlot, "flush-writes-past-slot"},
     {Mutant::KeyRingRace, "key-ring-race"},
     {Mutant::WritesBeforeValidating, "writes-before-validating"},
+    {Mutant::KeyOffsetUsesV, "key-offset-uses-v"},
 };
 
 constexpr std::string_view mutant_name(Mutant m) {
