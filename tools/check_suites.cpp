@@ -75,7 +75,9 @@ struct InvalidRow {
 InvalidRow invalid_row(const CaseConfig& c, int64_t n) {
   const int64_t token = n % c.steps, row = n % c.B;
   InvalidRow bad;
-  bad.what = fmt::format("token {} row {} given an invalid cursor ({}) or, a padding row, slot {}", token, row, c.L, c.slots);
+  bad.what = fmt::format("at token {}, row {}'s cursor set to {} (past the ring), or its slot to {} (past the pool) if it "
+                         "is a padding row",
+                         token, row, c.L, c.slots);
   bad.mutate = [token, row](CaseTensors& t, int64_t at) {
     if (at != token) return;
     if (t.ssm_state_indices.get_linear(row) >= 0) t.write_pos.set_linear(row, static_cast<double>(t.config.L));
@@ -152,7 +154,8 @@ const std::vector<SuiteInfo>& suite_catalog() {
        5000},
       {"golden", "cpu", "the golden set (hashes, then every case) on the CPU reference", -1},
       {"kernel", "cuda", "the backend (CUDA kernel or plugin) vs the CPU reference step by step: outputs, checkpoints, "
-                         "rings, row status, footprint, guards, within its profile's bounds", 2000},
+                         "rings, row status, footprint, guards, within its profile's bounds; one case in five gives a row an "
+                         "invalid cursor or slot, which must be refused (nothing written) or flagged", 2000},
       {"kernel-truth", "cuda", "the backend vs the float64 plain recurrence over random rollouts", 1000},
       {"golden-kernel", "cuda", "the golden set on the backend (cases outside its envelope must be refused)", -1},
       {"envelope", "cuda", "calls just outside the backend's declared envelope are refused, nothing written", 200},

@@ -123,10 +123,11 @@ void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
     out.store4(row, 0, hv, e, o);
   }
   if (flush) {
-    const int64_t rows = planted(Mutant::FlushWritesPastSlot) ? d.V + 1 : d.V;
-    for (int64_t e = 0; e < rows; ++e)
+    for (int64_t e = 0; e < d.V; ++e)
+      for (int64_t c = 0; c < d.K; ++c) S0.store4(slot, hv, e, c, S[e * d.K + c]);
+    if (planted(Mutant::FlushWritesPastSlot))  // row V: the next head's or slot's first row, or a gap
       for (int64_t c = 0; c < d.K; ++c)
-        if (S0.holds(slot, hv, e, c)) S0.store4(slot, hv, e, c, S[std::min(e, d.V - 1) * d.K + c]);
+        if (S0.holds(slot, hv, d.V, c)) S0.store4(slot, hv, d.V, c, S[(d.V - 1) * d.K + c]);
     return;
   }
   for (int64_t e = 0; e < d.V; ++e) D.store4(slot, hv, cursor, e, delta[e]);
