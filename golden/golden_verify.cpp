@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
+#include "engine/element_note.hpp"
 #include "engine/refusal.hpp"
 #include "engine/row_plan.hpp"
 #include "golden/call_tensors.hpp"
@@ -59,11 +61,14 @@ void check_backend_state(engine::Backend& backend, const StepArgs& args, const D
   if (!backend.guards_intact()) throw std::runtime_error(fmt::format("step {}: a device guard region changed", step));
 }
 
-// Folds one block comparison into a report slot, labelled.
+// Folds one block comparison into a report slot, labelled; a failing block's label also
+// gets `note()` (its worst element), when given.
 void fold(Comparison& into, const std::vector<double>& e, const std::vector<double>& a, double tol, double floor,
-          const std::string& where) {
+          const std::string& where, const std::function<std::string()>& note = {}) {
   Comparison c = reference::compare(e, a, static_cast<int64_t>(e.size()), tol, {&floor, 1});
   c.where = where;
+  if (!c.pass && note)
+    if (const std::string n = note(); !n.empty()) c.where += "; " + n;
   into.merge(c);
 }
 
@@ -202,12 +207,15 @@ CaseVerification verify_case(const GoldenCase& c, engine::Backend& backend) {
           const std::string where = fmt::format("step {} row {} slot {} hv {}", t, row, rs.slot, hv);
           const auto actual = out_head(call.out, row, hv);
           const auto expected = file_out ? out_head(*file_out, row, hv) : x.model_out(row, hv, d.V);
+          const auto note = [&] {
+            return file_out ? engine::worst_element(*file_out, call.out, &before.out, row, 0, hv) : std::string();
+          };
           if (rs.slot < 0) {  // padding: exact zeros (floor 0)
-            fold(r.out, expected, actual, b.out(0), 0.0, where);
+            fold(r.out, expected, actual, b.out(0), 0.0, where + " (padding: expected zeros)", note);
             continue;
           }
           const HeadStep& h = rs.heads[hv];
-          fold(r.out, expected, actual, b.out(h.mass), h.out_floor, where);
+          fold(r.out, expected, actual, b.out(h.mass), h.out_floor, where, note);
           if (rs.flush) {
             written_state[{rs.slot, hv, -1}] = {h.state_floor, b.state(h.mass), fmt::format("step {} row {}", t, row)};
             // The checkpoint just written: the stored per-step one (the final tensor covers the last step).
