@@ -35,14 +35,19 @@ struct Head {
   float beta = 0;
 };
 
-// The key of query head h in row `row`, L2-normalized when asked.
-std::vector<float> load_key(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t h) {
+// The key of query head h in row `row` as given, and L2-normalized when asked.
+std::vector<float> raw_key(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t h) {
   const Tensor qkv(a.mixed_qkv);
   std::vector<float> k(d.K);
-  float kk = 0;
   const int64_t keys = d.H * (planted(Mutant::KeyOffsetUsesV) ? d.V : d.K);  // where the key block starts
-  for (int64_t c = 0; c < d.K; ++c) k[c] = qkv.flat2(row, keys + h * d.K + c), kk += k[c] * k[c];
+  for (int64_t c = 0; c < d.K; ++c) k[c] = qkv.flat2(row, keys + h * d.K + c);
+  return k;
+}
+std::vector<float> load_key(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t h) {
+  std::vector<float> k = raw_key(a, d, row, h);
   if (a.use_qk_l2norm_in_kernel && !planted(Mutant::L2NormQOnly)) {
+    float kk = 0;
+    for (float x : k) kk += x * x;
     const float kn = 1.0f / std::sqrt(kk + 1e-6f);
     for (float& x : k) x *= kn;
   }
@@ -75,7 +80,8 @@ Head load_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
     else x.g[c] = -A * (xc <= 20.0f ? std::log1p(std::exp(xc)) : xc);
   }
   const float logit = bv.flat2(row, hv);
-  x.beta = kda::example::round_to(planted(Mutant::BetaWithoutSigmoid) ? logit : 1.0f / (1.0f + std::exp(-logit)), bv.dtype());
+  const float beta = planted(Mutant::BetaWithoutSigmoid) ? logit : 1.0f / (1.0f + std::exp(-logit));
+  x.beta = planted(Mutant::BetaNotRounded) ? beta : kda::example::round_to(beta, bv.dtype());
   return x;
 }
 
@@ -99,11 +105,14 @@ void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
   for (int64_t e = 0; e < d.V; ++e)
     for (int64_t c = 0; c < d.K; ++c) S[e * d.K + c] = checkpoint(S0, d, slot, hv, e, c) * std::exp(total[c]);
   for (int64_t j = 0; j < records; ++j) {
-    for (int64_t c = 0; c < d.K; ++c) prefix[c] += G.at4(slot, hv, j, c);
+    if (!planted(Mutant::RecordDecayOffByOne))
+      for (int64_t c = 0; c < d.K; ++c) prefix[c] += G.at4(slot, hv, j, c);
     for (int64_t e = 0; e < d.V; ++e) {
       const float dj = D.at4(slot, hv, j, e);
       for (int64_t c = 0; c < d.K; ++c) S[e * d.K + c] += dj * Kr.at4(slot, h, j, c) * std::exp(total[c] - prefix[c]);
     }
+    if (planted(Mutant::RecordDecayOffByOne))
+      for (int64_t c = 0; c < d.K; ++c) prefix[c] += G.at4(slot, hv, j, c);
   }
   // The token: decay, corrected delta, update, output.
   for (int64_t e = 0; e < d.V; ++e)
@@ -137,6 +146,7 @@ void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
     std::vector<float> key = x.k;
     if (planted(Mutant::KeyRingWrongHead)) key = load_key(a, d, row, (h + 1) % d.H);
     if (planted(Mutant::KeyRingRace)) key = load_key(a, d, row, hv % d.H);
+    if (planted(Mutant::KeyRingUnnormalized)) key = raw_key(a, d, row, h);
     for (int64_t c = 0; c < d.K; ++c) Kr.store4(slot, h, cursor, c, key[c]);
   }
 }

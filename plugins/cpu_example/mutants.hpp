@@ -35,6 +35,9 @@ enum class Mutant : int {
   KeyRingRace,             // every value head writes its group's key record, each from head hv % H
   WritesBeforeValidating,  // out zeroed before the call is validated: a refused call has written
   KeyOffsetUsesV,          // the key block of mixed_qkv taken to start at H*V, not H*K (seen only if K != V)
+  BetaNotRounded,          // beta kept in float32, not rounded through b's dtype (a rounding point missed)
+  RecordDecayOffByOne,     // ring record j decayed by exp(total - prefix_{j-1}): its own gate left out
+  KeyRingUnnormalized,     // the key ring stores the key before its L2 norm
 };
 
 struct MutantInfo {
@@ -63,6 +66,9 @@ inline constexpr MutantInfo kMutants[] = {
     {Mutant::KeyRingRace, "key-ring-race"},
     {Mutant::WritesBeforeValidating, "writes-before-validating"},
     {Mutant::KeyOffsetUsesV, "key-offset-uses-v"},
+    {Mutant::BetaNotRounded, "beta-not-rounded"},
+    {Mutant::RecordDecayOffByOne, "record-decay-off-by-one"},
+    {Mutant::KeyRingUnnormalized, "key-ring-unnormalized"},
 };
 
 constexpr std::string_view mutant_name(Mutant m) {
