@@ -35,7 +35,7 @@ struct Head {
   float beta = 0;
 };
 
-// The key of query head h in row `row` as given, and L2-normalized when asked.
+// The key of query head h in row `row`, as given.
 std::vector<float> raw_key(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t h) {
   const Tensor qkv(a.mixed_qkv);
   std::vector<float> k(d.K);
@@ -43,6 +43,7 @@ std::vector<float> raw_key(const kda::StepArgs& a, const kda::Dims& d, int64_t r
   for (int64_t c = 0; c < d.K; ++c) k[c] = qkv.flat2(row, keys + h * d.K + c);
   return k;
 }
+// ... L2-normalized when asked.
 std::vector<float> load_key(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t h) {
   std::vector<float> k = raw_key(a, d, row, h);
   if (a.use_qk_l2norm_in_kernel && !planted(Mutant::L2NormQOnly)) {
@@ -54,6 +55,7 @@ std::vector<float> load_key(const kda::StepArgs& a, const kda::Dims& d, int64_t 
   return k;
 }
 
+// The query/key head of value head hv (semantics.md: h = hv / (HV/H)).
 int64_t query_head(const kda::Dims& d, int64_t hv) { return planted(Mutant::GqaHeadMod) ? hv % d.H : hv / (d.HV / d.H); }
 
 // q, k, v, the gate g and beta of (row, hv), in float32.
