@@ -254,7 +254,7 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
             o.pass = why.empty();
             o.detail = fmt::format("{} (outside: {}): {}", to_string(x), b->envelope().excludes(x),
                                    why.empty() ? "refused, nothing written" : why);
-            if (!o.pass) o.headline = fmt::format("outside the envelope ({}): {}", b->envelope().excludes(x), why);
+            if (!o.pass) o.headline = fmt::format("outside the envelope ({}), token 0: {}", b->envelope().excludes(x), why);
             o.replay = fmt::format("kda-harness case \"{}\" --backend {}", to_string(x), b->name());
             return o;
           });

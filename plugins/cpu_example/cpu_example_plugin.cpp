@@ -169,7 +169,7 @@ int32_t step(void*, const kda_call* call) {
     const kda::Dims d = kda::validate(a, kda::Backend::Cpu);
     kda::check_runtime_values(a, d);
     // Its own envelope (kPlugin below): a call beyond it is refused, never computed.
-    if (d.K > kMaxDim || d.V > kMaxDim)
+    if ((d.K > kMaxDim || d.V > kMaxDim) && !planted(Mutant::EnvelopeNotEnforced))
       throw std::invalid_argument("cpu-example takes K and V up to " + std::to_string(kMaxDim) + " (got K=" +
                                   std::to_string(d.K) + ", V=" + std::to_string(d.V) + ")");
     const Tensor idx(a.ssm_state_indices), pos(a.write_pos), ff(a.force_flush);

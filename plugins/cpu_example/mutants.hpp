@@ -38,6 +38,7 @@ enum class Mutant : int {
   BetaNotRounded,          // beta kept in float32, not rounded through b's dtype (a rounding point missed)
   RecordDecayOffByOne,     // ring record j decayed by exp(total - prefix_{j-1}): its own gate left out
   KeyRingUnnormalized,     // the key ring stores the key before its L2 norm
+  EnvelopeNotEnforced,     // K or V beyond the declared envelope computed instead of refused
 };
 
 struct MutantInfo {
@@ -69,6 +70,7 @@ inline constexpr MutantInfo kMutants[] = {
     {Mutant::BetaNotRounded, "beta-not-rounded"},
     {Mutant::RecordDecayOffByOne, "record-decay-off-by-one"},
     {Mutant::KeyRingUnnormalized, "key-ring-unnormalized"},
+    {Mutant::EnvelopeNotEnforced, "envelope-not-enforced"},
 };
 
 constexpr std::string_view mutant_name(Mutant m) {
