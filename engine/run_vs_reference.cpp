@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <array>
-#include <map>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <sstream>
 #include <vector>
 

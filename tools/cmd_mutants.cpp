@@ -8,7 +8,6 @@
 // mutant it can see); 1 otherwise; 2 for usage errors.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <iostream>

@@ -1,6 +1,5 @@
 #include "tools/mutant_matrix.hpp"
 
-#include <fmt/format.h>
 #include <time.h>
 
 #include <algorithm>
