@@ -95,7 +95,7 @@ def test_a_plugin_library_passes_as_a_callable(cpu_plugin):
 def test_a_plugin_wrapper_that_corrupts_one_row_fails(cpu_plugin):
     report = kda_harness.check(corrupting_one_row(cpu_plugin), suites="rollout", n=6, seed=PLUGIN_SEED)
     assert len(report.failures) == 6
-    assert all(re.search(r"\(token \d+ row 0[,)]", f.detail) for f in report.failures)
+    assert all(re.search(r"at out\[0, 0, \d+\] \(token \d+ row 0[:,)]", f.detail) for f in report.failures)
 
 
 def test_a_write_to_an_unnamed_slot_fails():
@@ -108,7 +108,8 @@ def test_a_write_to_an_unnamed_slot_fails():
 
     report = kda_harness.check(step, suites="rollout", n=12)
     assert report.failures
-    assert all(re.search(r"initial_state\[\d+, 0, 0, 0\] changed, outside what the step may write", f.detail)
+    assert all(re.search(r"initial_state\[\d+, 0, 0, 0\] \(slot \d+, value head 0\) changed from .*: no accepted row "
+                         r"names slot \d+ this step", f.detail)
                for f in report.failures)
 
 
