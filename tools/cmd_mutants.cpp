@@ -105,11 +105,13 @@ int run_mutants(const MutantsArgs& a) {
   const std::vector<PluginRun> runs = run_matrix(found.mutants, found.control, set, o);
 
   std::cout << "\n" << matrix(runs) << "\n";
-  int survived = 0, late = 0, unnamed = 0, false_alarms = 0, errors = 0, blind = 0;
+  int killed = 0, survived = 0, late = 0, unnamed = 0, false_alarms = 0, errors = 0, blind = 0;
   for (const PluginRun& r : runs) {
+    bool ran = true;
     for (const SuiteRun& s : r.suites)
       if (!s.error.empty()) {
         ++errors;
+        ran = false;
         std::cout << fmt::format("ERROR {} [{}]: {}\n", short_name(r), s.suite, s.error);
         break;
       }
@@ -123,10 +125,12 @@ int run_mutants(const MutantsArgs& a) {
       continue;
     }
     if (!k) {
-      survived += r.suites.front().error.empty();
+      if (!ran) continue;  // reported above, counted as a plugin that did not run
+      ++survived;
       std::cout << fmt::format("SURVIVED {}: no suite failed it\n", short_name(r));
       continue;
     }
+    ++killed;
     if (a.each_suite)
       for (const SuiteRun& s : r.suites)
         if (!s.killed && !is_unseen(a, s.suite, short_name(r))) {
@@ -145,7 +149,7 @@ int run_mutants(const MutantsArgs& a) {
   const int mutants = static_cast<int>(found.mutants.size());
   std::cout << fmt::format("\n{} mutants: {} killed, {} survived; killed late: {}; unnamed messages: {}; false alarms on "
                            "the unmutated plugin: {}; plugins that did not run: {}{}\n",
-                           mutants, mutants - survived - errors, survived, late, unnamed, false_alarms, errors,
+                           mutants, killed, survived, late, unnamed, false_alarms, errors,
                            a.each_suite ? fmt::format("; missed by a suite that should see them: {}", blind) : "");
   return survived || late || unnamed || false_alarms || errors || blind ? 1 : 0;
 }

@@ -57,9 +57,13 @@ int32_t step(void*, const kda_call* call) {
 
 const char* last_error(void*) { return last_error_text.c_str(); }
 
+#ifndef KDA_CUDA_PLUGIN_NAME
+#define KDA_CUDA_PLUGIN_NAME "kda-cuda-kernel"
+#endif
+
 const kda_plugin kPlugin = {
     KDA_PLUGIN_ABI_VERSION,
-    "kda-cuda-kernel",
+    KDA_CUDA_PLUGIN_NAME,
     "kda_replayssm",
     KDA_PROFILE_HELION,
     // Every dtype, index type, size and layout the contract allows, on the GPU.
