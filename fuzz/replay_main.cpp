@@ -55,6 +55,26 @@ void write_all(int fd, const void* p, size_t n) {
   }
 }
 
+// A run stopped from outside (a time limit's SIGTERM, an interrupt) says which input was
+// running and keeps it, as a crash does: a hang is found the same way as a crash.
+void on_stop(int sig) {
+  static const char kStopped[] = "\n==== replay: stopped (signal) while running ";
+  write_all(2, kStopped, sizeof kStopped - 1);
+  write_all(2, g_label, strlen(g_label));
+  if (g_artifact[0]) {
+    const int fd = open(g_artifact, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+      write_all(fd, g_data, g_size);
+      close(fd);
+      write_all(2, "; input written to ", 19);
+      write_all(2, g_artifact, strlen(g_artifact));
+    }
+  }
+  write_all(2, "\n", 1);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
 void on_crash(int sig) {
   write_all(2, "\n==== replay: crash while running ", 34);
   write_all(2, g_label, strlen(g_label));
@@ -181,6 +201,9 @@ int main(int argc, char** argv) {
     } else paths.push_back(a);
   }
   for (int sig : {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL}) std::signal(sig, on_crash);
+  for (int sig : {SIGTERM, SIGINT}) std::signal(sig, on_stop);
+  // Progress reaches a log as it happens, also when stdout is a file.
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
 
   using Clock = std::chrono::steady_clock;
   const auto t0 = Clock::now();
@@ -196,8 +219,14 @@ int main(int argc, char** argv) {
 
   uint64_t done = 0;
   const auto t1 = Clock::now();
+  auto last_report = t1;
   for (; done < runs; ++done) {
     if (max_time > 0 && std::chrono::duration<double>(Clock::now() - t1).count() > max_time) break;
+    if (Clock::now() - last_report > std::chrono::seconds(10)) {
+      last_report = Clock::now();
+      std::printf("replay: %llu of %llu random inputs done\n", static_cast<unsigned long long>(done),
+                  static_cast<unsigned long long>(runs));
+    }
     const std::vector<uint8_t> bytes = random_input(seed, done, max_len, dict);
     set_label("random input " + std::to_string(done) + " (-seed=" + std::to_string(seed) + ")",
               prefix + "crash-" + std::to_string(seed) + "-" + std::to_string(done));
