@@ -55,11 +55,11 @@ void write_all(int fd, const void* p, size_t n) {
   }
 }
 
-// A run stopped from outside (a time limit's SIGTERM, an interrupt) says which input was
-// running and keeps it, as a crash does: a hang is found the same way as a crash.
-void on_stop(int sig) {
-  static const char kStopped[] = "\n==== replay: stopped (signal) while running ";
-  write_all(2, kStopped, sizeof kStopped - 1);
+// Says which input was running and keeps it, then dies of the same signal. A crash, and a
+// run stopped from outside (a time limit's SIGTERM, an interrupt): a hang is found the same
+// way as a crash.
+void report_and_reraise(int sig, const char* what, std::size_t what_len) {
+  write_all(2, what, what_len);
   write_all(2, g_label, strlen(g_label));
   if (g_artifact[0]) {
     const int fd = open(g_artifact, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -76,20 +76,13 @@ void on_stop(int sig) {
 }
 
 void on_crash(int sig) {
-  write_all(2, "\n==== replay: crash while running ", 34);
-  write_all(2, g_label, strlen(g_label));
-  if (g_artifact[0]) {
-    const int fd = open(g_artifact, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd >= 0) {
-      write_all(fd, g_data, g_size);
-      close(fd);
-      write_all(2, "; input written to ", 19);
-      write_all(2, g_artifact, strlen(g_artifact));
-    }
-  }
-  write_all(2, "\n", 1);
-  signal(sig, SIG_DFL);
-  raise(sig);
+  static const char kCrash[] = "\n==== replay: crash while running ";
+  report_and_reraise(sig, kCrash, sizeof kCrash - 1);
+}
+
+void on_stop(int sig) {
+  static const char kStopped[] = "\n==== replay: stopped (signal) while running ";
+  report_and_reraise(sig, kStopped, sizeof kStopped - 1);
 }
 
 void set_label(const std::string& label, const std::string& artifact) {
