@@ -24,8 +24,8 @@
 #include "contract/validate.hpp"
 #include "engine/plugin_backend.hpp"
 #include "engine/refusal.hpp"
+#include "engine/replayssm_sample_space.hpp"
 #include "engine/run_vs_reference.hpp"
-#include "tools/case_draw.hpp"
 
 namespace kda::capi {
 namespace {
@@ -54,6 +54,11 @@ Outcome judged(const std::string& suite, int64_t index, const CaseConfig& c, eng
   return {suite, index, r.pass(), to_string(c), describe(r)};
 }
 
+// Case `index` of `seed` in the sample space of `kda-harness check`.
+CaseConfig drawn(uint64_t seed, int64_t index, double work_budget) {
+  return engine::draw_case(seed, static_cast<uint64_t>(index), engine::limits::check_cases(work_budget));
+}
+
 CaseConfig inside(const engine::Backend& b, const CaseConfig& drawn) {
   const auto c = b.envelope().fit(drawn);
   if (!c) throw std::invalid_argument("no case fits the plugin's envelope: " + b.envelope().describe());
@@ -62,7 +67,7 @@ CaseConfig inside(const engine::Backend& b, const CaseConfig& drawn) {
 
 // A valid case for the error inputs: drawn, inside the envelope, with B, HV, K, V >= 2.
 CaseConfig error_input_base(const engine::Backend& b, uint64_t seed, int64_t index) {
-  CaseConfig c = cli::draw_case(seed ^ 0xE77u, static_cast<uint64_t>(index), 2e4);
+  CaseConfig c = drawn(seed ^ 0xE77u, index, 2e4);
   c.B = std::max(c.B, kErrorInputMinSize);
   c.slots = std::max(c.slots, c.B);
   if (c.HV < kErrorInputMinSize) c.HV = c.H * kErrorInputMinSize;
@@ -113,7 +118,7 @@ Outcome contract_case(engine::Backend& b, uint64_t seed, int64_t index) {
 }
 
 Outcome envelope_case(engine::Backend& b, uint64_t seed, int64_t index) {
-  const CaseConfig c = inside(b, cli::draw_case(seed ^ 0xE17u, static_cast<uint64_t>(index), 2e4));
+  const CaseConfig c = inside(b, drawn(seed ^ 0xE17u, index, 2e4));
   const std::vector<CaseConfig> outside = b.envelope().just_outside(c);
   if (outside.empty()) return {"envelope", index, true, to_string(c), "the envelope is the whole contract: nothing lies outside it"};
   CaseConfig x = outside[static_cast<std::size_t>(index) % outside.size()];
@@ -161,7 +166,7 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
       Outcome o{suite, i, false, fmt::format("suite {} case {} seed {}", suite, i, opt.seed), ""};
       try {
         if (suite == "rollout" || suite == "truth")
-          o = judged(suite, i, inside(*backend, cli::draw_case(opt.seed, static_cast<uint64_t>(i), budget)), *backend);
+          o = judged(suite, i, inside(*backend, drawn(opt.seed, i, budget)), *backend);
         else if (suite == "contract") o = contract_case(*backend, opt.seed, i);
         else o = envelope_case(*backend, opt.seed, i);
       } catch (const std::exception& e) {

@@ -10,10 +10,10 @@
 #include "engine/refusal.hpp"
 #include "golden/golden_verify.hpp"
 #include "engine/reference_backend.hpp"
+#include "engine/replayssm_sample_space.hpp"
 #include "engine/run_vs_reference.hpp"
 #include "reference/replayssm_step.hpp"
 #include "reference/rollout.hpp"
-#include "tools/case_draw.hpp"
 #include "tools/contract_catalogue_suite.hpp"
 #include "tools/contract_sweep.hpp"
 
@@ -84,6 +84,11 @@ InvalidRow invalid_row(const CaseConfig& c, int64_t n) {
     else t.ssm_state_indices.set_linear(row, static_cast<double>(t.config.slots));
   };
   return bad;
+}
+
+// Case i of a rollout suite drawn from `seed`.
+CaseConfig check_case(uint64_t seed, int64_t i, double work_budget) {
+  return engine::draw_case(seed, static_cast<uint64_t>(i), engine::limits::check_cases(work_budget));
 }
 
 // A contract case (SweepResult or CatalogueResult: pass, config, detail) as a check outcome.
@@ -211,18 +216,18 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
         };
       } else if (info.name == "reference") {
         s.run = [seed, budget](int64_t i, int) {
-          return from_rollout(reference::run_rollout(draw_case(seed, i, budget), reference::RolloutModel::Kernel),
+          return from_rollout(reference::run_rollout(check_case(seed, i, budget), reference::RolloutModel::Kernel),
                               "reference");
         };
       } else if (info.name == "pure-double") {
         s.run = [seed, budget](int64_t i, int) {
-          return from_rollout(reference::run_rollout(draw_case(seed + 1, i, budget), reference::RolloutModel::PureDouble),
+          return from_rollout(reference::run_rollout(check_case(seed + 1, i, budget), reference::RolloutModel::PureDouble),
                               "pure-double");
         };
       } else if (info.name == "kernel") {
         s.run = [seed, gpu_budget, judged, spec = judged_spec](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, draw_case(seed + 2, i, gpu_budget), [&](const CaseConfig& c) {
+          return in_envelope(*b, check_case(seed + 2, i, gpu_budget), [&](const CaseConfig& c) {
             if (i % kInvalidRowEvery != kInvalidRowEvery - 1) return from_report(engine::run_vs_reference(c, *b));
             const InvalidRow bad = invalid_row(c, i / kInvalidRowEvery);
             CaseOutcome o = from_report(engine::run_vs_reference(c, *b, bad.mutate));
@@ -235,13 +240,13 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       } else if (info.name == "kernel-truth") {
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, draw_case(seed + 3, i, gpu_budget),
+          return in_envelope(*b, check_case(seed + 3, i, gpu_budget),
                              [&](const CaseConfig& c) { return from_report(engine::run_vs_truth(c, *b)); });
         };
       } else if (info.name == "envelope") {
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, draw_case(seed + 4, i, gpu_budget), [&](const CaseConfig& c) {
+          return in_envelope(*b, check_case(seed + 4, i, gpu_budget), [&](const CaseConfig& c) {
             const std::vector<CaseConfig> outside = b->envelope().just_outside(c);
             CaseOutcome o;
             if (outside.empty()) {
