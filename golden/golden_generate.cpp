@@ -4,8 +4,11 @@
 
 #include <cstring>
 
+#include "cases/case_tensors.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
+#include "engine/replayssm_case_breaking.hpp"
+#include "engine/replayssm_error_inputs.hpp"
 #include "reference/replayssm_step.hpp"
 
 namespace kda::golden {
@@ -91,22 +94,32 @@ HostTensor checkpoint_of(const HostTensor& state, int64_t slot) {
   return out;
 }
 
+// Breaks the valid call of the spec's config with its error input (tensors it changed are
+// rebuilt, 0xFF bytes) and returns what the call must raise.
+engine::Expected break_call(const GoldenSpec& spec, CaseTensors& t) {
+  const auto& inputs = engine::replayssm_error_inputs();
+  const engine::Mutation m{engine::error_input_index(inputs, spec.error_input), spec.error_variant};
+  const std::optional<engine::Expected> expected = engine::break_case(t, m);
+  if (!expected) throw GenerationError(spec.name + ": the error input does not apply to this config");
+  return *expected;
+}
+
 GoldenCase generate_error(const GoldenSpec& spec) {
   CaseTensors t = materialize(spec.config);
-  spec.break_call(t);
+  const engine::Expected expected = break_call(spec, t);
   GoldenCase c = header_of(spec, t);
   c.kind = CaseKind::Error;
-  c.expected_id = spec.expected_id;
-  c.expected_message = spec.expected_message;
+  c.expected_id = expected.id;
+  c.expected_message = expected.message;
   store_invariant_inputs(c, t);
   store_step_inputs(c, t, 0);
   // The stated error must be what the reference raises, before it writes anything.
   try {
     reference::replayssm_step(t.args(), reference::Rounding::Kernel);
   } catch (const ContractError& e) {
-    if (e.id() != spec.expected_id || e.what() != spec.expected_message)
+    if (e.id() != expected.id || e.what() != expected.message)
       throw GenerationError(fmt::format("{}: expected {} \"{}\", the reference raised {} \"{}\"", spec.name,
-                                        spec.expected_id, spec.expected_message, e.id(), e.what()));
+                                        expected.id, expected.message, e.id(), e.what()));
     return c;
   }
   throw GenerationError(spec.name + ": the broken call was accepted by the reference");

@@ -10,11 +10,10 @@
 #include "engine/refusal.hpp"
 #include "golden/golden_verify.hpp"
 #include "engine/reference_backend.hpp"
+#include "engine/replayssm_sample_space.hpp"
 #include "engine/run_vs_reference.hpp"
 #include "reference/replayssm_step.hpp"
 #include "reference/rollout.hpp"
-#include "tools/case_draw.hpp"
-#include "tools/contract_catalogue_suite.hpp"
 #include "tools/contract_sweep.hpp"
 
 namespace kda::cli {
@@ -86,9 +85,12 @@ InvalidRow invalid_row(const CaseConfig& c, int64_t n) {
   return bad;
 }
 
-// A contract case (SweepResult or CatalogueResult: pass, config, detail) as a check outcome.
-template <class ContractResult>
-CaseOutcome from_contract_case(const ContractResult& r, std::string replay) {
+// Case i of a rollout suite drawn from `seed`.
+CaseConfig check_case(uint64_t seed, int64_t i, double work_budget) {
+  return engine::draw_case(seed, static_cast<uint64_t>(i), engine::limits::check_cases(work_budget));
+}
+
+CaseOutcome from_contract_case(const SweepResult& r, std::string replay) {
   CaseOutcome c;
   c.pass = r.pass;
   c.detail = r.pass ? r.config : r.config + ": " + r.detail;
@@ -144,10 +146,10 @@ SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, cons
 
 const std::vector<SuiteInfo>& suite_catalog() {
   static const std::vector<SuiteInfo> suites = {
-      {"contract", "cpu", "random valid calls accepted with their dims; one or two targeted mutations raise the "
-                          "earliest check's exact catalog error", 40000},
-      {"contract-catalogue", "cpu", "the contract tests' mutation catalogue (every check, every variant, sets of up "
-                                    "to four) over random valid calls", 100000},
+      {"contract", "cpu", "random valid calls (B up to 1024, K and V from 1) accepted with their dims; sets of one "
+                          "or two error inputs raise the earliest check's exact catalog error", 40000},
+      {"contract-catalogue", "cpu", "the error inputs (every check, every variant, sets of up to four) over random "
+                                    "valid calls of the contract tests' ranges", 100000},
       {"reference", "cpu", "CPU reference (kernel rounding points) vs the float64 plain recurrence over random "
                            "rollouts, within the dtype-derived bounds", 8000},
       {"pure-double", "cpu", "float64 ReplaySSM model vs the float64 plain recurrence (1e-10) over random rollouts",
@@ -200,29 +202,30 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       const double budget = o.work_budget, gpu_budget = o.gpu_work_budget;
       if (info.name == "contract") {
         s.run = [seed](int64_t i, int) {
-          return from_contract_case(contract_sweep_case(seed, static_cast<uint64_t>(i)),
+          return from_contract_case(
+              contract_sweep_case(seed, static_cast<uint64_t>(i), engine::limits::sweep_calls(), 6, 2),
                                     fmt::format("kda-harness check --suites contract --seed {} (sweep case {})", seed, i));
         };
       } else if (info.name == "contract-catalogue") {
         s.run = [seed](int64_t i, int) {
           return from_contract_case(
-              contract_catalogue_case(seed, static_cast<uint64_t>(i)),
+              contract_sweep_case(seed + 1, static_cast<uint64_t>(i), engine::limits::contract_calls(), 4, 4),
               fmt::format("kda-harness check --suites contract-catalogue --seed {} (case {})", seed, i));
         };
       } else if (info.name == "reference") {
         s.run = [seed, budget](int64_t i, int) {
-          return from_rollout(reference::run_rollout(draw_case(seed, i, budget), reference::RolloutModel::Kernel),
+          return from_rollout(reference::run_rollout(check_case(seed, i, budget), reference::RolloutModel::Kernel),
                               "reference");
         };
       } else if (info.name == "pure-double") {
         s.run = [seed, budget](int64_t i, int) {
-          return from_rollout(reference::run_rollout(draw_case(seed + 1, i, budget), reference::RolloutModel::PureDouble),
+          return from_rollout(reference::run_rollout(check_case(seed + 1, i, budget), reference::RolloutModel::PureDouble),
                               "pure-double");
         };
       } else if (info.name == "kernel") {
         s.run = [seed, gpu_budget, judged, spec = judged_spec](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, draw_case(seed + 2, i, gpu_budget), [&](const CaseConfig& c) {
+          return in_envelope(*b, check_case(seed + 2, i, gpu_budget), [&](const CaseConfig& c) {
             if (i % kInvalidRowEvery != kInvalidRowEvery - 1) return from_report(engine::run_vs_reference(c, *b));
             const InvalidRow bad = invalid_row(c, i / kInvalidRowEvery);
             CaseOutcome o = from_report(engine::run_vs_reference(c, *b, bad.mutate));
@@ -235,13 +238,13 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       } else if (info.name == "kernel-truth") {
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, draw_case(seed + 3, i, gpu_budget),
+          return in_envelope(*b, check_case(seed + 3, i, gpu_budget),
                              [&](const CaseConfig& c) { return from_report(engine::run_vs_truth(c, *b)); });
         };
       } else if (info.name == "envelope") {
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, draw_case(seed + 4, i, gpu_budget), [&](const CaseConfig& c) {
+          return in_envelope(*b, check_case(seed + 4, i, gpu_budget), [&](const CaseConfig& c) {
             const std::vector<CaseConfig> outside = b->envelope().just_outside(c);
             CaseOutcome o;
             if (outside.empty()) {
