@@ -142,6 +142,29 @@ SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, cons
   return s;
 }
 
+// Every kOutsideEvery-th case of the kernel suite is a call just outside the envelope.
+constexpr int64_t kOutsideEvery = 10;
+
+// A call just outside the backend's envelope (the i-th way out of it from config c): the
+// backend must refuse it and write nothing.
+CaseOutcome outside_envelope_case(engine::Backend& b, const CaseConfig& c, int64_t i) {
+  const std::vector<CaseConfig> outside = b.envelope().just_outside(c);
+  CaseOutcome o;
+  if (outside.empty()) {
+    o.detail = "the envelope is the whole contract: nothing lies outside it";
+    return o;
+  }
+  const CaseConfig& x = outside[static_cast<std::size_t>(i) % outside.size()];
+  CaseTensors t = materialize(x);
+  const std::string why = engine::refusal_problem(b, t.args());
+  o.pass = why.empty();
+  o.detail = fmt::format("{} (outside: {}): {}", to_string(x), b.envelope().excludes(x),
+                         why.empty() ? "refused, nothing written" : why);
+  if (!o.pass) o.headline = fmt::format("outside the envelope ({}), token 0: {}", b.envelope().excludes(x), why);
+  o.replay = fmt::format("kda-harness case \"{}\" --backend {}", to_string(x), b.spec());
+  return o;
+}
+
 }  // namespace
 
 const std::vector<SuiteInfo>& suite_catalog() {
@@ -157,7 +180,8 @@ const std::vector<SuiteInfo>& suite_catalog() {
       {"golden", "cpu", "the golden set (hashes, then every case) on the CPU reference", -1},
       {"kernel", "cuda", "the backend (CUDA kernel or plugin) vs the CPU reference step by step: outputs, checkpoints, "
                          "rings, row status, footprint, guards, within its profile's bounds; one case in five gives a row an "
-                         "invalid cursor or slot, which must be refused (nothing written) or flagged", 2000},
+                         "invalid cursor or slot, which must be refused (nothing written) or flagged; one in ten is a call just "
+                         "outside the backend's envelope, which must be refused", 2000},
       {"kernel-truth", "cuda", "the backend vs the float64 plain recurrence over random rollouts", 1000},
       {"golden-kernel", "cuda", "the golden set on the backend (cases outside its envelope must be refused)", -1},
       {"envelope", "cuda", "calls just outside the backend's declared envelope are refused, nothing written", 200},
@@ -226,6 +250,9 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
         s.run = [seed, gpu_budget, judged, spec = judged_spec](int64_t i, int w) {
           const auto b = judged(w);
           return in_envelope(*b, check_case(seed + 2, i, gpu_budget), [&](const CaseConfig& c) {
+            // A backend that computes a call it declares it refuses dies here too, early.
+            if (i % kOutsideEvery == kOutsideEvery - 2 && !b->envelope().just_outside(c).empty())
+              return outside_envelope_case(*b, c, i / kOutsideEvery);
             if (i % kInvalidRowEvery != kInvalidRowEvery - 1) return from_report(engine::run_vs_reference(c, *b));
             const InvalidRow bad = invalid_row(c, i / kInvalidRowEvery);
             CaseOutcome o = from_report(engine::run_vs_reference(c, *b, bad.mutate));
@@ -244,23 +271,8 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       } else if (info.name == "envelope") {
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, check_case(seed + 4, i, gpu_budget), [&](const CaseConfig& c) {
-            const std::vector<CaseConfig> outside = b->envelope().just_outside(c);
-            CaseOutcome o;
-            if (outside.empty()) {
-              o.detail = "the envelope is the whole contract: nothing lies outside it";
-              return o;
-            }
-            const CaseConfig& x = outside[static_cast<std::size_t>(i) % outside.size()];
-            CaseTensors t = materialize(x);
-            const std::string why = engine::refusal_problem(*b, t.args());
-            o.pass = why.empty();
-            o.detail = fmt::format("{} (outside: {}): {}", to_string(x), b->envelope().excludes(x),
-                                   why.empty() ? "refused, nothing written" : why);
-            if (!o.pass) o.headline = fmt::format("outside the envelope ({}), token 0: {}", b->envelope().excludes(x), why);
-            o.replay = fmt::format("kda-harness case \"{}\" --backend {}", to_string(x), b->name());
-            return o;
-          });
+          return in_envelope(*b, check_case(seed + 4, i, gpu_budget),
+                             [&](const CaseConfig& c) { return outside_envelope_case(*b, c, i); });
         };
       }
     }

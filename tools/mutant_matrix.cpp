@@ -95,7 +95,13 @@ FoundPlugins find_plugins(const std::filesystem::path& dir, const PluginFamily& 
 }
 
 const std::vector<std::string>& mutant_suites() {
-  static const std::vector<std::string> suites = {"kernel", "kernel-truth", "golden-kernel", "envelope"};
+  // The backend suites, in the order `check` runs them (suite_catalog()).
+  static const std::vector<std::string> suites = [] {
+    std::vector<std::string> s;
+    for (const SuiteInfo& info : suite_catalog())
+      if (info.backend == "cuda") s.push_back(info.name);
+    return s;
+  }();
   return suites;
 }
 
