@@ -1,7 +1,8 @@
 // Kernel fuzz target (g++ + the nvcc-built kernel; there is no clang CUDA here, so it runs
 // under the plain driver replay_main.cpp: corpus files and/or -runs=N random inputs, also
-// under compute-sanitizer). Bytes -> a valid CaseConfig (case_decoder.hpp, larger limits
-// than the reference target: K up to 256, V up to 128, L up to 70, B up to 8) plus, per
+// under compute-sanitizer). Bytes -> a valid CaseConfig (the sample space of
+// engine/replayssm_sample_space.hpp under the GPU suites' limits: K up to 256, V up to 128,
+// L up to 70, B up to 8; or, readable, a first line "case: <one-line config>") plus, per
 // (token, row), an optional out-of-range runtime value written into the KERNEL's copy of the
 // index tensors before the step: a slot just past the pool, the index dtype's maximum, a
 // raw fuzzed slot, another row's slot (duplicate), a cursor of -1, L, INT32_MIN or a raw one.
@@ -26,12 +27,15 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <typeinfo>
 #include <vector>
 
 #include "contract/tensor_view.hpp"
-#include "fuzz/case_decoder.hpp"
+#include "engine/replayssm_sample_space.hpp"
+#include "fuzz/fdp_chooser.hpp"
 #include "fuzz/fuzz_finding.hpp"
 #include "engine/backend.hpp"
 #include "engine/run_vs_reference.hpp"
@@ -139,14 +143,27 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
-  FuzzedDataProvider fdp(data, size);
-  fuzz::CaseLimits limits;
-  limits.max_B = 8;
-  limits.max_log2_K = 8;
-  limits.max_log2_V = 7;
-  limits.max_L = 70;
-  limits.work_budget = 2e6;
-  const std::optional<CaseConfig> fitted = backend()->envelope().fit(fuzz::decode_case(fdp, limits));
+  // "case: <line>\n" then the mutation bytes: the form the regressions keep, stable when the
+  // sample space changes. Otherwise the config is drawn from the bytes.
+  CaseConfig drawn;
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  const std::size_t line_end = text.find('\n');
+  const bool readable = text.rfind("case:", 0) == 0 && line_end != std::string_view::npos;
+  if (readable) {
+    try {
+      drawn = parse_case_config(text.substr(5, line_end - 5));
+    } catch (const std::invalid_argument&) {
+      return 0;
+    }
+    if (!is_valid_config(drawn) || rollout_work(drawn) > 1e8) return 0;
+  }
+  const std::size_t skip = readable ? line_end + 1 : 0;
+  FuzzedDataProvider fdp(data + skip, size - skip);
+  if (!readable) {
+    fuzz::FdpChooser chooser(fdp);
+    drawn = engine::sample_case(chooser, engine::limits::gpu_suites(2e6));
+  }
+  const std::optional<CaseConfig> fitted = backend()->envelope().fit(drawn);
   if (!fitted) return 0;
   const CaseConfig& config = *fitted;
   std::vector<RowMutation> mutations(static_cast<std::size_t>(config.steps * config.B));

@@ -1,4 +1,5 @@
-// libFuzzer target: bytes -> a small valid CaseConfig (case_decoder.hpp; WellConditioned or
+// libFuzzer target: bytes -> a small valid CaseConfig (the sample space of
+// engine/replayssm_sample_space.hpp read through fdp_chooser.hpp; WellConditioned or
 // Adversarial values) -> the key property of the reference: a rollout of ReplaySSM steps
 // equals the plain float64 recurrence, outputs at every token and checkpoints after every
 // flush, within the tolerance model (reference/tolerance.hpp). Three models are rolled out:
@@ -17,7 +18,8 @@
 #include <typeinfo>
 
 #include "cases/case_config.hpp"
-#include "fuzz/case_decoder.hpp"
+#include "engine/replayssm_sample_space.hpp"
+#include "fuzz/fdp_chooser.hpp"
 #include "fuzz/fuzz_finding.hpp"
 #include "reference/rollout.hpp"
 
@@ -47,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (!is_valid_config(config) || rollout_work(config) > 1e8) return 0;
   } else {
     FuzzedDataProvider fdp(data, size);
-    config = fuzz::decode_case(fdp, fuzz::CaseLimits{});
+    fuzz::FdpChooser chooser(fdp);
+    config = engine::sample_case(chooser, engine::limits::reference_fuzzing());
   }
   if (!is_valid_config(config)) fuzz::finding(kTarget, "the decoder made an invalid config: " + to_string(config));
   for (auto model : {reference::RolloutModel::Kernel, reference::RolloutModel::Off, reference::RolloutModel::PureDouble}) {

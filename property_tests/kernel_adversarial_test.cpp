@@ -11,7 +11,7 @@
 #include <sstream>
 #include <vector>
 
-#include "property_tests/kernel_case_gen.hpp"
+#include "property_tests/rc_chooser.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 #include "engine/cuda_backend.hpp"
 #include "engine/run_vs_reference.hpp"
@@ -56,7 +56,7 @@ TEST(KernelAdversarial, BadRowsAreFlaggedAndTouchNothing) {
   meta.id = meta.description = "KernelAdversarial/BadRowsAreFlaggedAndTouchNothing";
   const auto result = rc::detail::checkTestable(
       [&] {
-        const CaseConfig c = *gen_gpu_case(1e6);
+        const CaseConfig c = *gen_case(engine::limits::gpu_suites(1e6));
         const auto choices = *rc::gen::container<std::vector<int>>(
             static_cast<std::size_t>(c.steps * c.B), rc::gen::inRange(0, 13));
         auto backend = make_cuda_backend(-1);

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "property_tests/kernel_case_gen.hpp"
+#include "property_tests/rc_chooser.hpp"
 #include "engine/device_mirror.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 #include "reference/rollout.hpp"
@@ -29,7 +29,7 @@ TEST(KernelVsGroundTruth, RandomRollouts) {
   meta.id = meta.description = "KernelVsGroundTruth/RandomRollouts";
   const auto result = rc::detail::checkTestable(
       [&] {
-        const CaseConfig c = *gen_gpu_case();
+        const CaseConfig c = *gen_case(engine::limits::gpu_suites());
         DeviceMirror mirror;
         const auto bounds = reference::rollout_bounds(c, /*tf32_products=*/false);
         const auto r = reference::run_rollout(

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "contract/validate.hpp"
-#include "property_tests/kernel_case_gen.hpp"
+#include "property_tests/rc_chooser.hpp"
 #include "engine/function_backend.hpp"
 #include "engine/run_vs_reference.hpp"
 #include "engine/row_plan.hpp"
@@ -73,7 +73,7 @@ void scale_float32(const DLTensor& t, std::initializer_list<int64_t> index, floa
 }
 
 RC_GTEST_PROP(KernelHarness, ReferenceAsSubjectPasses, ()) {
-  const CaseConfig c = *gen_gpu_case(2e5);
+  const CaseConfig c = *gen_case(engine::limits::gpu_suites(2e5));
   const bool adversarial = *rc::gen::arbitrary<bool>();
   const auto choice = *rc::gen::inRange(0, 4);
   CpuSubject cpu;

@@ -8,7 +8,7 @@
 #include <map>
 #include <string>
 
-#include "property_tests/kernel_case_gen.hpp"
+#include "property_tests/rc_chooser.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 #include "engine/cuda_backend.hpp"
 #include "engine/run_vs_reference.hpp"
@@ -58,7 +58,7 @@ TEST(KernelVsReference, RandomRollouts) {
   meta.id = meta.description = "KernelVsReference/RandomRollouts";
   const auto result = rc::detail::checkTestable(
       [&] {
-        const CaseConfig c = *gen_gpu_case();
+        const CaseConfig c = *gen_case(engine::limits::gpu_suites());
         auto backend = make_cuda_backend(-1);  // fresh device buffers per rollout
         const CaseReport r = run_vs_reference(c, *backend);
         if (!r.pass()) RC_FAIL(r.summary());

@@ -10,7 +10,7 @@
 #include "cases/case_tensors.hpp"
 #include "cases/rng.hpp"
 #include "contract/validate.hpp"
-#include "property_tests/reference_case_gen.hpp"
+#include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
 #include "reference/tolerance.hpp"
 
@@ -51,7 +51,7 @@ TEST(Rng, StreamsAndTokensAreIndependentKeys) {
 
 TEST(CaseConfig, TextRoundTrip) {
   check_property("parse_case_config(to_string(c)) == c", 500, [] {
-    CaseConfig c = *gen_reference_case();
+    CaseConfig c = *gen_case(engine::limits::reference_suites());
     c.pad_fraction = *rc::gen::inRange(0, 1000) / 997.0;
     if (c.lower_bound) c.lower_bound = -*rc::gen::inRange(1, 100000) / 7.0;
     RC_ASSERT(parse_case_config(to_string(c)) == c);
@@ -92,7 +92,7 @@ TEST(CaseConfig, Validity) {
 
 TEST(CaseTensors, MaterializedCasesAreValidDeterministicAndPoisoned) {
   check_property("materialize", 300, [] {
-    const CaseConfig c = *gen_reference_case(64, 2e7);
+    const CaseConfig c = *gen_case(engine::limits::reference_suites(64, 2e7));
     CaseTensors t = materialize(c);
     const Dims dims = validate(t.args(), Backend::Cpu);
     check_runtime_values(t.args(), dims);
@@ -133,9 +133,10 @@ TEST(CaseTensors, MaterializedCasesAreValidDeterministicAndPoisoned) {
 // plain normals / sqrt(K) key exceeds it (K = 1: one draw in five).
 TEST(CaseTensors, UnnormalizedKeysStayBelowTheAmplificationLimit) {
   check_property("unnormalized keys have norm <= 1.25", 300, [] {
-    CaseConfig c = *gen_reference_case(8, 2e6);
+    engine::SampleLimits limits = engine::limits::reference_suites(8, 2e6);
+    limits.K = {1, 16};
+    CaseConfig c = *gen_case(limits);
     c.l2norm = false;
-    c.K = *rc::gen::element<int64_t>(1, 2, 4, 16);
     CaseTensors t = materialize(c);
     const auto norm_of = [&](const HostTensor& x, std::vector<int64_t> index) {
       double ss = 0;

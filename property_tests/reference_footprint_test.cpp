@@ -15,7 +15,7 @@
 
 #include "cases/case_tensors.hpp"
 #include "contract/contract_error.hpp"
-#include "property_tests/reference_case_gen.hpp"
+#include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
 #include "reference/replayssm_step.hpp"
 
@@ -71,7 +71,7 @@ bool is_nan_at(const HostTensor& t, std::vector<int64_t> idx) { return std::isna
 
 TEST(ReferenceFootprint, StepWritesExactlyItsFootprint) {
   check_property("footprint of a step", case_count("KDA_REFERENCE_CASES_FOOTPRINT", 300), [] {
-    const CaseConfig c = *gen_reference_case(8, 4e6);
+    const CaseConfig c = *gen_case(engine::limits::reference_suites(8, 4e6));
     const Rounding rounding = *rc::gen::element(Rounding::Kernel, Rounding::Off);
     CaseTensors t = materialize(c);
     const int64_t group = c.HV / c.H;
@@ -129,7 +129,7 @@ TEST(ReferenceFootprint, StepWritesExactlyItsFootprint) {
 
 TEST(ReferenceFootprint, ErrorsWriteNothing) {
   check_property("a rejected step writes nothing", case_count("KDA_REFERENCE_CASES_ERRORS", 200), [] {
-    CaseConfig c = *gen_reference_case(1, 2e6);
+    CaseConfig c = *gen_case(engine::limits::reference_suites(1, 2e6));
     c.pad_fraction = 0;  // every row names a slot
     const int kind = *rc::gen::inRange(0, 5);
     if (kind == 3 && c.B < 2) c.B = 2, c.slots = std::max<int64_t>(c.slots, 2);

@@ -12,7 +12,7 @@
 #include <map>
 #include <string>
 
-#include "property_tests/reference_case_gen.hpp"
+#include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
 #include "reference/rollout.hpp"
 
@@ -61,7 +61,7 @@ TEST(ReferenceKeyProperty, RolloutEqualsPlainRecurrence) {
   int64_t rollouts = 0;
   const auto start = std::chrono::steady_clock::now();
   check_property("ReplaySSM rollout == plain recurrence", case_count("KDA_REFERENCE_CASES", 700), [&] {
-    const CaseConfig c = *gen_reference_case();
+    const CaseConfig c = *gen_case(engine::limits::reference_suites());
     const RolloutReport p = reference::run_rollout(c, RolloutModel::PureDouble);
     if (!p.pass()) RC_FAIL("pure double: " + p.summary());
     const RolloutReport k = reference::run_rollout(c, RolloutModel::Kernel);

@@ -12,7 +12,7 @@
 #include <cstdio>
 
 #include "cases/case_tensors.hpp"
-#include "property_tests/reference_case_gen.hpp"
+#include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
 #include "reference/plain_recurrence.hpp"
 #include "reference/replayssm_step.hpp"
@@ -89,8 +89,9 @@ struct ScalarLoops {
 
 TEST(ReferenceProperties, PlainRecurrenceMatchesScalarLoops) {
   check_property("plain_step<double> == semantics.md in scalar loops", case_count("KDA_REFERENCE_CASES_LOOPS", 100), [] {
-    CaseConfig c = *gen_reference_case(6, 2e6);
-    c.envelope = false;  // the loops index initial_state compactly
+    engine::SampleLimits limits = engine::limits::reference_suites(6, 2e6);
+    limits.strided = false;  // the loops index initial_state compactly
+    const CaseConfig c = *gen_case(limits);
     CaseTensors t = materialize(c);
     const Dims d = dims_of(c);
     ScalarLoops loops(c, t);
@@ -129,8 +130,9 @@ TEST(ReferenceProperties, PlainRecurrenceMatchesScalarLoops) {
 TEST(ReferenceProperties, LEqualsOneIsOnePlainDecodeStep) {
   double worst_out = 0, worst_state = 0;  // error / one-rounding bound
   check_property("L = 1: a ReplaySSM step == one plain decode step", case_count("KDA_REFERENCE_CASES_L1", 300), [&] {
-    CaseConfig c = *gen_reference_case(1);
-    c.L = 1;
+    engine::SampleLimits limits = engine::limits::reference_suites(1);
+    limits.ring_length = {1, 1};
+    const CaseConfig c = *gen_case(limits);
     CaseTensors t = materialize(c);
     const Dims d = dims_of(c);
     const StepArgs args = t.args();
@@ -164,7 +166,7 @@ TEST(ReferenceProperties, LEqualsOneIsOnePlainDecodeStep) {
 TEST(ReferenceProperties, Float32PlainWithinFloat32Bounds) {
   double worst_out = 0, worst_state = 0;
   check_property("plain float32 == plain float64 within float32 bounds", case_count("KDA_REFERENCE_CASES_F32", 300), [&] {
-    const CaseConfig c = *gen_reference_case(32, 1e7);
+    const CaseConfig c = *gen_case(engine::limits::reference_suites(32, 1e7));
     CaseTensors t = materialize(c);
     const Dims d = dims_of(c);
     const StepArgs args = t.args();

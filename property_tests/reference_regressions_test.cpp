@@ -5,7 +5,7 @@
 // key-norm cap). Every line below failed before its fix.
 #include <gtest/gtest.h>
 
-#include "property_tests/reference_case_gen.hpp"
+#include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
 #include "reference/rollout.hpp"
 
@@ -71,9 +71,9 @@ TEST(ReferenceRegressions, UnnormalizedKeysNeverAmplifyTheState) {
 // Before the fixes about 0.5% of such rollouts left the budget.
 TEST(ReferenceRegressions, DegenerateHeadsStayWithinTheBudget) {
   check_property("degenerate heads within the budget", case_count("KDA_REFERENCE_CASES", 3000), [] {
-    CaseConfig c = *gen_reference_case(24, /*work_budget=*/1e12);  // small once K, V are
-    c.K = *rc::gen::element<int64_t>(1, 2, 4);
-    c.V = *rc::gen::element<int64_t>(1, 2, 4);
+    engine::SampleLimits limits = engine::limits::reference_suites(24, /*work_budget=*/1e12);  // small once K, V are
+    limits.K = limits.V = {1, 4};
+    const CaseConfig c = *gen_case(limits);
     const auto r = reference::run_rollout(c, RolloutModel::Kernel);
     if (!r.pass()) RC_FAIL(r.summary());
   });

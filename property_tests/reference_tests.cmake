@@ -11,7 +11,7 @@ set(kda_reference_suites
 )
 foreach(suite IN LISTS kda_reference_suites)
   add_executable(${suite}_test ${suite}_test.cpp)
-  target_link_libraries(${suite}_test PRIVATE kda_reference kda_cases kda_project_options rapidcheck GTest::gtest_main)
+  target_link_libraries(${suite}_test PRIVATE kda_engine kda_reference kda_cases kda_project_options rapidcheck GTest::gtest_main)
   target_include_directories(${suite}_test PRIVATE ${PROJECT_SOURCE_DIR})
   gtest_add_tests(TARGET ${suite}_test TEST_LIST ${suite}_cases)
   set_tests_properties(${${suite}_cases} PROPERTIES LABELS "reference" ENVIRONMENT "RC_PARAMS=seed=20240603")

@@ -10,10 +10,10 @@
 #include "engine/refusal.hpp"
 #include "golden/golden_verify.hpp"
 #include "engine/reference_backend.hpp"
+#include "engine/replayssm_sample_space.hpp"
 #include "engine/run_vs_reference.hpp"
 #include "reference/replayssm_step.hpp"
 #include "reference/rollout.hpp"
-#include "tools/case_draw.hpp"
 #include "tools/contract_catalogue_suite.hpp"
 #include "tools/contract_sweep.hpp"
 
@@ -60,6 +60,11 @@ CaseOutcome in_envelope(engine::Backend& b, const CaseConfig& drawn, const Run& 
     return o;
   }
   return run(*c);
+}
+
+// Case i of a rollout suite drawn from `seed`.
+CaseConfig check_case(uint64_t seed, int64_t i, double work_budget) {
+  return engine::draw_case(seed, static_cast<uint64_t>(i), engine::limits::check_cases(work_budget));
 }
 
 // A contract case (SweepResult or CatalogueResult: pass, config, detail) as a check outcome.
@@ -184,30 +189,30 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
         };
       } else if (info.name == "reference") {
         s.run = [seed, budget](int64_t i, int) {
-          return from_rollout(reference::run_rollout(draw_case(seed, i, budget), reference::RolloutModel::Kernel),
+          return from_rollout(reference::run_rollout(check_case(seed, i, budget), reference::RolloutModel::Kernel),
                               "reference");
         };
       } else if (info.name == "pure-double") {
         s.run = [seed, budget](int64_t i, int) {
-          return from_rollout(reference::run_rollout(draw_case(seed + 1, i, budget), reference::RolloutModel::PureDouble),
+          return from_rollout(reference::run_rollout(check_case(seed + 1, i, budget), reference::RolloutModel::PureDouble),
                               "pure-double");
         };
       } else if (info.name == "kernel") {
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, draw_case(seed + 2, i, gpu_budget),
+          return in_envelope(*b, check_case(seed + 2, i, gpu_budget),
                              [&](const CaseConfig& c) { return from_report(engine::run_vs_reference(c, *b)); });
         };
       } else if (info.name == "kernel-truth") {
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, draw_case(seed + 3, i, gpu_budget),
+          return in_envelope(*b, check_case(seed + 3, i, gpu_budget),
                              [&](const CaseConfig& c) { return from_report(engine::run_vs_truth(c, *b)); });
         };
       } else if (info.name == "envelope") {
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, draw_case(seed + 4, i, gpu_budget), [&](const CaseConfig& c) {
+          return in_envelope(*b, check_case(seed + 4, i, gpu_budget), [&](const CaseConfig& c) {
             const std::vector<CaseConfig> outside = b->envelope().just_outside(c);
             CaseOutcome o;
             if (outside.empty()) {

@@ -29,7 +29,7 @@ struct CheckOptions {
   bool cuda_required = false;             // --backend cuda: a missing GPU is a failure, not a skip
   std::vector<int> gpus;                  // empty: every usable GPU
   int jobs = 1;
-  double work_budget = 3e7;               // reference work per random rollout (case_draw.hpp)
+  double work_budget = 3e7;               // reference work per random rollout (engine/replayssm_sample_space.hpp)
   double gpu_work_budget = 2e7;
   std::filesystem::path manifest;         // the golden set
 };

@@ -1,0 +1,49 @@
+// The Chooser of the property tests: every choice is a RapidCheck draw, so a failing case
+// shrinks choice by choice towards the first option and the low end of each range (small
+// shapes). Draws are made at RapidCheck's nominal size, so every value of a range is drawn
+// from the first case on (the size parameter would otherwise keep early cases tiny).
+// gen_case and gen_call_config are the sample space's generators (engine/*_sample_space.hpp).
+#pragma once
+#include <rapidcheck.h>
+
+#include <numeric>
+#include <ostream>
+
+#include "cases/case_config.hpp"
+#include "engine/chooser.hpp"
+#include "engine/replayssm_sample_space.hpp"
+
+namespace kda {
+// RapidCheck prints a failing CaseConfig as its one-line form (replayable with
+// `kda-harness case "<line>"`).
+inline void showValue(const CaseConfig& c, std::ostream& os) { os << to_string(c); }
+}  // namespace kda
+
+namespace kda::testing {
+
+class RcChooser final : public engine::Chooser {
+ public:
+  static constexpr int kNominalSize = 100;
+  std::size_t pick(std::span<const uint32_t> weights) override {
+    const uint64_t total = std::accumulate(weights.begin(), weights.end(), uint64_t{0});
+    uint64_t r = *rc::gen::resize(kNominalSize, rc::gen::inRange<uint64_t>(0, total));
+    for (std::size_t i = 0; i < weights.size(); ++i) {
+      if (r < weights[i]) return i;
+      r -= weights[i];
+    }
+    return weights.size() - 1;
+  }
+  int64_t integer(int64_t lo, int64_t hi) override {
+    return *rc::gen::resize(kNominalSize, rc::gen::inRange<int64_t>(lo, hi + 1));
+  }
+  uint64_t bits() override { return *rc::gen::resize(kNominalSize, rc::gen::arbitrary<uint64_t>()); }
+};
+
+inline rc::Gen<CaseConfig> gen_case(const engine::SampleLimits& limits) {
+  return rc::gen::exec([limits] {
+    RcChooser c;
+    return engine::sample_case(c, limits);
+  });
+}
+
+}  // namespace kda::testing
