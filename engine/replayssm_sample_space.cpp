@@ -26,6 +26,14 @@ constexpr double kLowerBounds[] = {-0.5, -1.0, -2.0, -5.0, -10.0};
 constexpr double kPadFractions[] = {0.0, 0.25, 0.5};
 constexpr double kFlushProbs[] = {0.0, 0.1, 0.2, 0.3, 0.5};
 
+// Valid calls (metadata only) reach further: many rows, any GQA ratio.
+constexpr WeightedRange kCallRows[] = {{{1, 8}, 4}, {{9, 64}, 4}, {{65, 1024}, 1}};
+constexpr WeightedRange kCallQueryHeads[] = {{{1, 8}, 1}};
+constexpr WeightedRange kCallGroups[] = {{{1, 8}, 1}};
+constexpr WeightedRange kEnvelopePads[] = {{{1, 300}, 1}};
+constexpr int64_t kUnitStrides[] = {1, 3, 5, 7, 13};
+constexpr DLDevice kDevices[] = {{kDLCPU, 0}, {kDLCUDA, 0}, {kDLCUDA, 3}};
+
 template <class T, std::size_t N>
 std::span<const T> all(const T (&a)[N]) {
   return {a, N};
@@ -94,6 +102,35 @@ CaseConfig sample_case(Chooser& ch, const SampleLimits& lim) {
   return c;
 }
 
+CallConfig sample_call_config(Chooser& ch, const SampleLimits& lim) {
+  CallConfig c;
+  c.B = choose_in(ch, kCallRows, lim.rows);
+  c.H = choose_in(ch, kCallQueryHeads, lim.query_heads);
+  c.group = choose_in(ch, kCallGroups, lim.group);
+  c.K = head_dim(ch, lim.K);
+  c.V = head_dim(ch, lim.V);
+  c.L = choose_in(ch, kRingLengths, lim.ring_length);
+  const int64_t live_rows = ch.integer(0, c.B);
+  c.slots = live_rows + choose_in(ch, kExtraSlots, lim.extra_slots);
+  c.a_3d = ch.coin();
+  c.dt_2d = ch.coin();
+  c.force_flush = ch.coin();
+  c.envelope_pad = lim.strided && ch.coin() ? choose_in(ch, kEnvelopePads, {1, 300}) : 0;
+  c.unit_stride = choose(ch, all(kUnitStrides));
+  c.null_strides = ch.coin();
+  c.act = choose(ch, std::span<const ScalarType>(lim.float_dtypes));
+  c.state = choose(ch, std::span<const ScalarType>(lim.float_dtypes));
+  c.ring = choose(ch, std::span<const ScalarType>(lim.float_dtypes));
+  c.out = choose(ch, std::span<const ScalarType>(lim.float_dtypes));
+  c.index = choose(ch, std::span<const ScalarType>(lim.index_dtypes));
+  c.device = choose(ch, all(kDevices));
+  const bool tie_backend = ch.coin();
+  c.backend = !tie_backend                     ? kda::Backend::Any
+              : c.device.device_type == kDLCPU ? kda::Backend::Cpu
+                                               : kda::Backend::Cuda;
+  return c;
+}
+
 CaseConfig draw_case(uint64_t seed, uint64_t index, const SampleLimits& limits) {
   CounterChooser c(seed, stream::kCheckCases, index);
   return sample_case(c, limits);
@@ -150,6 +187,26 @@ SampleLimits reference_fuzzing() {
   l.ring_length = {1, 17};
   l.tokens = {1, 24};
   l.work_budget = 2e5;
+  return l;
+}
+
+SampleLimits contract_calls() {
+  SampleLimits l;
+  l.rows = {1, 64};
+  l.query_heads = {1, 8};
+  l.group = {1, 8};
+  l.K = {16, 256};
+  l.V = {16, 256};
+  l.ring_length = {1, 64};
+  l.extra_slots = {0, 3};
+  return l;
+}
+
+SampleLimits sweep_calls() {
+  SampleLimits l = contract_calls();
+  l.rows = {1, 1024};
+  l.K = {1, 256};
+  l.V = {1, 256};
   return l;
 }
 

@@ -4,6 +4,7 @@
 // RapidCheck) draws through these functions, so the suites differ only in their limits.
 #pragma once
 #include "cases/case_config.hpp"
+#include "engine/replayssm_call.hpp"
 #include "engine/chooser.hpp"
 #include "engine/sample_space.hpp"
 
@@ -13,6 +14,11 @@ namespace kda::engine {
 // (fewer tokens first, then smaller heads, fewer rows, fewer value heads, a shorter ring),
 // never below a limit's lower end.
 CaseConfig sample_case(Chooser& c, const SampleLimits& limits);
+
+// A valid call's configuration within the limits (rows, heads, K, V, L, dtypes, strided
+// layouts); its other fields (slots from the live rows up, odd strides on size-1 dims, null
+// or explicit strides, devices, backend) range over everything the contract accepts.
+CallConfig sample_call_config(Chooser& c, const SampleLimits& limits);
 
 // Case `index` of `seed` drawn by the counter generator: the same config on every machine.
 CaseConfig draw_case(uint64_t seed, uint64_t index, const SampleLimits& limits);
@@ -28,6 +34,11 @@ SampleLimits reference_suites(int64_t max_tokens = 64, double work_budget = 2.5e
 SampleLimits check_cases(double work_budget);
 // The reference fuzz target: small shapes (K and V 1..32, L 1..17, up to 4 rows).
 SampleLimits reference_fuzzing();
+// Valid calls of the contract suites: B 1..64, H 1..8, HV/H 1..8, K and V 16..256, L 1..64.
+SampleLimits contract_calls();
+// Valid calls of the contract sweep: the same with B up to 1024 and K and V from 1 (metadata
+// only, so sizes may reach past anything a test could allocate).
+SampleLimits sweep_calls();
 }  // namespace limits
 
 }  // namespace kda::engine

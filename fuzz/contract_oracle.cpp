@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "contract/error_catalog.hpp"
+#include "engine/catalog_message.hpp"
 #include "fuzz/raw_metadata.hpp"
 
 namespace kda::fuzz {
@@ -152,33 +153,28 @@ std::optional<bool> condition_holds(std::string_view id, const StepArgs& a, Back
   return std::nullopt;
 }
 
-// The exact message of the templates that print plain numbers and shapes.
+// The exact message of the templates that print plain numbers and shapes, rendered from the
+// catalog with the values restated from the metadata.
 std::optional<std::string> expected_message(std::string_view id, const StepArgs& a) {
+  using engine::catalog_message;
   const Derived d = derive(a);
   const DLTensor &b = *a.b, &idx = *a.ssm_state_indices;
-  if (id == "V1") return fmt::format("`mixed_qkv` must be a 2D tensor (got ndim={}).", a.mixed_qkv->ndim);
-  if (id == "V3") return fmt::format("`a` and `b` must be 2D tensors (got a.ndim=2, b.ndim={}).", b.ndim);
-  if (id == "V7") return fmt::format("`ssm_state_indices` must be 1D for packed decode (got ndim={}).", idx.ndim);
-  if (id == "V10")
-    return fmt::format("Mismatched batch sizes: mixed_qkv.shape[0]={}, a.shape[0]={}, b.shape[0]={}.", d.B, d.B,
-                       b.shape[0]);
+  if (id == "V1") return catalog_message(id, {{"ndim", a.mixed_qkv->ndim}});
+  if (id == "V3") return catalog_message(id, {{"a.ndim", 2}, {"b.ndim", b.ndim}});
+  if (id == "V7") return catalog_message(id, {{"ndim", idx.ndim}});
+  if (id == "V10") return catalog_message(id, {{"B", d.B}, {"a0", d.B}, {"b0", b.shape[0]}});
   if (id == "V11")
-    return fmt::format("`ssm_state_indices` must have shape [B] (got {}; expected ({},)).",
-                       raw::tuple_text(raw::shape(idx)), d.B);
-  if (id == "V12") return fmt::format("`initial_state` must be a 4D tensor (got ndim={}).", a.initial_state->ndim);
-  if (id == "V14")
-    return fmt::format("Helion KDA decode requires power-of-two key and value head dimensions (got K={}, V={}).", d.K,
-                       d.V);
-  if (id == "V16")
-    return fmt::format("`b` must have shape [B, HV] with HV={} (got b.shape={}).", d.HV, raw::tuple_text(raw::shape(b)));
-  if (id == "V17") return fmt::format("`A_log` must have {} elements (got {}).", d.HV, a.A_log->shape[0]);
+    return catalog_message(id, {{"tuple(ssm_state_indices.shape)", raw::tuple_text(raw::shape(idx))}, {"B", d.B}});
+  if (id == "V12") return catalog_message(id, {{"ndim", a.initial_state->ndim}});
+  if (id == "V14") return catalog_message(id, {{"K", d.K}, {"V", d.V}});
+  if (id == "V16") return catalog_message(id, {{"HV", d.HV}, {"tuple(b.shape)", raw::tuple_text(raw::shape(b))}});
+  if (id == "V17") return catalog_message(id, {{"HV", d.HV}, {"numel", a.A_log->shape[0]}});
   if (id == "V19")
-    return fmt::format("`out` must have shape {} (got out.shape={}).", raw::tuple_text({d.B, 1, d.HV, d.V}),
-                       raw::tuple_text(raw::shape(*a.out)));
-  if (id == "V20")
-    return fmt::format("Invalid packed `mixed_qkv` last dim={} for HV={}, V={}.", a.mixed_qkv->shape[1], d.HV, d.V);
-  if (id == "V22") return fmt::format("Invalid head config inferred from mixed_qkv: H={}, HV={}.", raw::wide_text(d.H), d.HV);
-  if (id == "R2") return fmt::format("`write_pos` must have shape ({},).", d.B);
+    return catalog_message(id, {{"(B, 1, HV, V)", raw::tuple_text({d.B, 1, d.HV, d.V})},
+                                {"tuple(out.shape)", raw::tuple_text(raw::shape(*a.out))}});
+  if (id == "V20") return catalog_message(id, {{"qkv_dim", a.mixed_qkv->shape[1]}, {"HV", d.HV}, {"V", d.V}});
+  if (id == "V22") return catalog_message(id, {{"H", raw::wide_text(d.H)}, {"HV", d.HV}});
+  if (id == "R2") return catalog_message(id, {{"(batch,)", raw::tuple_text({d.B})}});
   return std::nullopt;
 }
 

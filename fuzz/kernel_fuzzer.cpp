@@ -121,8 +121,8 @@ void mutate_step(CaseTensors& k, const RowMutation* row_mutations) {
 }
 
 
-std::unique_ptr<Backend>& backend() {
-  static std::unique_ptr<Backend> b;
+std::unique_ptr<engine::Backend>& backend() {
+  static std::unique_ptr<engine::Backend> b;
   return b;
 }
 

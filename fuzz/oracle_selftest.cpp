@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "contract/validate.hpp"
+#include "engine/catalog_message.hpp"
 #include "fuzz/contract_oracle.hpp"
 #include "fuzz/contract_step_check.hpp"
 #include "fuzz/metadata_decoder.hpp"
@@ -34,13 +35,12 @@ TEST_F(PlausibleCall, WrongAcceptanceFails) {
 }
 
 TEST_F(PlausibleCall, WrongRejectionsFail) {
-  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V1", "`mixed_qkv` must be a 2D tensor (got ndim=2).")), "");
+  // Well-formed messages of entries whose condition does not hold for this call, a message
+  // under another entry's id, and an id the catalog lacks.
+  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V1", engine::catalog_message("V1", {{"ndim", 2}}))), "");
   EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V99", "no such entry")), "");
-  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V2", "KDA `a` must be a contiguous 2D or 3D tensor.")), "");
-  EXPECT_NE(judge_rejection(args, Backend::Any,
-                            ContractError("X-RING-SLOTS", "[kda-harness] `d_cache`, `k_cache` and `g_cache` must have as many "
-                                                          "slots (shape[0]) as `initial_state`.")),
-            "");
+  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V2", engine::catalog_message("W1"))), "");
+  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("X-RING-SLOTS", engine::catalog_message("X-RING-SLOTS"))), "");
 }
 
 TEST_F(PlausibleCall, RightRejectionPasses) {

@@ -4,11 +4,9 @@
 #include <fmt/format.h>
 
 #include <array>
-#include <cstring>
 #include <set>
 #include <stdexcept>
 
-#include "contract/error_catalog.hpp"
 #include "golden/golden_catalog.hpp"
 
 namespace kda::golden {
@@ -168,72 +166,37 @@ void add_feature_cases(std::vector<GoldenSpec>& out) {
   }
 }
 
-// Rebuilds a ring with another shape (contents 0xFF, as the generator leaves unused records).
-HostTensor ring_like(const HostTensor& ring, std::vector<int64_t> shape) {
-  HostTensor t(ring.type(), std::move(shape));
-  std::memset(t.storage().data(), 0xFF, t.storage().size());
-  return t;
-}
-
-GoldenSpec error_case(std::string name, std::string purpose, CaseConfig config, std::function<void(CaseTensors&)> brk,
-                      std::string id, std::string message) {
+GoldenSpec error_case(std::string name, std::string purpose, CaseConfig config, std::string input, uint32_t variant) {
   GoldenSpec s;
   s.name = std::move(name);
   s.purpose = std::move(purpose);
   s.config = config;
-  s.break_call = std::move(brk);
-  s.expected_id = std::move(id);
-  s.expected_message = std::move(message);
+  s.error_input = std::move(input);
+  s.error_variant = variant;
   return s;
 }
 
+// The error inputs' variants named here: R6 #0 HV heads where H != HV, #1 ring length L+1,
+// #4 four times H heads; R8 #0 bfloat16; X-RING-SLOTS #0 d_cache with one slot more.
 void add_error_cases(std::vector<GoldenSpec>& out) {
-  const std::string r6 = "`k_cache` must have shape [slots, H, L, K].";
   CaseConfig gqa = small(81);
   gqa.H = 2; gqa.HV = 4;
   out.push_back(error_case("error_k_cache_hv_heads",
                            "R6 trigger 1: k_cache allocated with HV=4 value heads instead of H=2 query heads (GQA)",
-                           gqa,
-                           [](CaseTensors& t) {
-                             const auto& c = t.config;
-                             t.k_cache = ring_like(t.k_cache, {c.slots, c.HV, c.L, c.K});
-                           },
-                           "R6", r6));
+                           gqa, "R6", 0));
   out.push_back(error_case("error_k_cache_ring_length",
-                           "R6 trigger 2: k_cache ring length L+1 while d_cache's is L", gqa,
-                           [](CaseTensors& t) {
-                             const auto& c = t.config;
-                             t.k_cache = ring_like(t.k_cache, {c.slots, c.H, c.L + 1, c.K});
-                           },
-                           "R6", r6));
+                           "R6 trigger 2: k_cache ring length L+1 while d_cache's is L", gqa, "R6", 1));
   // Tensor parallelism: a layer of H=8 query and HV=16 value heads split over 4 ranks gives
   // each rank H=2, HV=4; this rank's key ring was left unsplit (8 heads).
   out.push_back(error_case("error_k_cache_tp_unsharded",
                            "R6 trigger 3: tensor parallelism over 4 ranks (H=8, HV=16 -> 2 and 4 per rank) with "
                            "the key ring not sharded on the query-head axis (8 heads)",
-                           gqa,
-                           [](CaseTensors& t) {
-                             const auto& c = t.config;
-                             t.k_cache = ring_like(t.k_cache, {c.slots, c.H * 4, c.L, c.K});
-                           },
-                           "R6", r6));
+                           gqa, "R6", 4));
   out.push_back(error_case("error_g_cache_bfloat16", "R8: g_cache in bfloat16 (the gate ring must be float32)",
-                           small(82),
-                           [](CaseTensors& t) {
-                             HostTensor g(ScalarType::BFloat16, t.g_cache.shape());
-                             std::memset(g.storage().data(), 0xFF, g.storage().size());
-                             t.g_cache = std::move(g);
-                           },
-                           "R8", "`g_cache` must have dtype torch.float32."));
+                           small(82), "R8", 0));
   out.push_back(error_case("error_ring_slots", "harness extension X-RING-SLOTS: d_cache with one slot more than "
                                                "initial_state",
-                           small(83),
-                           [](CaseTensors& t) {
-                             auto s = t.d_cache.shape();
-                             s[0] += 1;
-                             t.d_cache = ring_like(t.d_cache, s);
-                           },
-                           "X-RING-SLOTS", find_catalog_entry("X-RING-SLOTS")->message));
+                           small(83), "X-RING-SLOTS", 0));
 }
 
 std::vector<GoldenSpec> build() {

@@ -1,16 +1,15 @@
 // The curated golden set: what each case is for, the CaseConfig it is generated from, and
 // the row patterns it claims (checked when it is generated, so a change in the case
 // generator that loses a claimed pattern fails `golden regen` instead of silently thinning
-// the set). Error cases also name how the valid call is broken and the exact error.
+// the set). Error cases name the error input (engine/replayssm_error_inputs.hpp) that breaks
+// the valid call; the error it must raise comes from that input.
 #pragma once
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "cases/case_config.hpp"
-#include "cases/case_tensors.hpp"
 
 namespace kda::golden {
 
@@ -32,10 +31,11 @@ struct GoldenSpec {
   // input, so overriding it changes nothing else in the case.
   std::map<int64_t, std::vector<int32_t>> forced;
   std::vector<Feature> features;
-  // Error cases: how the valid call of `config` is broken, and what validate() must raise.
-  std::function<void(CaseTensors&)> break_call;
-  std::string expected_id, expected_message;
-  bool is_error() const { return static_cast<bool>(break_call); }
+  // Error cases: the label of the error input that breaks the valid call of `config`, and
+  // which of its variants.
+  std::string error_input;
+  uint32_t error_variant = 0;
+  bool is_error() const { return !error_input.empty(); }
 };
 
 // Every case of the set, in a fixed order, names unique.

@@ -11,10 +11,16 @@
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
-#include "property_tests/contract_generators.hpp"
+#include "engine/replayssm_call.hpp"
+#include "property_tests/rc_chooser.hpp"
 
 namespace kda::test {
 namespace {
+
+using engine::BuiltCall;
+using engine::CallConfig;
+using engine::CallSpec;
+using engine::TensorSpec;
 
 constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
 constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
@@ -49,23 +55,21 @@ rc::Gen<TensorSpec> gen_wild_tensor() {
 }
 
 RC_GTEST_PROP(ContractHardening, AnyMetadataGivesACatalogErrorOrPasses, ()) {
-  const ValidCallConfig config = *gen_valid_config().as("config");
+  const CallConfig config = *testing::gen_call_config(engine::limits::contract_calls()).as("config");
   CallSpec spec = make_valid_spec(config);
   const int replaced = *rc::gen::inRange(1, 5).as("tensors replaced");
   for (int i = 0; i < replaced; ++i) {
     // Resized to the nominal size: every tensor and every wild value at every point of the run.
     const int which = *rc::gen::resize(100, rc::gen::inRange(0, 13)).as("which tensor (12 = force_flush)");
-    const TensorSpec wild = *rc::gen::resize(100, gen_wild_tensor());
-    if (which == 12) spec.force_flush = wild;
-    else *spec.all()[which] = wild;
+    spec.set(engine::kReplaySSMTensors[which], *rc::gen::resize(100, gen_wild_tensor()));
   }
   spec.backend = *rc::gen::element(Backend::Any, Backend::Cpu, Backend::Cuda);
   BuiltCall call(spec);
   // Any metadata survives the JSON form (`kda-harness validate` input, golden error cases).
-  const auto json = call_metadata_json(call.args());
+  const auto json = call_metadata_json(engine::step_args(call));
   RC_ASSERT(call_metadata_json(parse_call_metadata(std::string_view(json.dump())).args()) == json);
   try {
-    validate(call.args(), spec.backend);
+    validate(engine::step_args(call), spec.backend);
     RC_TAG(std::string("accepted"));
   } catch (const ContractError& e) {
     RC_TAG(e.id());
@@ -75,8 +79,8 @@ RC_GTEST_PROP(ContractHardening, AnyMetadataGivesACatalogErrorOrPasses, ()) {
 
 TEST(ContractMisuse, NullOrMalformedTensorsAreInvalidArguments) {
   for (int which = 0; which < 12; ++which) {
-    BuiltCall call(make_valid_spec(ValidCallConfig{}));
-    StepArgs args = call.args();
+    BuiltCall call(engine::make_valid_spec(CallConfig{}));
+    StepArgs args = engine::step_args(call);
     const DLTensor** slots[] = {&args.mixed_qkv, &args.a, &args.b, &args.A_log, &args.dt_bias,
                                 const_cast<const DLTensor**>(&args.initial_state),
                                 const_cast<const DLTensor**>(&args.d_cache), const_cast<const DLTensor**>(&args.k_cache),
@@ -85,18 +89,18 @@ TEST(ContractMisuse, NullOrMalformedTensorsAreInvalidArguments) {
     *slots[which] = nullptr;
     EXPECT_THROW(validate(args), std::invalid_argument) << which;
   }
-  BuiltCall call(make_valid_spec(ValidCallConfig{}));
-  StepArgs args = call.args();
+  BuiltCall call(engine::make_valid_spec(CallConfig{}));
+  StepArgs args = engine::step_args(call);
   args.force_flush = nullptr;  // optional: absent is fine
   EXPECT_NO_THROW(validate(args));
-  call.tensors[2].dl().shape[0] = -3;
-  EXPECT_THROW(validate(call.args()), std::invalid_argument);
-  call.tensors[2].dl().shape[0] = 3;
-  call.tensors[12].dl().ndim = -1;
-  EXPECT_THROW(validate(call.args()), std::invalid_argument);
-  call.tensors[12].dl().ndim = 1;
-  call.tensors[12].dl().shape = nullptr;
-  EXPECT_THROW(validate(call.args()), std::invalid_argument);
+  call.tensor("b")->shape[0] = -3;
+  EXPECT_THROW(validate(engine::step_args(call)), std::invalid_argument);
+  call.tensor("b")->shape[0] = 3;
+  call.tensor("force_flush")->ndim = -1;
+  EXPECT_THROW(validate(engine::step_args(call)), std::invalid_argument);
+  call.tensor("force_flush")->ndim = 1;
+  call.tensor("force_flush")->shape = nullptr;
+  EXPECT_THROW(validate(engine::step_args(call)), std::invalid_argument);
 }
 
 }  // namespace

@@ -5,10 +5,14 @@
 #include "contract/metadata_json.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/validate.hpp"
-#include "property_tests/contract_mutations.hpp"
+#include "engine/replayssm_call.hpp"
+#include "engine/replayssm_error_inputs.hpp"
 
 namespace kda::test {
 namespace {
+
+using engine::BuiltCall;
+using engine::CallConfig;
 
 std::string outcome(const StepArgs& args) {
   try {
@@ -22,7 +26,7 @@ std::string outcome(const StepArgs& args) {
 // Every mutation on two configs: dump -> parse -> dump is the identity, and validate()
 // gives the same answer on the parsed call.
 TEST(ContractMetadataJson, RoundTripsEveryMutatedCall) {
-  ValidCallConfig plain, odd;
+  CallConfig plain, odd;
   odd.B = 1;
   odd.H = 1;
   odd.group = 1;
@@ -31,15 +35,16 @@ TEST(ContractMetadataJson, RoundTripsEveryMutatedCall) {
   odd.null_strides = false;
   odd.device = {kDLCUDA, 1};
   odd.force_flush = false;
-  for (const ValidCallConfig& c : {plain, odd}) {
-    for (int check = 0; check < kCheckCount; ++check) {
-      MutationTarget t{make_valid_spec(c), c, c.B};
-      apply_mutations(t, {{static_cast<Check>(check), 5}});
+  const auto& inputs = engine::replayssm_error_inputs();
+  for (const CallConfig& c : {plain, odd}) {
+    for (std::size_t input = 0; input < inputs.size(); ++input) {
+      engine::MutationTarget t{engine::make_valid_spec(c), c.dims(), c.B};
+      engine::apply_mutations(inputs, t, {{input, 5}});
       BuiltCall call(t.spec);
-      const auto json = call_metadata_json(call.args());
+      const auto json = call_metadata_json(engine::step_args(call));
       StepTensors parsed = parse_call_metadata(std::string_view(json.dump()));
-      EXPECT_EQ(call_metadata_json(parsed.args()), json) << check_name(static_cast<Check>(check));
-      EXPECT_EQ(outcome(parsed.args()), outcome(call.args())) << check_name(static_cast<Check>(check));
+      EXPECT_EQ(call_metadata_json(parsed.args()), json) << inputs[input].label;
+      EXPECT_EQ(outcome(parsed.args()), outcome(engine::step_args(call))) << inputs[input].label;
     }
   }
 }
@@ -59,8 +64,8 @@ TEST(ContractMetadataJson, EveryDtypeRoundTripsThroughItsName) {
 }
 
 nlohmann::json valid_json() {
-  BuiltCall call(make_valid_spec(ValidCallConfig{}));
-  StepArgs args = call.args();
+  BuiltCall call(engine::make_valid_spec(CallConfig{}));
+  StepArgs args = engine::step_args(call);
   args.scale = 0.125;
   args.lower_bound = -5.0;
   return nlohmann::json::parse(call_metadata_json(args).dump());

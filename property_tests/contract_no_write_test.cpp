@@ -7,10 +7,15 @@
 
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
-#include "property_tests/contract_generators.hpp"
+#include "engine/replayssm_call.hpp"
+#include "engine/replayssm_error_inputs.hpp"
+#include "property_tests/rc_chooser.hpp"
 
 namespace kda::test {
 namespace {
+
+using engine::CallSpec;
+using engine::TensorSpec;
 
 // SplitMix64: the harness's tests draw bytes from their own generator, never std::.
 uint64_t splitmix64(uint64_t& state) {
@@ -25,13 +30,13 @@ uint64_t splitmix64(uint64_t& state) {
 class DataCall {
  public:
   DataCall(const CallSpec& spec, uint64_t seed) {
-    CallSpec copy = spec;
-    for (TensorSpec* t : copy.all()) {
-      shapes_.push_back(t->shape);
-      strides_.push_back(t->null_strides ? compact_strides(t->shape) : t->strides);
+    for (const auto& [name, t] : spec.tensors) {
+      names_.push_back(name);
+      shapes_.push_back(t.shape);
+      strides_.push_back(t.null_strides ? compact_strides(t.shape) : t.strides);
     }
     for (std::size_t i = 0; i < shapes_.size(); ++i) {
-      const TensorSpec& t = *copy.all()[i];
+      const TensorSpec& t = spec.tensors[i].second;
       DLTensor dl{};
       dl.ndim = static_cast<int32_t>(shapes_[i].size());
       dl.shape = shapes_[i].data();
@@ -45,40 +50,34 @@ class DataCall {
       dl.data = buffers_.back().data() - r.lo * elem;  // offsets lo..hi land inside the buffer
       dls_.push_back(dl);
     }
-    has_force_flush_ = spec.force_flush.has_value();
   }
   StepArgs args() {
-    StepArgs s;
-    s.mixed_qkv = &dls_[0];
-    s.a = &dls_[1];
-    s.b = &dls_[2];
-    s.A_log = &dls_[3];
-    s.dt_bias = &dls_[4];
-    s.initial_state = &dls_[5];
-    s.d_cache = &dls_[6];
-    s.k_cache = &dls_[7];
-    s.g_cache = &dls_[8];
-    s.out = &dls_[9];
-    s.ssm_state_indices = &dls_[10];
-    s.write_pos = &dls_[11];
-    s.force_flush = has_force_flush_ ? &dls_[12] : nullptr;
-    return s;
+    return engine::step_args([this](std::string_view name) -> DLTensor* {
+      for (std::size_t i = 0; i < names_.size(); ++i)
+        if (names_[i] == name) return &dls_[i];
+      return nullptr;
+    });
   }
   const std::vector<std::vector<std::byte>>& buffers() const { return buffers_; }
 
  private:
+  std::vector<std::string> names_;
   std::vector<std::vector<int64_t>> shapes_, strides_;
   std::vector<std::vector<std::byte>> buffers_;
   std::vector<DLTensor> dls_;
-  bool has_force_flush_ = false;
 };
 
 RC_GTEST_PROP(ContractNoWrite, ValidationNeverChangesTensorData, ()) {
-  const ValidCallConfig config = *gen_valid_config(8, 32, 8).as("config");
-  const MutationSet mutations = *gen_mutation_set().as("mutations");
+  engine::SampleLimits limits = engine::limits::contract_calls();  // small enough to hold real data
+  limits.rows = {1, 8};
+  limits.K = limits.V = {16, 32};
+  limits.ring_length = {1, 8};
+  const engine::CallConfig config = *testing::gen_call_config(limits).as("config");
+  const testing::MutationSet mutations = *testing::gen_mutation_set().as("mutations");
   const uint64_t seed = *rc::gen::arbitrary<uint64_t>().as("byte seed");
-  MutationTarget target{make_valid_spec(config), config, config.B};
-  const MutationResult result = apply_mutations(target, mutations.items);
+  engine::MutationTarget target{engine::make_valid_spec(config), config.dims(), config.B};
+  const engine::MutationResult result =
+      engine::apply_mutations(engine::replayssm_error_inputs(), target, mutations.items);
 
   DataCall call(target.spec, seed);
   const std::vector<std::vector<std::byte>> before = call.buffers();

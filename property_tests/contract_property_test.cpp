@@ -1,22 +1,28 @@
-// The contract's main property (issue 2): a random VALID call is accepted with the right
-// dims; a random set of targeted mutations then raises the id and exact message of the
-// earliest mutated check, and every raised message matches exactly one catalog pattern.
-// The case count comes from RC_PARAMS (ctest sets max_success=10000).
+// The contract's main property: a random VALID call is accepted with the right dims; a random
+// set of error inputs (engine/replayssm_error_inputs.hpp) then raises the id and exact message
+// of the earliest mutated check, and every raised message matches exactly one catalog
+// pattern. The case count comes from RC_PARAMS (ctest sets max_success=10000).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include "contract/error_catalog.hpp"
 #include "contract/validate.hpp"
-#include "property_tests/contract_generators.hpp"
+#include "engine/replayssm_call.hpp"
+#include "engine/replayssm_error_inputs.hpp"
+#include "property_tests/rc_chooser.hpp"
 
 namespace kda::test {
 namespace {
 
+using engine::CallConfig;
+using engine::CallSpec;
+using engine::Expected;
+
 // Runs validate() and returns the error it raised (id empty when it accepted).
 Expected run(const CallSpec& spec, Dims* dims = nullptr) {
-  BuiltCall call(spec);
+  engine::BuiltCall call(spec);
   try {
-    const Dims d = validate(call.args(), spec.backend);
+    const Dims d = validate(engine::step_args(call), spec.backend);
     if (dims) *dims = d;
     return {};
   } catch (const ContractError& e) {
@@ -25,17 +31,17 @@ Expected run(const CallSpec& spec, Dims* dims = nullptr) {
 }
 
 RC_GTEST_PROP(ContractProperty, ValidCallsPassAndEarliestMutationWins, ()) {
-  const ValidCallConfig config = *gen_valid_config().as("config");
-  const MutationSet mutations = *gen_mutation_set().as("mutations");
+  const CallConfig config = *testing::gen_call_config(engine::limits::contract_calls()).as("config");
+  const testing::MutationSet mutations = *testing::gen_mutation_set().as("mutations");
 
-  const CallSpec valid = make_valid_spec(config);
+  const CallSpec valid = engine::make_valid_spec(config);
   Dims dims;
   const Expected base = run(valid, &dims);
   RC_ASSERT(base.id == "");
   RC_ASSERT(dims == config.dims());
 
-  MutationTarget target{valid, config, config.B};
-  const MutationResult result = apply_mutations(target, mutations.items);
+  engine::MutationTarget target{valid, config.dims(), config.B};
+  const engine::MutationResult result = engine::apply_mutations(engine::replayssm_error_inputs(), target, mutations.items);
   const Expected raised = run(target.spec);
   if (!result.expected) {
     RC_TAG(std::string("accepted"));
@@ -48,10 +54,12 @@ RC_GTEST_PROP(ContractProperty, ValidCallsPassAndEarliestMutationWins, ()) {
   RC_ASSERT(catalog_ids_matching(raised.message) == std::vector<std::string>{raised.id});
 }
 
-// Every mutation, alone, on a few fixed configs and each of its variants: the raised error is
-// its own check's. Guarantees each mutation runs at least once, whatever the random draw.
+// Every error input, alone, on a few fixed configs and each of its variants: the raised error
+// is its own check's. Guarantees each runs at least once, whatever the random draw; the last
+// config has the smallest heads of the sweep's space (K = V = 1, one row), where the inputs
+// that cannot break their check there must say so.
 TEST(ContractMutations, EachMutationAloneRaisesItsOwnCheck) {
-  std::vector<ValidCallConfig> configs(3);
+  std::vector<CallConfig> configs(4);
   configs[1].B = 1;
   configs[1].H = 1;
   configs[1].group = 1;
@@ -65,22 +73,31 @@ TEST(ContractMutations, EachMutationAloneRaisesItsOwnCheck) {
   configs[2].device = {kDLCUDA, 2};
   configs[2].force_flush = false;
   configs[2].B = 7;
-  int applied = 0;
-  for (const ValidCallConfig& c : configs) {
-    for (int check = 0; check < kCheckCount; ++check) {
+  configs[3].B = configs[3].H = configs[3].group = configs[3].K = configs[3].V = configs[3].L = configs[3].slots = 1;
+  const auto& inputs = engine::replayssm_error_inputs();
+  int applied = 0, declined = 0;
+  for (const CallConfig& c : configs) {
+    for (std::size_t input = 0; input < inputs.size(); ++input) {
       for (uint32_t variant = 0; variant < 48; ++variant) {
-        MutationTarget t{make_valid_spec(c), c, c.B};
-        const Mutation m{static_cast<Check>(check), variant};
-        const MutationResult r = apply_mutations(t, {m});
-        if (!r.expected) continue;
+        engine::MutationTarget t{engine::make_valid_spec(c), c.dims(), c.B};
+        const engine::Mutation m{input, variant};
+        const engine::MutationResult r = engine::apply_mutations(inputs, t, {m});
+        if (!r.expected) {
+          ++declined;
+          continue;
+        }
         ++applied;
         const Expected raised = run(t.spec);
-        ASSERT_EQ(raised.id, r.expected->id) << check_name(m.check) << "#" << variant << " on " << to_string(c);
-        ASSERT_EQ(raised.message, r.expected->message) << check_name(m.check) << "#" << variant;
+        ASSERT_EQ(raised.id, r.expected->id) << inputs[input].label << "#" << variant << " on " << to_string(c);
+        ASSERT_EQ(raised.message, r.expected->message) << inputs[input].label << "#" << variant;
       }
     }
   }
-  EXPECT_EQ(applied, 3 * kCheckCount * 48);  // no mutation is skipped on these configs
+  // On the first three configs no input declines; on the K = V = 1 one only V8 (one-element
+  // out) and V21 (every q size divides by K = 1) do.
+  const int per_config = static_cast<int>(inputs.size()) * 48;
+  EXPECT_EQ(declined, 2 * 48);
+  EXPECT_EQ(applied, 4 * per_config - declined);
 }
 
 }  // namespace

@@ -5,30 +5,23 @@
 
 namespace kda::test {
 
-namespace {
-constexpr const char* kSlot =
-    "[kda-harness] a non-negative `ssm_state_indices` entry must be less than the slot count initial_state.shape[0].";
-constexpr const char* kPos = "[kda-harness] `write_pos` of a non-padding row must lie in [0, L-1], L = d_cache.shape[2].";
-constexpr const char* kDup = "[kda-harness] two non-padding rows of `ssm_state_indices` name the same slot.";
-}  // namespace
-
 const std::vector<RuntimeRow>& runtime_rows() {
   using enum ScalarType;
   static const std::vector<RuntimeRow> r = {
-      {"all live, distinct, in range", {0, 1, 4}, {0, 3, 2}, Int32, 5, 4, "", ""},
-      {"padding rows ignore everything", {-1, 2, -7}, {99, 0, -5}, Int64, 3, 1, "", ""},
-      {"padding rows may repeat", {-1, -1, 0}, {0, 0, 0}, Int32, 1, 1, "", ""},
-      {"no rows", {}, {}, Int32, 0, 1, "", ""},
-      {"slot == slots", {0, 5}, {0, 0}, Int32, 5, 4, "X-SLOT-INDEX", kSlot},
-      {"int64 slot beyond int32", {int64_t{1} << 40}, {0}, Int64, 5, 4, "X-SLOT-INDEX", kSlot},
-      {"live row with no slots at all", {-1, 0}, {0, 0}, Int32, 0, 4, "X-SLOT-INDEX", kSlot},
-      {"cursor == L", {0, 1}, {0, 4}, Int32, 5, 4, "X-WRITE-POS", kPos},
-      {"negative cursor", {3}, {-1}, Int64, 5, 4, "X-WRITE-POS", kPos},
-      {"duplicate live slot", {2, -1, 2}, {0, 0, 1}, Int32, 5, 4, "X-DUP-SLOT", kDup},
-      {"row order: an earlier duplicate before a later range error", {1, 1, 9}, {0, 0, 0}, Int32, 5, 4, "X-DUP-SLOT", kDup},
-      {"row order: earlier row's cursor first", {1, 9}, {7, 0}, Int32, 5, 4, "X-WRITE-POS", kPos},
-      {"within a row: slot range before cursor", {9}, {7}, Int32, 5, 4, "X-SLOT-INDEX", kSlot},
-      {"within a row: cursor before duplicate", {1, 1}, {0, 4}, Int32, 5, 4, "X-WRITE-POS", kPos},
+      {"all live, distinct, in range", {0, 1, 4}, {0, 3, 2}, Int32, 5, 4, ""},
+      {"padding rows ignore everything", {-1, 2, -7}, {99, 0, -5}, Int64, 3, 1, ""},
+      {"padding rows may repeat", {-1, -1, 0}, {0, 0, 0}, Int32, 1, 1, ""},
+      {"no rows", {}, {}, Int32, 0, 1, ""},
+      {"slot == slots", {0, 5}, {0, 0}, Int32, 5, 4, "X-SLOT-INDEX"},
+      {"int64 slot beyond int32", {int64_t{1} << 40}, {0}, Int64, 5, 4, "X-SLOT-INDEX"},
+      {"live row with no slots at all", {-1, 0}, {0, 0}, Int32, 0, 4, "X-SLOT-INDEX"},
+      {"cursor == L", {0, 1}, {0, 4}, Int32, 5, 4, "X-WRITE-POS"},
+      {"negative cursor", {3}, {-1}, Int64, 5, 4, "X-WRITE-POS"},
+      {"duplicate live slot", {2, -1, 2}, {0, 0, 1}, Int32, 5, 4, "X-DUP-SLOT"},
+      {"row order: an earlier duplicate before a later range error", {1, 1, 9}, {0, 0, 0}, Int32, 5, 4, "X-DUP-SLOT"},
+      {"row order: earlier row's cursor first", {1, 9}, {7, 0}, Int32, 5, 4, "X-WRITE-POS"},
+      {"within a row: slot range before cursor", {9}, {7}, Int32, 5, 4, "X-SLOT-INDEX"},
+      {"within a row: cursor before duplicate", {1, 1}, {0, 4}, Int32, 5, 4, "X-WRITE-POS"},
   };
   return r;
 }

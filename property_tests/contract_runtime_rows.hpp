@@ -14,8 +14,7 @@ struct RuntimeRow {
   std::vector<int64_t> write_pos;  // cursors
   ScalarType index_type;
   int64_t slot_count, L;
-  const char* id;  // "" = accepted
-  const char* message;
+  const char* id;  // "" = accepted; the message is the catalog's
 };
 
 const std::vector<RuntimeRow>& runtime_rows();

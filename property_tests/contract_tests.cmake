@@ -2,14 +2,9 @@
 # one ctest entry; the RapidCheck property runs 10,000 cases by default (RC_PARAMS).
 
 add_library(kda_contract_testing STATIC
-  contract_call_spec.cpp
-  contract_mutations.cpp
-  contract_mutations_packed.cpp
-  contract_mutations_replayssm.cpp
-  contract_generators.cpp
   contract_runtime_rows.cpp
 )
-target_link_libraries(kda_contract_testing PUBLIC kda_contract rapidcheck GTest::gtest)
+target_link_libraries(kda_contract_testing PUBLIC kda_engine kda_contract rapidcheck GTest::gtest)
 
 set(kda_contract_suites contract_property contract_expected_errors contract_runtime_values contract_no_write
     contract_catalog contract_metadata_json contract_hardening contract_overlap)

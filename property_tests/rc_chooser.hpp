@@ -2,7 +2,8 @@
 // shrinks choice by choice towards the first option and the low end of each range (small
 // shapes). Draws are made at RapidCheck's nominal size, so every value of a range is drawn
 // from the first case on (the size parameter would otherwise keep early cases tiny).
-// gen_case and gen_call_config are the sample space's generators (engine/*_sample_space.hpp).
+// gen_case, gen_call_config and gen_mutation_set are the sample space's generators
+// (engine/replayssm_sample_space.hpp, engine/error_inputs.hpp).
 #pragma once
 #include <rapidcheck.h>
 
@@ -11,12 +12,16 @@
 
 #include "cases/case_config.hpp"
 #include "engine/chooser.hpp"
+#include "engine/replayssm_error_inputs.hpp"
 #include "engine/replayssm_sample_space.hpp"
 
 namespace kda {
 // RapidCheck prints a failing CaseConfig as its one-line form (replayable with
 // `kda-harness case "<line>"`).
 inline void showValue(const CaseConfig& c, std::ostream& os) { os << to_string(c); }
+namespace engine {
+inline void showValue(const CallConfig& c, std::ostream& os) { os << to_string(c); }
+}  // namespace engine
 }  // namespace kda
 
 namespace kda::testing {
@@ -43,6 +48,27 @@ inline rc::Gen<CaseConfig> gen_case(const engine::SampleLimits& limits) {
   return rc::gen::exec([limits] {
     RcChooser c;
     return engine::sample_case(c, limits);
+  });
+}
+
+inline rc::Gen<engine::CallConfig> gen_call_config(const engine::SampleLimits& limits) {
+  return rc::gen::exec([limits] {
+    RcChooser c;
+    return engine::sample_call_config(c, limits);
+  });
+}
+
+// A set of ReplaySSM error inputs (0..max_size of them, on distinct checks).
+struct MutationSet {
+  std::vector<engine::Mutation> items;
+};
+inline void showValue(const MutationSet& s, std::ostream& os) {
+  os << engine::describe(engine::replayssm_error_inputs(), s.items);
+}
+inline rc::Gen<MutationSet> gen_mutation_set(int max_size = 4) {
+  return rc::gen::exec([max_size] {
+    RcChooser c;
+    return MutationSet{engine::sample_mutations(c, engine::replayssm_error_inputs().size(), max_size)};
   });
 }
 

@@ -14,7 +14,6 @@
 #include "engine/run_vs_reference.hpp"
 #include "reference/replayssm_step.hpp"
 #include "reference/rollout.hpp"
-#include "tools/contract_catalogue_suite.hpp"
 #include "tools/contract_sweep.hpp"
 
 namespace kda::cli {
@@ -67,9 +66,7 @@ CaseConfig check_case(uint64_t seed, int64_t i, double work_budget) {
   return engine::draw_case(seed, static_cast<uint64_t>(i), engine::limits::check_cases(work_budget));
 }
 
-// A contract case (SweepResult or CatalogueResult: pass, config, detail) as a check outcome.
-template <class ContractResult>
-CaseOutcome from_contract_case(const ContractResult& r, std::string replay) {
+CaseOutcome from_contract_case(const SweepResult& r, std::string replay) {
   CaseOutcome c;
   c.pass = r.pass;
   c.detail = r.pass ? r.config : r.config + ": " + r.detail;
@@ -124,10 +121,10 @@ SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, cons
 
 const std::vector<SuiteInfo>& suite_catalog() {
   static const std::vector<SuiteInfo> suites = {
-      {"contract", "cpu", "random valid calls accepted with their dims; one or two targeted mutations raise the "
-                          "earliest check's exact catalog error", 40000},
-      {"contract-catalogue", "cpu", "the contract tests' mutation catalogue (every check, every variant, sets of up "
-                                    "to four) over random valid calls", 100000},
+      {"contract", "cpu", "random valid calls (B up to 1024, K and V from 1) accepted with their dims; sets of one "
+                          "or two error inputs raise the earliest check's exact catalog error", 40000},
+      {"contract-catalogue", "cpu", "the error inputs (every check, every variant, sets of up to four) over random "
+                                    "valid calls of the contract tests' ranges", 100000},
       {"reference", "cpu", "CPU reference (kernel rounding points) vs the float64 plain recurrence over random "
                            "rollouts, within the dtype-derived bounds", 8000},
       {"pure-double", "cpu", "float64 ReplaySSM model vs the float64 plain recurrence (1e-10) over random rollouts",
@@ -178,13 +175,13 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       const double budget = o.work_budget, gpu_budget = o.gpu_work_budget;
       if (info.name == "contract") {
         s.run = [seed](int64_t i, int) {
-          return from_contract_case(contract_sweep_case(seed, static_cast<uint64_t>(i)),
+          return from_contract_case(contract_sweep_case(seed, static_cast<uint64_t>(i), engine::limits::sweep_calls(), 6, 2),
                                     fmt::format("kda-harness check --suites contract --seed {} (sweep case {})", seed, i));
         };
       } else if (info.name == "contract-catalogue") {
         s.run = [seed](int64_t i, int) {
           return from_contract_case(
-              contract_catalogue_case(seed, static_cast<uint64_t>(i)),
+              contract_sweep_case(seed + 1, static_cast<uint64_t>(i), engine::limits::contract_calls(), 4, 4),
               fmt::format("kda-harness check --suites contract-catalogue --seed {} (case {})", seed, i));
         };
       } else if (info.name == "reference") {

@@ -1,14 +1,13 @@
-// The contract sweep of `kda-harness check`: random VALID calls (metadata only, any shape,
-// any dtype mix, CPU or CUDA devices, compact, null or slot-padded strides) must pass
-// validate() with the dims they were built with; then the same calls broken by one or two
-// targeted mutations (one per check of contract.md, and the harness's metadata extensions)
-// must fail with the EARLIEST broken check's catalog id and exact message. The expected
-// messages are written here from contract.md's templates (documented checks) and taken
-// from the error catalog (the harness's fixed extension messages); each must also match
-// exactly one catalog entry's pattern.
+// The contract suites of `kda-harness check`: random VALID calls (metadata only) drawn from
+// the sample space (engine/replayssm_sample_space.hpp) within a suite's limits must pass
+// validate() with the dims they were built with; then the same calls broken by sets of error
+// inputs (engine/replayssm_error_inputs.hpp) must fail with the EARLIEST broken check's catalog
+// id and exact message, a message that matches exactly one catalog entry's pattern.
 #pragma once
 #include <cstdint>
 #include <string>
+
+#include "engine/sample_space.hpp"
 
 namespace kda::cli {
 
@@ -19,7 +18,9 @@ struct SweepResult {
   std::string detail;       // the first mismatch
 };
 
-// One sweep case: a valid call and `mutation_sets` broken variants of it.
-SweepResult contract_sweep_case(uint64_t seed, uint64_t index, int mutation_sets = 6);
+// One case: the valid call `index` of `seed` and `mutation_sets` sets of up to
+// `max_mutations` error inputs applied to it.
+SweepResult contract_sweep_case(uint64_t seed, uint64_t index, const engine::SampleLimits& limits,
+                                int mutation_sets, int max_mutations);
 
 }  // namespace kda::cli
