@@ -5,6 +5,10 @@
 
 namespace kda::engine {
 
+DLDevice other_device(DLDevice d) {
+  return d.device_type == kDLCPU ? DLDevice{kDLCUDA, 0} : DLDevice{kDLCUDA, d.device_id + 1};
+}
+
 Expected expect(std::string_view id, std::initializer_list<MessageArg> args) {
   return {std::string(id), catalog_message(id, args)};
 }

@@ -23,6 +23,9 @@ namespace kda::engine {
 struct Expected {
   std::string id, message;
 };
+// A device other than d (another type, or another CUDA index).
+DLDevice other_device(DLDevice d);
+
 // The catalog's message for id, rendered with args.
 Expected expect(std::string_view id, std::initializer_list<MessageArg> args = {});
 

@@ -28,7 +28,8 @@ TensorSpec make(const CallConfig& c, DLDataType dtype, std::vector<int64_t> shap
 // Persistent state and rings: the slot stride padded by envelope_pad (an "envelope" layout).
 TensorSpec make_pool(const CallConfig& c, DLDataType dtype, std::vector<int64_t> shape) {
   TensorSpec t = make(c, dtype, std::move(shape), true);
-  if (c.envelope_pad > 0 && t.shape[0] != 1) t.explicit_strides()[0] = t.shape[1] * t.shape[2] * t.shape[3] + c.envelope_pad;
+  if (c.envelope_pad > 0 && t.shape[0] != 1)
+    t.explicit_strides()[0] = t.shape[1] * t.shape[2] * t.shape[3] + c.envelope_pad;
   return t;
 }
 
@@ -95,7 +96,9 @@ StepArgs step_args(const std::function<DLTensor*(std::string_view)>& call) {
 }
 
 std::string to_string(const CallConfig& c) {
-  const auto dev = [](DLDevice d) { return fmt::format("{}:{}", d.device_type == kDLCPU ? "cpu" : "cuda", d.device_id); };
+  const auto dev = [](DLDevice d) {
+    return fmt::format("{}:{}", d.device_type == kDLCPU ? "cpu" : "cuda", d.device_id);
+  };
   const char* backend = c.backend == kda::Backend::Any   ? "any"
                         : c.backend == kda::Backend::Cpu ? "cpu"
                                                          : "cuda";

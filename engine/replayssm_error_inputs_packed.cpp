@@ -21,8 +21,6 @@ void double_strides(TensorSpec& t) {
   for (auto& s : t.strides) s *= 2;
 }
 
-DLDevice other_device(DLDevice d) { return d.device_type == kDLCPU ? DLDevice{kDLCUDA, 0} : DLDevice{kDLCUDA, d.device_id + 1}; }
-
 }  // namespace
 
 std::vector<ErrorInput> packed_decode_error_inputs() {
@@ -72,7 +70,9 @@ std::vector<ErrorInput> packed_decode_error_inputs() {
   in.push_back({"V5", [](MutationTarget& t, uint32_t v) -> Out {
     TensorSpec& A_log = t.spec.at("A_log");
     const int64_t n = A_log.shape[0];
-    A_log.reshape(v % 3 == 0 ? std::vector<int64_t>{} : v % 3 == 1 ? std::vector<int64_t>{n, 1} : std::vector<int64_t>{1, n});
+    A_log.reshape(v % 3 == 0   ? std::vector<int64_t>{}
+                  : v % 3 == 1 ? std::vector<int64_t>{n, 1}
+                               : std::vector<int64_t>{1, n});
     return expect("V5");
   }});
   in.push_back({"V6", [](MutationTarget& t, uint32_t v) -> Out {
@@ -91,7 +91,8 @@ std::vector<ErrorInput> packed_decode_error_inputs() {
     return expect("V8");
   }});
   in.push_back({"V9", [](MutationTarget& t, uint32_t v) -> Out {
-    static constexpr const char* targets[] = {"a", "b", "A_log", "dt_bias", "initial_state", "out", "ssm_state_indices"};
+    static constexpr const char* targets[] = {"a",   "b", "A_log", "dt_bias", "initial_state",
+                                              "out", "ssm_state_indices"};
     t.spec.at(targets[v % 7]).device = other_device(t.spec.at("mixed_qkv").device);
     return expect("V9");
   }});
@@ -109,7 +110,8 @@ std::vector<ErrorInput> packed_decode_error_inputs() {
   in.push_back({"V12", [](MutationTarget& t, uint32_t v) -> Out {
     TensorSpec& state = t.spec.at("initial_state");
     const auto sh = state.shape;
-    state.reshape(v % 2 ? std::vector<int64_t>{1, sh[0], sh[1], sh[2], sh[3]} : std::vector<int64_t>{sh[0], sh[1], sh[2] * sh[3]});
+    state.reshape(v % 2 ? std::vector<int64_t>{1, sh[0], sh[1], sh[2], sh[3]}
+                        : std::vector<int64_t>{sh[0], sh[1], sh[2] * sh[3]});
     return expect("V12", {{"ndim", static_cast<int64_t>(state.shape.size())}});
   }});
   in.push_back({"V13", [](MutationTarget& t, uint32_t) -> Out {

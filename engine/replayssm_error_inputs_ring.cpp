@@ -10,8 +10,6 @@ namespace {
 
 using Out = std::optional<Expected>;
 
-DLDevice other_device(DLDevice d) { return d.device_type == kDLCPU ? DLDevice{kDLCUDA, 0} : DLDevice{kDLCUDA, d.device_id + 1}; }
-
 TensorSpec& force_flush_of(MutationTarget& t) {
   if (TensorSpec* ff = t.spec.find("force_flush")) return *ff;
   TensorSpec ff;
@@ -95,7 +93,8 @@ std::vector<ErrorInput> replayssm_ring_and_extension_error_inputs() {
   }});
   in.push_back({"R4-short", [](MutationTarget& t, uint32_t v) -> Out {
     const Dims& d = t.dims;
-    t.spec.at("d_cache").reshape(v % 2 ? std::vector<int64_t>{d.slots * d.HV * d.L * d.V} : std::vector<int64_t>{d.slots, d.HV});
+    t.spec.at("d_cache").reshape(v % 2 ? std::vector<int64_t>{d.slots * d.HV * d.L * d.V}
+                                       : std::vector<int64_t>{d.slots, d.HV});
     return expect("R5");
   }});
   in.push_back({"R4", [](MutationTarget& t, uint32_t) -> Out {

@@ -96,7 +96,9 @@ HostTensor checkpoint_of(const HostTensor& state, int64_t slot) {
 }
 
 bool same_layout(const engine::TensorSpec& x, const engine::TensorSpec& y) {
-  const auto strides = [](const engine::TensorSpec& t) { return t.null_strides ? compact_strides(t.shape) : t.strides; };
+  const auto strides = [](const engine::TensorSpec& t) {
+    return t.null_strides ? compact_strides(t.shape) : t.strides;
+  };
   return x.dtype.code == y.dtype.code && x.dtype.bits == y.dtype.bits && x.dtype.lanes == y.dtype.lanes &&
          x.shape == y.shape && strides(x) == strides(y) && x.device.device_type == y.device.device_type &&
          x.device.device_id == y.device.device_id;
@@ -110,8 +112,8 @@ engine::Expected break_call(const GoldenSpec& spec, CaseTensors& t) {
   const CaseConfig& c = spec.config;
   const engine::CallSpec valid = engine::spec_of(t);
   engine::MutationTarget target{valid, Dims{c.B, c.H, c.HV, c.K, c.V, c.L, c.slots}, c.B};
-  const engine::MutationResult r =
-      engine::apply_mutations(inputs, target, {{engine::error_input_index(inputs, spec.error_input), spec.error_variant}});
+  const engine::Mutation m{engine::error_input_index(inputs, spec.error_input), spec.error_variant};
+  const engine::MutationResult r = engine::apply_mutations(inputs, target, {m});
   if (!r.expected) throw GenerationError(spec.name + ": the error input does not apply to this config");
   HostTensor* tensors[] = {&t.mixed_qkv, &t.a,       &t.b,       &t.A_log, &t.dt_bias,           &t.initial_state,
                            &t.d_cache,   &t.k_cache, &t.g_cache, &t.out,   &t.ssm_state_indices, &t.write_pos};

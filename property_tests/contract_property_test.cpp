@@ -41,7 +41,8 @@ RC_GTEST_PROP(ContractProperty, ValidCallsPassAndEarliestMutationWins, ()) {
   RC_ASSERT(dims == config.dims());
 
   engine::MutationTarget target{valid, config.dims(), config.B};
-  const engine::MutationResult result = engine::apply_mutations(engine::replayssm_error_inputs(), target, mutations.items);
+  const engine::MutationResult result =
+      engine::apply_mutations(engine::replayssm_error_inputs(), target, mutations.items);
   const Expected raised = run(target.spec);
   if (!result.expected) {
     RC_TAG(std::string("accepted"));

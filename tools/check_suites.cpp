@@ -175,7 +175,8 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       const double budget = o.work_budget, gpu_budget = o.gpu_work_budget;
       if (info.name == "contract") {
         s.run = [seed](int64_t i, int) {
-          return from_contract_case(contract_sweep_case(seed, static_cast<uint64_t>(i), engine::limits::sweep_calls(), 6, 2),
+          return from_contract_case(
+              contract_sweep_case(seed, static_cast<uint64_t>(i), engine::limits::sweep_calls(), 6, 2),
                                     fmt::format("kda-harness check --suites contract --seed {} (sweep case {})", seed, i));
         };
       } else if (info.name == "contract-catalogue") {

@@ -23,7 +23,8 @@ std::string check_call(const engine::CallSpec& spec, const std::optional<engine:
   engine::BuiltCall built(spec);
   try {
     const Dims d = validate(engine::step_args(built), spec.backend);
-    if (expected) return fmt::format("accepted ({}), expected {} \"{}\"", dims_text(d), expected->id, expected->message);
+    if (expected)
+      return fmt::format("accepted ({}), expected {} \"{}\"", dims_text(d), expected->id, expected->message);
     if (d != valid_dims) return "validate() returned " + dims_text(d) + ", built with " + dims_text(valid_dims);
     return "";
   } catch (const ContractError& e) {

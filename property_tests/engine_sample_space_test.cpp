@@ -1,0 +1,83 @@
+// The sample space and the catalog's message renderer: every suite's limits give valid cases
+// inside those limits and under the work budget (where the limits' floors allow), valid calls
+// inside theirs, and a message renders only with exactly the values its template names.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "contract/error_catalog.hpp"
+#include "engine/catalog_message.hpp"
+#include "engine/counter_chooser.hpp"
+#include "engine/replayssm_sample_space.hpp"
+
+namespace kda::engine {
+namespace {
+
+void expect_within(const CaseConfig& c, const SampleLimits& l) {
+  const std::string line = to_string(c);
+  EXPECT_TRUE(is_valid_config(c)) << line;
+  EXPECT_TRUE(l.rows.contains(c.B) && l.query_heads.contains(c.H) && l.group.contains(c.HV / c.H)) << line;
+  EXPECT_TRUE(l.K.contains(c.K) && l.V.contains(c.V) && l.ring_length.contains(c.L)) << line;
+  EXPECT_TRUE(l.tokens.contains(c.steps)) << line;
+  EXPECT_TRUE(l.extra_slots.contains(c.slots - c.B)) << line;
+  EXPECT_TRUE(l.strided || !c.envelope) << line;
+  // Over budget only when no size can be halved within the limits any more.
+  const auto at_floor = [](int64_t x, int64_t lo) { return x < 2 * std::max<int64_t>(lo, 1); };
+  const bool floors = c.B == 1 && c.HV == c.H && at_floor(c.steps, l.tokens.lo) && at_floor(c.K, l.K.lo) &&
+                      at_floor(c.V, l.V.lo);
+  EXPECT_TRUE(rollout_work(c) <= l.work_budget || floors) << line;
+}
+
+TEST(SampleSpace, CasesStayWithinEverySuitesLimits) {
+  SampleLimits compact = limits::reference_suites(8, 2e6);
+  compact.strided = false;
+  compact.float_dtypes = {ScalarType::BFloat16};
+  compact.index_dtypes = {ScalarType::Int64};
+  for (const SampleLimits& l : {limits::gpu_suites(), limits::gpu_suites(2e5), limits::reference_suites(),
+                                limits::reference_suites(1, 2e6), limits::check_cases(3e7), limits::reference_fuzzing(),
+                                compact}) {
+    for (uint64_t i = 0; i < 2000; ++i) {
+      const CaseConfig c = draw_case(7, i, l);
+      expect_within(c, l);
+      if (l.float_dtypes.size() == 1) {
+        EXPECT_EQ(c.state_dtype, ScalarType::BFloat16);
+      }
+      if (l.index_dtypes.size() == 1) {
+        EXPECT_EQ(c.index_dtype, ScalarType::Int64);
+      }
+    }
+  }
+}
+
+TEST(SampleSpace, CallsStayWithinTheirLimits) {
+  for (const SampleLimits& l : {limits::contract_calls(), limits::sweep_calls()}) {
+    for (uint64_t i = 0; i < 2000; ++i) {
+      CounterChooser ch(3, stream::kContractCalls, i);
+      const CallConfig c = sample_call_config(ch, l);
+      EXPECT_TRUE(l.rows.contains(c.B) && l.query_heads.contains(c.H) && l.group.contains(c.group)) << to_string(c);
+      EXPECT_TRUE(l.K.contains(c.K) && l.V.contains(c.V) && l.ring_length.contains(c.L)) << to_string(c);
+    }
+  }
+}
+
+TEST(SampleSpace, LimitsThatExcludeEveryOptionAreRefused) {
+  SampleLimits l = limits::gpu_suites();
+  l.K = {3, 3};  // no power of two
+  EXPECT_THROW(draw_case(1, 0, l), std::invalid_argument);
+}
+
+TEST(CatalogMessage, RendersTemplatesFromTheCatalogOnly) {
+  EXPECT_EQ(catalog_message("R6"), find_catalog_entry("R6")->message);
+  const std::string v19 =
+      catalog_message("V19", {{"(B, 1, HV, V)", tuple_text({3, 1, 4, 128})}, {"tuple(out.shape)", tuple_text({7})}});
+  EXPECT_EQ(catalog_ids_matching(v19), std::vector<std::string>{"V19"});
+  EXPECT_NE(v19.find("(3, 1, 4, 128)"), std::string::npos);
+  EXPECT_NE(v19.find("(7,)"), std::string::npos);
+  EXPECT_THROW(catalog_message("V99"), std::logic_error);
+  EXPECT_THROW(catalog_message("V19", {{"(B, 1, HV, V)", "x"}}), std::logic_error);  // a value missing
+  EXPECT_THROW(catalog_message("R6", {{"H", 2}}), std::logic_error);               // a value too many
+}
+
+}  // namespace
+}  // namespace kda::engine
