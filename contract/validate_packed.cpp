@@ -3,6 +3,7 @@
 // say where the flattened views of `a` and `dt_bias` change what a check sees.
 #include <fmt/format.h>
 
+#include "contract/catalog_message.hpp"
 #include "contract/tensor_view.hpp"
 #include "contract/torch_view.hpp"
 #include "contract/validate_internal.hpp"
@@ -24,9 +25,9 @@ void prepare_views(const StepArgs& args, ValidationState& st) {
   const DLTensor& a = *args.a;
   const DLTensor& dt = *args.dt_bias;
   if ((a.ndim != 2 && a.ndim != 3) || !is_contiguous(a))
-    fail("W1", "KDA `a` must be a contiguous 2D or 3D tensor.");
+    fail("W1", catalog_message("W1"));
   if ((dt.ndim != 1 && dt.ndim != 2) || !is_contiguous(dt))
-    fail("W2", "KDA `dt_bias` must be a contiguous 1D or 2D tensor.");
+    fail("W2", catalog_message("W2"));
 
   // W3, a.view(batch, -1): impossible for batch 0 or a.numel() % batch != 0. Ruling: the
   // documented checks then go on as if the flat `a` were contiguous with shape[0] == batch
@@ -52,32 +53,28 @@ void check_layout(const StepArgs& args, const ValidationState& st) {
   const DLTensor& A_log = *args.A_log;
   const DLTensor& idx = *args.ssm_state_indices;
   const DLTensor& state = *args.initial_state;
-  if (qkv.ndim != 2) fail("V1", fmt::format("`mixed_qkv` must be a 2D tensor (got ndim={}).", qkv.ndim));
-  if (stride(qkv, -1) != 1) fail("V2", "`mixed_qkv` must be contiguous in the last dim.");
+  if (qkv.ndim != 2) fail("V1", catalog_message("V1", {{"ndim", qkv.ndim}}));
+  if (stride(qkv, -1) != 1) fail("V2", catalog_message("V2"));
   // The flat `a` is 2-D by construction.
-  if (b.ndim != 2)
-    fail("V3", fmt::format("`a` and `b` must be 2D tensors (got a.ndim=2, b.ndim={}).", b.ndim));
-  if (st.flat_a_last_stride != 1 || stride(b, -1) != 1)
-    fail("V4", "`a`/`b` must be contiguous in the last dim.");
+  if (b.ndim != 2) fail("V3", catalog_message("V3", {{"a.ndim", 2}, {"b.ndim", b.ndim}}));
+  if (st.flat_a_last_stride != 1 || stride(b, -1) != 1) fail("V4", catalog_message("V4"));
   // The flat dt_bias is 1-D by construction.
-  if (A_log.ndim != 1) fail("V5", "`A_log`/`dt_bias` must be 1D tensors.");
-  if (stride(A_log, 0) != 1 || st.flat_dt_stride != 1) fail("V6", "`A_log`/`dt_bias` must be contiguous.");
-  if (idx.ndim != 1)
-    fail("V7", fmt::format("`ssm_state_indices` must be 1D for packed decode (got ndim={}).", idx.ndim));
-  if (!is_contiguous(*args.out)) fail("V8", "`out` must be contiguous.");
+  if (A_log.ndim != 1) fail("V5", catalog_message("V5"));
+  if (stride(A_log, 0) != 1 || st.flat_dt_stride != 1) fail("V6", catalog_message("V6"));
+  if (idx.ndim != 1) fail("V7", catalog_message("V7", {{"ndim", idx.ndim}}));
+  if (!is_contiguous(*args.out)) fail("V8", catalog_message("V8"));
   for (const DLTensor* t : {args.a, args.b, args.A_log, args.dt_bias,
                             static_cast<const DLTensor*>(args.initial_state),
                             static_cast<const DLTensor*>(args.out), args.ssm_state_indices})
-    if (!same_device(*t, qkv)) fail("V9", "All inputs must be on the same device.");
+    if (!same_device(*t, qkv)) fail("V9", catalog_message("V9"));
   // The flat a.shape[0] is batch by construction, so only b can mismatch.
   if (b.shape[0] != st.batch)
-    fail("V10", fmt::format("Mismatched batch sizes: mixed_qkv.shape[0]={}, a.shape[0]={}, b.shape[0]={}.",
-                            st.batch, st.batch, b.shape[0]));
+    fail("V10", catalog_message("V10", {{"B", st.batch}, {"a0", st.batch}, {"b0", b.shape[0]}}));
   if (idx.shape[0] != st.batch)
-    fail("V11", fmt::format("`ssm_state_indices` must have shape [B] (got {}; expected ({},)).",
-                            tuple_repr(shape_of(idx)), st.batch));
-  if (state.ndim != 4) fail("V12", fmt::format("`initial_state` must be a 4D tensor (got ndim={}).", state.ndim));
-  if (stride(state, -1) != 1) fail("V13", "`initial_state` must be contiguous in the last dim.");
+    fail("V11",
+         catalog_message("V11", {{"tuple(ssm_state_indices.shape)", tuple_repr(shape_of(idx))}, {"B", st.batch}}));
+  if (state.ndim != 4) fail("V12", catalog_message("V12", {{"ndim", state.ndim}}));
+  if (stride(state, -1) != 1) fail("V13", catalog_message("V13"));
 }
 
 // V14-V22: head dims against initial_state, then the packing of mixed_qkv.
@@ -89,40 +86,39 @@ void check_heads(const StepArgs& args, ValidationState& st) {
   st.K = state.shape[3];
   const int64_t HV = st.HV, V = st.V, K = st.K;
   if (!is_power_of_two(K) || !is_power_of_two(V))
-    fail("V14", fmt::format("Helion KDA decode requires power-of-two key and value head dimensions "
-                            "(got K={}, V={}).", K, V));
+    fail("V14", catalog_message("V14", {{"K", K}, {"V", V}}));
   const i128 HVK = static_cast<i128>(HV) * K;
   if (st.a_view_ok && st.flat_a_cols != HVK)
-    fail("V15", fmt::format("`a` must have shape [B, HV*K] with HV={}, K={} (got a.shape=({}, {})).", HV, K,
-                            st.batch, to_string(st.flat_a_cols)));
+    fail("V15", catalog_message("V15", {{"HV", HV},
+                                        {"K", K},
+                                        {"tuple(a.shape)", fmt::format("({}, {})", st.batch, to_string(st.flat_a_cols))}}));
   if (b.shape[1] != HV)
-    fail("V16", fmt::format("`b` must have shape [B, HV] with HV={} (got b.shape={}).", HV, tuple_repr(shape_of(b))));
+    fail("V16", catalog_message("V16", {{"HV", HV}, {"tuple(b.shape)", tuple_repr(shape_of(b))}}));
   if (args.A_log->shape[0] != HV)
-    fail("V17", fmt::format("`A_log` must have {} elements (got {}).", HV, args.A_log->shape[0]));
+    fail("V17", catalog_message("V17", {{"HV", HV}, {"numel", args.A_log->shape[0]}}));
   if (st.flat_dt_numel != HVK)
-    fail("V18", fmt::format("`dt_bias` must have {} elements (got {}).", to_string(HVK), to_string(st.flat_dt_numel)));
+    fail("V18", catalog_message("V18", {{"HV*K", to_string(HVK)}, {"numel", to_string(st.flat_dt_numel)}}));
   const std::vector<int64_t> out_shape{st.batch, 1, HV, V};
   if (shape_of(*args.out) != out_shape)
-    fail("V19", fmt::format("`out` must have shape {} (got out.shape={}).", tuple_repr(out_shape),
-                            tuple_repr(shape_of(*args.out))));
+    fail("V19", catalog_message("V19", {{"(B, 1, HV, V)", tuple_repr(out_shape)},
+                                        {"tuple(out.shape)", tuple_repr(shape_of(*args.out))}}));
   const int64_t qkv_dim = args.mixed_qkv->shape[1];
   const i128 qk_dim = static_cast<i128>(qkv_dim) - static_cast<i128>(HV) * V;
   if (qk_dim <= 0 || qk_dim % 2 != 0)
-    fail("V20", fmt::format("Invalid packed `mixed_qkv` last dim={} for HV={}, V={}.", qkv_dim, HV, V));
+    fail("V20", catalog_message("V20", {{"qkv_dim", qkv_dim}, {"HV", HV}, {"V", V}}));
   const i128 q_dim = qk_dim / 2;
   if (q_dim % K != 0)
-    fail("V21", fmt::format("Invalid packed Q size {}: must be divisible by K={}. KDA packed decode requires "
-                            "num_q_heads == num_k_heads and head_q_dim == head_k_dim.", to_string(q_dim), K));
+    fail("V21", catalog_message("V21", {{"q_dim", to_string(q_dim)}, {"K", K}}));
   st.H = q_dim / K;
   if (st.H <= 0 || HV % st.H != 0)
-    fail("V22", fmt::format("Invalid head config inferred from mixed_qkv: H={}, HV={}.", to_string(st.H), HV));
+    fail("V22", catalog_message("V22", {{"H", to_string(st.H)}, {"HV", HV}}));
 }
 
 }  // namespace
 
 void check_packed(const StepArgs& args, ValidationState& st) {
   // P0: batch = mixed_qkv.size(0); a 0-d tensor gets V1's message (PyTorch: framework error).
-  if (args.mixed_qkv->ndim == 0) fail("V1", "`mixed_qkv` must be a 2D tensor (got ndim=0).");
+  if (args.mixed_qkv->ndim == 0) fail("V1", catalog_message("V1", {{"ndim", 0}}));
   st.batch = args.mixed_qkv->shape[0];
   prepare_views(args, st);
   check_layout(args, st);

@@ -2,7 +2,7 @@
 // valid call, each naming the catalog id it must raise. Each breaks its own check and no
 // earlier one, even combined with others; a set is applied latest check first, so the
 // earliest applied check's expectation is the final one. Expected messages are rendered from
-// the error catalog (engine/catalog_message.hpp), never written here.
+// the error catalog (contract/catalog_message.hpp), never written here.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -15,7 +15,7 @@
 
 #include "contract/step_args.hpp"
 #include "engine/call_description.hpp"
-#include "engine/catalog_message.hpp"
+#include "contract/catalog_message.hpp"
 #include "engine/chooser.hpp"
 
 namespace kda::engine {

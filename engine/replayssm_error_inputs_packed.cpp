@@ -1,6 +1,7 @@
 // P0, W1, W2 and V1-V22. Each breaks its own check; none breaks an earlier one (the comments
 // say why where it is not obvious).
 #include "contract/scalar_type.hpp"
+#include "contract/tensor_view.hpp"
 #include "engine/replayssm_error_inputs.hpp"
 
 namespace kda::engine {
@@ -105,7 +106,7 @@ std::vector<ErrorInput> packed_decode_error_inputs() {
   in.push_back({"V11", [](MutationTarget& t, uint32_t v) -> Out {
     TensorSpec& idx = t.spec.at("ssm_state_indices");
     idx.reshape({t.B + 1 + v % 3});
-    return expect("V11", {{"tuple(ssm_state_indices.shape)", tuple_text(idx.shape)}, {"B", t.B}});
+    return expect("V11", {{"tuple(ssm_state_indices.shape)", tuple_repr(idx.shape)}, {"B", t.B}});
   }});
   in.push_back({"V12", [](MutationTarget& t, uint32_t v) -> Out {
     TensorSpec& state = t.spec.at("initial_state");
@@ -139,12 +140,12 @@ std::vector<ErrorInput> packed_decode_error_inputs() {
                                     : v % 3 == 1 ? std::vector<int64_t>{B, d.HV + 1, d.K}
                                                  : std::vector<int64_t>{B, d.HV, 2 * d.K};
     t.spec.at("a").reshape(sh);
-    return expect("V15", {{"HV", d.HV}, {"K", d.K}, {"tuple(a.shape)", tuple_text({B, product(sh) / B})}});
+    return expect("V15", {{"HV", d.HV}, {"K", d.K}, {"tuple(a.shape)", tuple_repr({B, product(sh) / B})}});
   }});
   in.push_back({"V16", [](MutationTarget& t, uint32_t v) -> Out {
     TensorSpec& b = t.spec.at("b");
     b.reshape({t.B, t.dims.HV + 1 + v % 3});
-    return expect("V16", {{"HV", t.dims.HV}, {"tuple(b.shape)", tuple_text(b.shape)}});
+    return expect("V16", {{"HV", t.dims.HV}, {"tuple(b.shape)", tuple_repr(b.shape)}});
   }});
   in.push_back({"V17", [](MutationTarget& t, uint32_t v) -> Out {
     const int64_t n = t.dims.HV + 1 + v % 3;
@@ -166,7 +167,7 @@ std::vector<ErrorInput> packed_decode_error_inputs() {
                                     : v % 4 == 2 ? std::vector<int64_t>{B + 1, 1, HV, V}
                                                  : std::vector<int64_t>{B, 2, HV, V};
     t.spec.at("out").reshape(sh);
-    return expect("V19", {{"(B, 1, HV, V)", tuple_text({B, 1, HV, V})}, {"tuple(out.shape)", tuple_text(sh)}});
+    return expect("V19", {{"(B, 1, HV, V)", tuple_repr({B, 1, HV, V})}, {"tuple(out.shape)", tuple_repr(sh)}});
   }});
   in.push_back({"V20", [](MutationTarget& t, uint32_t v) -> Out {
     const Dims& d = t.dims;

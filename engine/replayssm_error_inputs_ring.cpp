@@ -3,6 +3,7 @@
 
 #include "contract/contract_error.hpp"
 #include "contract/scalar_type.hpp"
+#include "contract/tensor_view.hpp"
 #include "engine/replayssm_error_inputs.hpp"
 
 namespace kda::engine {
@@ -79,7 +80,7 @@ std::vector<ErrorInput> replayssm_ring_and_extension_error_inputs() {
   }});
   in.push_back({"R2", [](MutationTarget& t, uint32_t v) -> Out {
     t.spec.at("write_pos").reshape({t.B + 1 + v % 3});
-    return expect("R2", {{"(batch,)", tuple_text({t.B})}});
+    return expect("R2", {{"(batch,)", tuple_repr({t.B})}});
   }});
   in.push_back({"R3", [](MutationTarget& t, uint32_t v) -> Out {
     TensorSpec& ff = force_flush_of(t);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "contract/error_catalog.hpp"
-#include "engine/catalog_message.hpp"
+#include "contract/catalog_message.hpp"
 #include "fuzz/raw_metadata.hpp"
 
 namespace kda::fuzz {
@@ -156,7 +156,6 @@ std::optional<bool> condition_holds(std::string_view id, const StepArgs& a, Back
 // The exact message of the templates that print plain numbers and shapes, rendered from the
 // catalog with the values restated from the metadata.
 std::optional<std::string> expected_message(std::string_view id, const StepArgs& a) {
-  using engine::catalog_message;
   const Derived d = derive(a);
   const DLTensor &b = *a.b, &idx = *a.ssm_state_indices;
   if (id == "V1") return catalog_message(id, {{"ndim", a.mixed_qkv->ndim}});

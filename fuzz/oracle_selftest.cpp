@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "contract/validate.hpp"
-#include "engine/catalog_message.hpp"
+#include "contract/catalog_message.hpp"
 #include "fuzz/contract_oracle.hpp"
 #include "fuzz/contract_step_check.hpp"
 #include "fuzz/metadata_decoder.hpp"
@@ -37,10 +37,10 @@ TEST_F(PlausibleCall, WrongAcceptanceFails) {
 TEST_F(PlausibleCall, WrongRejectionsFail) {
   // Well-formed messages of entries whose condition does not hold for this call, a message
   // under another entry's id, and an id the catalog lacks.
-  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V1", engine::catalog_message("V1", {{"ndim", 2}}))), "");
+  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V1", catalog_message("V1", {{"ndim", 2}}))), "");
   EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V99", "no such entry")), "");
-  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V2", engine::catalog_message("W1"))), "");
-  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("X-RING-SLOTS", engine::catalog_message("X-RING-SLOTS"))), "");
+  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("V2", catalog_message("W1"))), "");
+  EXPECT_NE(judge_rejection(args, Backend::Any, ContractError("X-RING-SLOTS", catalog_message("X-RING-SLOTS"))), "");
 }
 
 TEST_F(PlausibleCall, RightRejectionPasses) {

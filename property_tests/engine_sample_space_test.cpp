@@ -7,7 +7,8 @@
 #include <stdexcept>
 
 #include "contract/error_catalog.hpp"
-#include "engine/catalog_message.hpp"
+#include "contract/tensor_view.hpp"
+#include "contract/catalog_message.hpp"
 #include "engine/counter_chooser.hpp"
 #include "engine/replayssm_sample_space.hpp"
 
@@ -70,7 +71,7 @@ TEST(SampleSpace, LimitsThatExcludeEveryOptionAreRefused) {
 TEST(CatalogMessage, RendersTemplatesFromTheCatalogOnly) {
   EXPECT_EQ(catalog_message("R6"), find_catalog_entry("R6")->message);
   const std::string v19 =
-      catalog_message("V19", {{"(B, 1, HV, V)", tuple_text({3, 1, 4, 128})}, {"tuple(out.shape)", tuple_text({7})}});
+      catalog_message("V19", {{"(B, 1, HV, V)", tuple_repr({3, 1, 4, 128})}, {"tuple(out.shape)", tuple_repr({7})}});
   EXPECT_EQ(catalog_ids_matching(v19), std::vector<std::string>{"V19"});
   EXPECT_NE(v19.find("(3, 1, 4, 128)"), std::string::npos);
   EXPECT_NE(v19.find("(7,)"), std::string::npos);

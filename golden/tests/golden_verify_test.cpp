@@ -13,7 +13,7 @@
 
 #include "contract/contract_error.hpp"
 #include "contract/tensor_view.hpp"
-#include "engine/catalog_message.hpp"
+#include "contract/catalog_message.hpp"
 #include "golden/golden_case.hpp"
 #include "golden/golden_generate.hpp"
 #include "golden/golden_verify.hpp"
@@ -162,10 +162,10 @@ TEST(GoldenVerify, ErrorCasesNeedTheExactErrorAndNoWrite) {
   EXPECT_TRUE(verify_case(c, kReference).pass());
   EXPECT_FALSE(verify_case(c, {"accepts", [](const StepArgs&) {}}).pass());
   EXPECT_FALSE(verify_case(c, {"other message", [](const StepArgs&) {
-                                 throw ContractError("R6", engine::catalog_message("R7"));
+                                 throw ContractError("R6", catalog_message("R7"));
                                }}).pass());
   EXPECT_FALSE(verify_case(c, {"other id", [](const StepArgs&) {
-                                 throw ContractError("R5", engine::catalog_message("R6"));
+                                 throw ContractError("R5", catalog_message("R6"));
                                }}).pass());
   const auto v = verify_case(c, {"writes then raises", [](const StepArgs& a) {
                                    static_cast<std::byte*>(a.out->data)[0] = std::byte{0};

@@ -1,11 +1,10 @@
-#include "engine/catalog_message.hpp"
+#include "contract/catalog_message.hpp"
 
 #include <stdexcept>
 
 #include "contract/error_catalog.hpp"
-#include "contract/tensor_view.hpp"
 
-namespace kda::engine {
+namespace kda {
 
 std::string catalog_message(std::string_view id, std::initializer_list<MessageArg> args) {
   const CatalogEntry* entry = find_catalog_entry(id);
@@ -43,6 +42,4 @@ std::string catalog_message(std::string_view id, std::initializer_list<MessageAr
   return out;
 }
 
-std::string tuple_text(const std::vector<int64_t>& shape) { return tuple_repr(shape); }
-
-}  // namespace kda::engine
+}  // namespace kda

@@ -1,16 +1,16 @@
-// A catalog message rendered from the error catalog (contract/error_catalog.json), the one
-// place where messages are written: a fixed message as it stands, a template with each
-// {placeholder} replaced by its value. The placeholders are named as the catalog writes
-// them ("ndim", "tuple(a.shape)", "(B, 1, HV, V)").
+// A message rendered from the error catalog (contract/error_catalog.json), the one place
+// where messages are written, for validate() and for everything that predicts what it
+// raises: a fixed message as it stands, a template with each {placeholder} replaced by its
+// value. Placeholders are named as the catalog writes them ("ndim", "tuple(a.shape)",
+// "(B, 1, HV, V)"); shapes are given as tuple_repr() prints them (contract/tensor_view.hpp).
 #pragma once
 #include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
-namespace kda::engine {
+namespace kda {
 
 struct MessageArg {
   std::string_view name;
@@ -24,7 +24,4 @@ struct MessageArg {
 // without a placeholder.
 std::string catalog_message(std::string_view id, std::initializer_list<MessageArg> args = {});
 
-// Python's tuple repr of a shape, as the catalog's messages print shapes: (3,), (3, 1, 4, 128).
-std::string tuple_text(const std::vector<int64_t>& shape);
-
-}  // namespace kda::engine
+}  // namespace kda
