@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cases/case_tensors.hpp"
+#include "contract/catalog_message.hpp"
 #include "contract/contract_error.hpp"
 #include "engine/backend.hpp"
 #include "engine/function_backend.hpp"
@@ -47,7 +48,7 @@ TEST(PluginBackend, AContractViolationIsTheCatalogError) {
     FAIL() << "accepted a k_cache with HV heads";
   } catch (const ContractError& e) {
     EXPECT_EQ(e.id(), "R6");
-    EXPECT_STREQ(e.what(), "`k_cache` must have shape [slots, H, L, K].");
+    EXPECT_EQ(e.what(), catalog_message("R6"));
   }
   EXPECT_EQ(refusal_problem(*b, a), "");
 }
