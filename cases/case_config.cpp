@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <charconv>
 #include <stdexcept>
@@ -77,6 +78,7 @@ std::string to_string(const CaseConfig& c) {
 
 CaseConfig parse_case_config(std::string_view line) {
   CaseConfig c;
+  std::vector<std::string_view> seen;  // a key given twice is a typo, never "the last one wins"
   std::size_t i = 0;
   while (i < line.size()) {
     while (i < line.size() && (line[i] == ' ' || line[i] == '\t' || line[i] == '\n' || line[i] == '\r')) ++i;
@@ -88,6 +90,9 @@ CaseConfig parse_case_config(std::string_view line) {
     const auto eq = item.find('=');
     if (eq == std::string_view::npos) throw std::invalid_argument(fmt::format("case config: '{}' is not key=value", item));
     const std::string_view k = item.substr(0, eq), v = item.substr(eq + 1);
+    if (std::find(seen.begin(), seen.end(), k) != seen.end())
+      throw std::invalid_argument(fmt::format("case config: key '{}' appears twice", k));
+    seen.push_back(k);
     if (k == "B") c.B = parse_int(k, v);
     else if (k == "H") c.H = parse_int(k, v);
     else if (k == "HV") c.HV = parse_int(k, v);

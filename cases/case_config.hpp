@@ -46,8 +46,8 @@ struct CaseConfig {
 // "B=3 H=2 HV=4 K=128 V=128 L=4 slots=5 act=bf16 state=f32 ring=bf16 out=bf16 idx=i32 a3d=0
 //  dt2d=0 l2=1 ff=1 env=0 lb=none steps=1 pad=0.25 flush=0.2 rcur=1 values=well seed=1"
 std::string to_string(const CaseConfig& c);
-// Reads to_string()'s form; keys may be omitted (defaults) and come in any order. Throws
-// std::invalid_argument naming the bad key.
+// Reads to_string()'s form; keys may be omitted (defaults) and come in any order, each at
+// most once. Throws std::invalid_argument naming the bad or repeated key.
 CaseConfig parse_case_config(std::string_view line);
 
 // Powers of two, GQA ratio, slots >= B (so every row can name its own slot), float dtypes,

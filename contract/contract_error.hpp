@@ -23,6 +23,7 @@ inline constexpr const char* kFloatDtype = "X-DTYPE-FLOAT";   // a floating tens
 inline constexpr const char* kIndexDtype = "X-DTYPE-INDEX";   // ssm_state_indices not int32/int64
 inline constexpr const char* kRingSlots = "X-RING-SLOTS";     // a ring's shape[0] != initial_state's
 inline constexpr const char* kStrides = "X-STRIDES";          // negative strides, or a written tensor whose elements overlap
+inline constexpr const char* kExtents = "X-EXTENTS";          // a tensor whose numel or bytes overflow int64
 inline constexpr const char* kBackendCpu = "X-BACKEND-CPU";   // reference given non-CPU tensors
 inline constexpr const char* kBackendCuda = "X-BACKEND-CUDA"; // kernel given non-CUDA tensors
 inline constexpr const char* kSlotIndex = "X-SLOT-INDEX";     // runtime: slot index >= slots

@@ -33,8 +33,13 @@ CatalogEntry parse_entry(const nlohmann::json& j) {
   e.solutions = strings(j.at("solutions"));
   e.prevention_tips = strings(j.at("preventionTips"));
   e.tags = strings(j.at("tags"));
+  e.sglang_line = j.value("sglangLine", int64_t{0});
+  e.harness_anchor = j.value("harnessAnchor", "");
+  e.record_id = j.value("recordId", "");
   if (e.origin != "documented in SGLang" && e.origin != "harness extension")
     throw std::logic_error("error_catalog.json: bad origin for " + e.id);
+  if (e.is_extension() ? e.harness_anchor.empty() : e.sglang_line <= 0)
+    throw std::logic_error("error_catalog.json: no source line for " + e.id);
   return e;
 }
 

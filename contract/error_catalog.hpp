@@ -4,6 +4,7 @@
 // every message the entry stands for, where the check comes from (SGLang or the harness),
 // and the documentation fields of the seed record schema.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,9 @@ struct CatalogEntry {
   std::string documentation, trigger_scenarios, common_situations, example_fix, validation_code, type_guard,
       background_tag;
   std::vector<std::string> solutions, prevention_tips, tags;
+  int64_t sglang_line = 0;       // documented: the line of SGLang's `raise` (error_catalog.json's excerpts)
+  std::string harness_anchor;    // extension: the token that marks its check in its source file
+  std::string record_id;         // the record id when fixed by the seed dataset, else empty
 
   bool is_template() const { return message.find('{') != std::string::npos; }
   bool is_extension() const { return origin == "harness extension"; }

@@ -9,12 +9,18 @@
 
 namespace kda {
 
-// One record in the seed schema (/work/shared/seed): errorMessage, messagePattern,
-// documentation, triggerScenarios, commonSituations, solutions, exampleFix, validationCode,
-// typeGuard, preventionTips, tags, ... plus the catalog's origin, source, trigger and fix.
+// One record in the seed dataset's schema (schemaVersion 2; ../shared/seed): the same fields,
+// names, order and JSON types. A documented error carries SGLang's file, the line of its
+// `raise`, and the excerpt around it (error_catalog.json's "sglang" excerpts, as facts);
+// an extension points at this repository's file and the line of its check. The catalog id
+// is kept as the tag "kda-catalog:<id>".
 nlohmann::ordered_json catalog_record(const CatalogEntry& e);
-// All entries, in catalog order.
+// {"record": ..., "datasetVersion": ...}, as each record of the seed dataset is stored.
+nlohmann::ordered_json catalog_envelope(const CatalogEntry& e);
+// Every entry's envelope, in catalog order.
 nlohmann::ordered_json catalog_records();
+// One entry's section of docs/errors.md (`kda-harness errors ID`).
+std::string catalog_entry_markdown(const CatalogEntry& e);
 // The full text of docs/errors.md.
 std::string catalog_markdown();
 

@@ -16,6 +16,9 @@ inline constexpr const char* kRingSlots =
 inline constexpr const char* kStrides =
     "[kda-harness] strides must not be negative, and no two elements of a tensor the step writes "
     "(`initial_state`, `d_cache`, `k_cache`, `g_cache`, `out`) may share memory.";
+inline constexpr const char* kExtents =
+    "[kda-harness] a tensor's element count and byte extent must fit in int64 (no framework can allocate a "
+    "larger one).";
 inline constexpr const char* kBackendCpu = "[kda-harness] the CPU reference needs every tensor on the CPU (kDLCPU).";
 inline constexpr const char* kBackendCuda =
     "[kda-harness] the CUDA kernel needs every tensor on a CUDA device (kDLCUDA).";

@@ -5,6 +5,7 @@
 #include <charconv>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "contract/scalar_type.hpp"
 
@@ -132,9 +133,19 @@ StepTensors parse_call_metadata(const json& j) {
 }
 
 StepTensors parse_call_metadata(std::string_view json_text) {
+  // JSON leaves duplicate keys undefined and nlohmann keeps the last one silently: a call
+  // that names a tensor twice is ambiguous, so each object's keys are tracked while parsing.
+  std::vector<std::set<std::string>> keys;
+  const json::parser_callback_t unique_keys = [&keys](int, json::parse_event_t event, json& parsed) {
+    if (event == json::parse_event_t::object_start) keys.emplace_back();
+    if (event == json::parse_event_t::object_end) keys.pop_back();
+    if (event == json::parse_event_t::key && !keys.back().insert(parsed.get<std::string>()).second)
+      bad(fmt::format("duplicate key \"{}\" in one JSON object", parsed.get<std::string>()));
+    return true;
+  };
   json j;
   try {
-    j = json::parse(json_text);
+    j = json::parse(json_text, unique_keys);
   } catch (const json::parse_error& e) {
     bad(std::string("malformed JSON: ") + e.what());
   }

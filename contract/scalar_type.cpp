@@ -1,71 +1,41 @@
 #include "contract/scalar_type.hpp"
 
+#include "contract/dtype_table.hpp"
+
 #include <fmt/format.h>
 
 namespace kda {
 
+namespace {
+
+const DtypeInfo& info(ScalarType t) { return kDtypeTable[static_cast<int>(t)]; }
+
+}  // namespace
+
 std::optional<ScalarType> scalar_type_of(DLDataType dt) {
   if (dt.lanes != 1) return std::nullopt;
-  switch (dt.code) {
-    case kDLFloat:
-      if (dt.bits == 32) return ScalarType::Float32;
-      if (dt.bits == 16) return ScalarType::Float16;
-      return std::nullopt;
-    case kDLBfloat:
-      if (dt.bits == 16) return ScalarType::BFloat16;
-      return std::nullopt;
-    case kDLInt:
-      if (dt.bits == 32) return ScalarType::Int32;
-      if (dt.bits == 64) return ScalarType::Int64;
-      return std::nullopt;
-    default:
-      return std::nullopt;
-  }
-}
-
-DLDataType to_dl(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float32: return {kDLFloat, 32, 1};
-    case ScalarType::BFloat16: return {kDLBfloat, 16, 1};
-    case ScalarType::Float16: return {kDLFloat, 16, 1};
-    case ScalarType::Int32: return {kDLInt, 32, 1};
-    case ScalarType::Int64: return {kDLInt, 64, 1};
-  }
-  return {kDLFloat, 32, 1};
-}
-
-std::size_t size_of(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float32: case ScalarType::Int32: return 4;
-    case ScalarType::BFloat16: case ScalarType::Float16: return 2;
-    case ScalarType::Int64: return 8;
-  }
-  return 4;
-}
-
-bool is_floating(ScalarType t) {
-  return t == ScalarType::Float32 || t == ScalarType::BFloat16 || t == ScalarType::Float16;
-}
-
-std::string_view name_of(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float32: return "float32";
-    case ScalarType::BFloat16: return "bfloat16";
-    case ScalarType::Float16: return "float16";
-    case ScalarType::Int32: return "int32";
-    case ScalarType::Int64: return "int64";
-  }
-  return "?";
-}
-
-std::optional<ScalarType> parse_scalar_type(std::string_view s) {
-  if (s == "float32" || s == "f32") return ScalarType::Float32;
-  if (s == "bfloat16" || s == "bf16") return ScalarType::BFloat16;
-  if (s == "float16" || s == "f16") return ScalarType::Float16;
-  if (s == "int32" || s == "i32") return ScalarType::Int32;
-  if (s == "int64" || s == "i64") return ScalarType::Int64;
+  for (int i = 0; i < kDtypeCount; ++i)
+    if (kDtypeTable[i].dl_code == dt.code && kDtypeTable[i].bits == dt.bits) return static_cast<ScalarType>(i);
   return std::nullopt;
 }
+
+DLDataType to_dl(ScalarType t) { return {info(t).dl_code, info(t).bits, 1}; }
+
+std::size_t size_of(ScalarType t) { return info(t).bits / 8; }
+
+bool is_floating(ScalarType t) { return info(t).floating; }
+
+std::string_view name_of(ScalarType t) { return info(t).name; }
+
+std::optional<ScalarType> parse_scalar_type(std::string_view s) {
+  for (int i = 0; i < kDtypeCount; ++i)
+    if (s == kDtypeTable[i].name || s == kDtypeTable[i].short_name) return static_cast<ScalarType>(i);
+  return std::nullopt;
+}
+
+double unit_roundoff_of(ScalarType t) { return info(t).unit_roundoff; }
+
+double smallest_normal_of(ScalarType t) { return info(t).smallest_normal; }
 
 namespace {
 const char* code_name(uint8_t code) {

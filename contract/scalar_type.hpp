@@ -1,4 +1,5 @@
-// The element types the contract knows, and their DLPack encodings.
+// The element types the contract knows, and their DLPack encodings (all read from the one
+// dtype table, contract/dtype_table.hpp).
 #pragma once
 #include <dlpack/dlpack.h>
 
@@ -20,6 +21,9 @@ bool is_floating(ScalarType t);
 std::string_view name_of(ScalarType t);
 // Accepts the names above and the short forms f32, bf16, f16, i32, i64.
 std::optional<ScalarType> parse_scalar_type(std::string_view s);
+// Unit roundoff of round-to-nearest and smallest positive normal (0 for integers).
+double unit_roundoff_of(ScalarType t);
+double smallest_normal_of(ScalarType t);
 // Any DLPack dtype as text: the names above, else e.g. "float64", "uint8", "bool", "int32x4".
 std::string dl_dtype_name(DLDataType dt);
 // Inverse of dl_dtype_name for every name it produces, "code{C}_{BITS}" and zero bits or

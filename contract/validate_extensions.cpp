@@ -1,6 +1,7 @@
 // The harness extensions, checked only after R10 so that they never pre-empt a documented
 // error (contract.md, "Harness extensions"). Metadata only; the runtime-value extensions
 // live in runtime_values.cpp.
+#include <algorithm>
 #include <optional>
 
 #include "contract/extension_messages.hpp"
@@ -16,6 +17,23 @@ bool has_negative_stride(const DLTensor& t) {
   for (int64_t d = 0; d < t.ndim; ++d)
     if (t.strides[d] < 0) return true;
   return false;
+}
+
+// PyTorch refuses to create a tensor whose element count or storage bytes overflow int64
+// ("numel: integer multiplication overflow", "Storage size calculation overflowed"). Strides
+// are non-negative here (X-STRIDES ran first); storage spans 1 + sum (size - 1) * stride
+// elements of ceil(bits * lanes / 8) bytes each.
+bool extent_fits(const DLTensor& t) {
+  const i128 numel = product_sat(t.shape, t.ndim);
+  if (numel > INT64_MAX) return false;
+  if (numel == 0) return true;
+  i128 span = numel;
+  if (t.strides) {
+    span = 1;
+    for (int64_t d = 0; d < t.ndim; ++d) span += mul_sat(t.shape[d] - 1, t.strides[d]);
+  }
+  const i128 element_bytes = (static_cast<i128>(t.dtype.bits) * t.dtype.lanes + 7) / 8;
+  return mul_sat(span, std::max<i128>(element_bytes, 1)) <= INT64_MAX;
 }
 
 }  // namespace
@@ -46,6 +64,8 @@ void check_extensions(const StepArgs& args, const ValidationState& st, Backend b
     if (t && has_negative_stride(*t)) fail(error_id::kStrides, extension_message::kStrides);
   for (const DLTensor* t : {args.initial_state, args.d_cache, args.k_cache, args.g_cache, args.out})
     if (may_self_overlap(*t)) fail(error_id::kStrides, extension_message::kStrides);
+  for (const DLTensor* t : all)
+    if (t && !extent_fits(*t)) fail(error_id::kExtents, extension_message::kExtents);
 
   if (backend == Backend::Any) return;
   const bool cpu = backend == Backend::Cpu;

@@ -31,7 +31,7 @@ struct ValidationState {
 void check_packed(const StepArgs& args, ValidationState& st);
 // R1-R10.
 void check_replayssm(const StepArgs& args, ValidationState& st);
-// X-VIEW-A, X-DTYPE-FLOAT, X-DTYPE-INDEX, X-RING-SLOTS, X-STRIDES, X-BACKEND-*.
+// X-VIEW-A, X-DTYPE-FLOAT, X-DTYPE-INDEX, X-RING-SLOTS, X-STRIDES, X-EXTENTS, X-BACKEND-*.
 void check_extensions(const StepArgs& args, const ValidationState& st, Backend backend);
 
 }  // namespace kda::detail

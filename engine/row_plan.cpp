@@ -9,6 +9,15 @@
 namespace kda::engine {
 namespace {
 
+// The step's inputs that are present, by name.
+std::vector<std::pair<const char*, const DLTensor*>> input_tensors(const StepArgs& a) {
+  std::vector<std::pair<const char*, const DLTensor*>> v = {
+      {"mixed_qkv", a.mixed_qkv}, {"a", a.a}, {"b", a.b}, {"A_log", a.A_log}, {"dt_bias", a.dt_bias},
+      {"ssm_state_indices", a.ssm_state_indices}, {"write_pos", a.write_pos}, {"force_flush", a.force_flush}};
+  std::erase_if(v, [](const auto& p) { return p.second == nullptr; });
+  return v;
+}
+
 std::vector<unsigned char> bytes_of(const DLTensor& t) {
   const auto* base = static_cast<const unsigned char*>(t.data) + t.byte_offset;
   const auto shape = shape_of(t);
@@ -81,8 +90,21 @@ std::vector<RowPlan> plan_rows(const StepArgs& a, const Dims& dims) {
 }
 
 WrittenBytes snapshot_written(const StepArgs& a) {
-  return {bytes_of(*a.out), bytes_of(*a.initial_state), bytes_of(*a.d_cache), bytes_of(*a.k_cache),
-          bytes_of(*a.g_cache)};
+  WrittenBytes w{bytes_of(*a.out), bytes_of(*a.initial_state), bytes_of(*a.d_cache), bytes_of(*a.k_cache),
+                 bytes_of(*a.g_cache), {}};
+  for (const auto& [name, t] : input_tensors(a)) w.inputs.push_back(bytes_of(*t));
+  return w;
+}
+
+std::string input_change(const WrittenBytes& before, const StepArgs& a) {
+  const auto inputs = input_tensors(a);
+  for (std::size_t i = 0; i < inputs.size() && i < before.inputs.size(); ++i) {
+    const std::vector<unsigned char> now = bytes_of(*inputs[i].second);
+    if (now != before.inputs[i])
+      return first_violation(inputs[i].first, *inputs[i].second, before.inputs[i], now,
+                             std::vector<bool>(now.size(), false)) + " (an input)";
+  }
+  return "";
 }
 
 std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, const Dims& dims,
@@ -107,7 +129,7 @@ std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, c
        {first_violation("out", *a.out, before.out, after.out, out),
         first_violation("initial_state", *a.initial_state, before.state, after.state, state),
         first_violation("d_cache", *a.d_cache, before.d, after.d, d), first_violation("k_cache", *a.k_cache, before.k, after.k, k),
-        first_violation("g_cache", *a.g_cache, before.g, after.g, g)})
+        first_violation("g_cache", *a.g_cache, before.g, after.g, g), input_change(before, a)})
     if (!v.empty()) return v;
   return "";
 }
@@ -120,7 +142,7 @@ std::string any_change(const WrittenBytes& before, const StepArgs& a) {
         first_violation("initial_state", *a.initial_state, before.state, after.state, none(after.state)),
         first_violation("d_cache", *a.d_cache, before.d, after.d, none(after.d)),
         first_violation("k_cache", *a.k_cache, before.k, after.k, none(after.k)),
-        first_violation("g_cache", *a.g_cache, before.g, after.g, none(after.g))})
+        first_violation("g_cache", *a.g_cache, before.g, after.g, none(after.g)), input_change(before, a)})
     if (!v.empty()) return v;
   return "";
 }

@@ -25,8 +25,11 @@ struct RowPlan {
 std::vector<RowPlan> plan_rows(const StepArgs& host, const Dims& dims);
 
 // The bytes of each written tensor before a step.
+// The bytes of each written tensor before a step, and of every input (a step may write no
+// byte of an input).
 struct WrittenBytes {
   std::vector<unsigned char> out, state, d, k, g;
+  std::vector<std::vector<unsigned char>> inputs;  // in input_tensors() order
 };
 WrittenBytes snapshot_written(const StepArgs& host);
 
@@ -36,6 +39,9 @@ WrittenBytes snapshot_written(const StepArgs& host);
 // [slot, h, cursor]); else a description of the first byte changed outside.
 std::string footprint_violation(const WrittenBytes& before, const StepArgs& after, const Dims& dims,
                                 const std::vector<RowPlan>& plans);
+
+// "" when no byte of any input changed since `before`; else the first input and element.
+std::string input_change(const WrittenBytes& before, const StepArgs& after);
 
 // "" when no byte of any tensor a step may write changed since `before` (a refused call);
 // else the first tensor and byte that did.

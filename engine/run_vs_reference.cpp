@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <new>
 #include <sstream>
 #include <vector>
 
@@ -206,6 +207,8 @@ CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const St
     std::string refused;
     try {
       backend.step(gpu.args());
+    } catch (const std::bad_alloc&) {
+      throw;  // the harness's own memory, not the backend's verdict
     } catch (const std::exception& e) {
       refused = e.what();
     }
@@ -265,12 +268,27 @@ CaseReport run_vs_truth(const CaseConfig& config, Backend& backend) {
   r.backend = backend.name();
   r.backend_spec = backend.spec();
   r.against = "truth";
+  // A refusal by the backend ends the rollout as a failure; any other exception (the
+  // harness's own: memory, a bad config) propagates.
+  struct Refused {
+    std::string what;
+  };
   reference::RolloutReport rr;
   try {
-    rr = reference::run_rollout(config, [&backend](const StepArgs& host) { backend.step(host); },
-                                bounds_vs_truth(config, backend.profile()));
-  } catch (const std::exception& e) {
-    r.failure = std::string("the backend refused a valid call: ") + e.what();
+    rr = reference::run_rollout(
+        config,
+        [&backend](const StepArgs& host) {
+          try {
+            backend.step(host);
+          } catch (const std::bad_alloc&) {
+            throw;
+          } catch (const std::exception& e) {
+            throw Refused{e.what()};
+          }
+        },
+        bounds_vs_truth(config, backend.profile()));
+  } catch (const Refused& e) {
+    r.failure = "the backend refused a valid call: " + e.what;
     return r;
   }
   r.tokens = rr.tokens;

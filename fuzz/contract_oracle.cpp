@@ -73,6 +73,23 @@ std::optional<bool> any_overlap_or_negative(const StepArgs& a) {
   return false;
 }
 
+// PyTorch's limits on a tensor it can create: numel and storage bytes within int64 (strides
+// are non-negative wherever this is asked: X-STRIDES comes first).
+bool too_large(const DLTensor& t) {
+  const Wide n = raw::numel(t);
+  if (n > INT64_MAX) return true;
+  if (n == 0) return false;
+  Wide last = 1;  // the farthest element offset + 1
+  for (int64_t d = 0; d < t.ndim; ++d) last += raw::wmul(t.shape[d] - 1, raw::stride(t, d));
+  return raw::wmul(last, (static_cast<Wide>(t.dtype.bits) * t.dtype.lanes + 7) / 8) > INT64_MAX;
+}
+
+bool any_too_large(const StepArgs& a) {
+  for (const DLTensor* t : all_tensors(a))
+    if (too_large(*t)) return true;
+  return false;
+}
+
 // Whether check `id`'s own condition holds for the call (nullopt: not decided here).
 std::optional<bool> condition_holds(std::string_view id, const StepArgs& a, Backend backend) {
   const DLTensor &qkv = *a.mixed_qkv, &A = *a.a, &b = *a.b, &alog = *a.A_log, &dt = *a.dt_bias;
@@ -143,6 +160,7 @@ std::optional<bool> condition_holds(std::string_view id, const StepArgs& a, Back
     return false;
   }
   if (id == "X-STRIDES") return any_overlap_or_negative(a);
+  if (id == "X-EXTENTS") return any_too_large(a);
   if (id == "X-BACKEND-CPU" || id == "X-BACKEND-CUDA") {
     const int want = id == "X-BACKEND-CPU" ? kDLCPU : kDLCUDA;
     if ((want == kDLCPU) != (backend == Backend::Cpu) || backend == Backend::Any) return false;
@@ -250,6 +268,7 @@ std::string judge_acceptance(const StepArgs& a, Backend backend, const Dims& dim
   need(backend_ok, "the backend's device type");
   const auto bad_strides = any_overlap_or_negative(a);
   need(!bad_strides || !*bad_strides, "no negative stride, no overlapping written tensor");
+  need(!any_too_large(a), "every numel and byte extent within int64");
   need(dims == Dims{B, static_cast<int64_t>(H), HV, K, V, L, slots}, "returned Dims == the shapes' dims");
   if (broken.empty()) return "";
   return fmt::format("accepted, but: {}", fmt::join(broken, "; "));

@@ -168,6 +168,12 @@ GoldenCase decode(const SafetensorsFile& file, const std::string& fallback_name)
     }
     c.tensors.emplace(name, from_stored(stored, strides));
   }
+  // kda.steps must name exactly the steps whose inputs the file holds: a count that does not
+  // would make a replay read missing tensors (or loop for a very long time).
+  int64_t stored_steps = 0;
+  while (c.has(step_name(c, stored_steps, "mixed_qkv")) && stored_steps < c.steps) ++stored_steps;
+  if (stored_steps != c.steps || (c.steps > 1 && c.has(fmt::format("step{}.mixed_qkv", c.steps))))
+    bad(fmt::format("metadata kda.steps is {}, but the file holds the inputs of {} step(s)", c.steps, stored_steps));
   return c;
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <sstream>
 
+#include "golden/atomic_file.hpp"
 #include "golden/golden_generate.hpp"
 #include "golden/golden_manifest.hpp"
 #include "golden/sha256.hpp"
@@ -62,6 +63,9 @@ std::string RegenReport::summary() const {
 RegenReport regen(const RegenOptions& o) {
   RegenReport report;
   if (!o.dry_run) fs::create_directories(o.dir);
+  // Every new file is staged before any is replaced: a failed write leaves the previous set
+  // and manifest as they were.
+  StagedFiles staged;
   Manifest manifest;
   std::set<std::string> owned;
   for (const GoldenSpec& spec : golden_specs()) {
@@ -87,7 +91,7 @@ RegenReport regen(const RegenOptions& o) {
         if (rc.diff.empty()) rc.diff.metadata.push_back("(same content, different byte layout)");
       }
     }
-    if (rc.status != RegenCase::Status::Unchanged && !o.dry_run) write_file_bytes(path, bytes);
+    if (rc.status != RegenCase::Status::Unchanged && !o.dry_run) staged.stage(path, bytes);
     report.total_bytes += rc.bytes;
     manifest.cases.push_back({spec.name, file_field(o.manifest, path), c.kind == CaseKind::Step ? "step" : "error",
                               spec.purpose, to_string(spec.config), c.steps, rc.bytes,
@@ -97,19 +101,15 @@ RegenReport regen(const RegenOptions& o) {
   if (fs::exists(o.dir))
     for (const auto& entry : fs::directory_iterator(o.dir)) {
       const std::string name = entry.path().filename().string();
-      if (entry.path().extension() == ".safetensors" && !owned.count(name)) {
-        report.removed.push_back(name);
-        if (!o.dry_run) fs::remove(entry.path());
-      }
+      if (entry.path().extension() == ".safetensors" && !owned.count(name)) report.removed.push_back(name);
     }
   std::sort(report.removed.begin(), report.removed.end());
   const std::string text = manifest_text(manifest);
   report.manifest_changed = read_text(o.manifest) != text;
-  if (report.manifest_changed && !o.dry_run) {
-    std::ofstream out(o.manifest, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw std::runtime_error("cannot write " + o.manifest.string());
-  }
+  if (o.dry_run) return report;
+  if (report.manifest_changed) staged.stage(o.manifest, text);
+  staged.commit();
+  for (const std::string& name : report.removed) fs::remove(o.dir / name);
   return report;
 }
 

@@ -1,7 +1,8 @@
 // `kda-harness golden regen`: writes every case of the catalog (golden_catalog.hpp) as
 // <dir>/<name>.safetensors and the manifest, and reports what moved against the files that
 // were there: which cases were added, changed (which tensors, by how much) or removed.
-// Unchanged files are left as they are; regenerating an unchanged set changes no byte.
+// Unchanged files are left as they are; regenerating an unchanged set changes no byte. Files
+// are replaced only after every new one was written in full (golden/atomic_file.hpp).
 #pragma once
 #include <filesystem>
 #include <string>
@@ -33,7 +34,8 @@ struct RegenReport {
   std::string summary() const;
 };
 
-// Throws GenerationError (a spec that does not hold) or std::runtime_error (I/O).
+// Throws GenerationError (a spec that does not hold), AtomicWriteError (a file could not be
+// written; nothing was replaced) or std::runtime_error (other I/O).
 RegenReport regen(const RegenOptions& options);
 
 // The file name of a case in the set.

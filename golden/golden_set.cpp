@@ -1,6 +1,8 @@
 #include "golden/golden_set.hpp"
 
+#include <cstdlib>
 #include <set>
+#include <system_error>
 
 #include "golden/safetensors.hpp"
 #include "golden/sha256.hpp"
@@ -15,7 +17,20 @@ bool LoadedSet::ok() const {
   return true;
 }
 
-std::filesystem::path default_manifest_path() { return fs::path(KDA_GOLDEN_SOURCE_DIR) / "manifest.json"; }
+fs::path source_manifest_path() { return fs::path(KDA_GOLDEN_SOURCE_DIR) / "manifest.json"; }
+
+fs::path default_manifest_path() {
+  if (const char* env = std::getenv("KDA_GOLDEN_MANIFEST"); env && *env) return env;
+  const fs::path here = fs::path("golden") / "manifest.json";
+  if (fs::exists(here)) return here;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path beside = exe.parent_path().parent_path().parent_path() / "golden" / "manifest.json";
+    if (fs::exists(beside)) return beside.lexically_normal();
+  }
+  return source_manifest_path();
+}
 
 LoadedSet load_set(const fs::path& manifest_path) {
   LoadedSet set;
@@ -38,8 +53,13 @@ LoadedSet load_set(const fs::path& manifest_path) {
     try {
       const std::vector<std::byte> bytes = read_file_bytes(lc.path);
       const std::string hash = sha256_hex(std::span<const std::byte>(bytes));
-      if (hash != e.sha256) lc.problem = "SHA-256 " + hash + " differs from the manifest's " + e.sha256;
-      else lc.c = decode(read_safetensors(bytes), e.name);
+      if (hash != e.sha256) {
+        lc.problem = "SHA-256 " + hash + " differs from the manifest's " + e.sha256;
+      } else {
+        lc.malformed = true;  // until it decodes
+        lc.c = decode(read_safetensors(bytes), e.name);
+        lc.malformed = false;
+      }
     } catch (const std::exception& ex) {
       lc.problem = ex.what();
     }

@@ -13,8 +13,9 @@ namespace kda::golden {
 struct LoadedCase {
   ManifestEntry entry;
   std::filesystem::path path;
-  GoldenCase c;         // valid when problem is empty
-  std::string problem;  // missing file, hash mismatch, unreadable file
+  GoldenCase c;            // valid when problem is empty
+  std::string problem;     // missing file, hash mismatch, unreadable file
+  bool malformed = false;  // the manifest's hash matches, but the file is not a readable case
 };
 
 struct LoadedSet {
@@ -25,7 +26,12 @@ struct LoadedSet {
 
 LoadedSet load_set(const std::filesystem::path& manifest);
 
-// Where the committed set lives in the source tree this binary was built from.
+// The manifest the CLI uses when none is named, independent of where the build folder is:
+// $KDA_GOLDEN_MANIFEST, else golden/manifest.json under the current folder (the repository
+// root), else the one two folders above the executable (build*/tools/kda-harness), else the
+// source tree this binary was built from.
 std::filesystem::path default_manifest_path();
+// The committed set in the source tree this binary was built from.
+std::filesystem::path source_manifest_path();
 
 }  // namespace kda::golden

@@ -7,6 +7,8 @@
 #include <fstream>
 #include <set>
 
+#include "golden/atomic_file.hpp"
+
 namespace kda::golden {
 namespace {
 
@@ -206,10 +208,7 @@ std::vector<std::byte> read_file_bytes(const std::filesystem::path& path) {
 }
 
 void write_file_bytes(const std::filesystem::path& path, std::span<const std::byte> bytes) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw SafetensorsError("cannot write " + path.string());
-  out.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw SafetensorsError("write failed: " + path.string());
+  write_file_atomically(path, bytes);
 }
 
 }  // namespace kda::golden

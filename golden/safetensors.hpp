@@ -59,6 +59,7 @@ std::vector<std::byte> write_safetensors(const SafetensorsFile& file);
 SafetensorsFile read_safetensors(std::span<const std::byte> bytes);
 
 std::vector<std::byte> read_file_bytes(const std::filesystem::path& path);
+// Whole or not at all (golden/atomic_file.hpp); throws AtomicWriteError.
 void write_file_bytes(const std::filesystem::path& path, std::span<const std::byte> bytes);
 
 }  // namespace kda::golden

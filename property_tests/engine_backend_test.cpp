@@ -11,6 +11,7 @@
 #include "engine/function_backend.hpp"
 #include "engine/plugin_backend.hpp"
 #include "engine/refusal.hpp"
+#include "engine/run_vs_reference.hpp"
 #include "reference/replayssm_step.hpp"
 
 namespace kda::engine {
@@ -87,6 +88,17 @@ TEST(Refusal, ComputingOrWritingBeforeRaisingIsCaught) {
     throw BackendRefusal("no");
   });
   EXPECT_NE(refusal_problem(writes_then_raises, t.args()).find("out"), std::string::npos);
+}
+
+TEST(Footprint, AStepThatWritesAnInputIsCaught) {
+  FunctionBackend writes_input("writes-input", [](const StepArgs& a) {
+    reference::replayssm_step(a);
+    static_cast<unsigned char*>(a.mixed_qkv->data)[a.mixed_qkv->byte_offset] ^= 1;
+  });
+  const CaseReport r = run_vs_reference(parse_case_config("B=2 H=1 HV=1 K=8 V=8 L=4 slots=2 steps=2 pad=0 seed=3"),
+                                        writes_input);
+  EXPECT_FALSE(r.pass());
+  EXPECT_NE(r.failure.find("mixed_qkv[0, 0] changed"), std::string::npos) << r.failure;
 }
 
 TEST(Envelope, FitMovesACaseInsideAndJustOutsideLiesOutside) {

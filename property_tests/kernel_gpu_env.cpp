@@ -1,8 +1,24 @@
 #include "property_tests/kernel_gpu_env.hpp"
 
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
 #include <cstdlib>
 
 namespace kda::testing {
+
+void announce_gpu() {
+  static const bool once = [] {
+    int device = -1;
+    cudaGetDevice(&device);
+    const char* assigned = std::getenv("CTEST_RESOURCE_GROUP_0_GPUS");
+    std::printf("GPU test process on device %d (CTEST_RESOURCE_GROUP_0_GPUS=%s)\n", device,
+                assigned ? assigned : "unset");
+    std::fflush(stdout);
+    return true;
+  }();
+  (void)once;
+}
 
 int64_t env_int(const char* name, int64_t fallback) {
   const char* v = std::getenv(name);

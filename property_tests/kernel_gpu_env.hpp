@@ -10,6 +10,11 @@
 
 namespace kda::testing {
 
+// Prints, once per process, which GPU the tests run on and what CTest assigned ("GPU test
+// process on device 1 (CTEST_RESOURCE_GROUP_0_GPUS=id:1,slots:1)"), so that a log shows how
+// ctest spread the tests over the GPUs.
+void announce_gpu();
+
 // An integer from the environment (e.g. KDA_GPU_ROLLOUTS), or fallback when unset/invalid.
 int64_t env_int(const char* name, int64_t fallback);
 
@@ -19,4 +24,5 @@ int64_t env_int(const char* name, int64_t fallback);
   do {                                                                                   \
     const std::string kda_gpu_reason_ = ::kda::engine::gpu_unavailable_reason();         \
     if (!kda_gpu_reason_.empty()) GTEST_SKIP() << kda_gpu_reason_;                        \
+    ::kda::testing::announce_gpu();                                                      \
   } while (0)

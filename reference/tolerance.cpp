@@ -116,16 +116,9 @@ double stores_in_sequence(int64_t stores, double rate, double n) {
 }
 }  // namespace
 
-double unit_roundoff(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float32: return 0x1p-24;
-    case ScalarType::BFloat16: return 0x1p-8;
-    case ScalarType::Float16: return 0x1p-11;
-    default: return 0;
-  }
-}
+double unit_roundoff(ScalarType t) { return unit_roundoff_of(t); }
 
-double smallest_normal(ScalarType t) { return t == ScalarType::Float16 ? 0x1p-14 : 0x1p-126; }
+double smallest_normal(ScalarType t) { return smallest_normal_of(t); }
 
 double output_floor(double state_norm, double q_scaled_norm, int64_t K, int64_t V, ScalarType out_dtype) {
   return std::max(state_norm * q_scaled_norm / std::sqrt(static_cast<double>(K)),

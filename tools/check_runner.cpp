@@ -11,22 +11,32 @@
 namespace kda::cli {
 
 void Progress::draw(const std::string& name, int64_t done, int64_t total, int64_t failed, double seconds) const {
-  if (!enabled_) return;
+  if (mode_ == Mode::Off) return;
+  if (mode_ == Mode::Lines) {
+    if (name != last_suite_) last_suite_ = name, last_ = -1;
+    if (last_ >= 0 && seconds - last_ < every_) return;
+    last_ = seconds;
+  }
+  const std::string left = done > 0 && done < total
+                               ? fmt::format(", about {:.0f}s left", seconds / static_cast<double>(done) * (total - done))
+                               : std::string(done >= total ? ", done" : ", estimating time left");
+  const std::string failures = failed ? fmt::format(", {} failed", failed) : std::string();
+  const int percent = total > 0 ? static_cast<int>(100 * done / total) : 100;
+  if (mode_ == Mode::Lines) {
+    std::fputs(fmt::format("{} {}/{} ({}%){}, {:.0f}s{}\n", name, done, total, percent, failures, seconds, left).c_str(),
+               stderr);
+    return;
+  }
   constexpr int kWidth = 30;
   const int filled = total > 0 ? static_cast<int>(kWidth * done / total) : kWidth;
   std::string bar(static_cast<std::size_t>(filled), '#');
   bar.append(static_cast<std::size_t>(kWidth - filled), '.');
-  std::fputs(fmt::format("\r\033[K{:<18} [{}] {}/{}{} {:.0f}s", name, bar, done, total,
-                         failed ? fmt::format(" ({} failed)", failed) : std::string(), seconds)
-                 .c_str(),
-             stdout);
-  std::fflush(stdout);
+  std::fputs(fmt::format("\r\033[K{:<18} [{}] {}/{}{} {:.0f}s{}", name, bar, done, total, failures, seconds, left).c_str(),
+             stderr);
 }
 
 void Progress::clear() const {
-  if (!enabled_) return;
-  std::fputs("\r\033[K", stdout);
-  std::fflush(stdout);
+  if (mode_ == Mode::Bar) std::fputs("\r\033[K", stderr);
 }
 
 SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t keep_failures) {
@@ -51,6 +61,9 @@ SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t k
       } catch (const std::exception& e) {
         o.pass = false;
         o.detail = std::string("exception: ") + e.what();
+      } catch (...) {  // an exception leaving a worker thread would terminate the process
+        o.pass = false;
+        o.detail = "exception of an unknown type";
       }
       if (!o.pass) ++failed;
       outcomes[static_cast<std::size_t>(i)] = std::move(o);

@@ -1,7 +1,7 @@
 // The engine of `kda-harness check`: a suite is a number of independent cases and a
 // function that runs one; run_suite() spreads the cases over worker threads (each worker
-// has a fixed index, so a GPU suite can bind worker w to GPU w mod n), draws a progress bar
-// when stdout is a terminal, and folds the outcomes in case order (the report does not
+// has a fixed index, so a GPU suite can bind worker w to GPU w mod n), shows progress with
+// an estimate of the time left, and folds the outcomes in case order (the report does not
 // depend on thread timing).
 #pragma once
 #include <cstdint>
@@ -42,16 +42,21 @@ struct SuiteResult {
   bool ok() const { return failed == 0; }
 };
 
+// Progress of a suite on standard error, with an estimate of the time left: a bar redrawn in
+// place on a terminal, else one line every `every_seconds` (CI logs, pipes).
 class Progress {
  public:
-  explicit Progress(bool enabled) : enabled_(enabled) {}
-  bool enabled() const { return enabled_; }
-  // Redraws the bar for suite `name`: done of total after `seconds`.
+  enum class Mode { Off, Bar, Lines };
+  explicit Progress(Mode mode, double every_seconds = 5) : mode_(mode), every_(every_seconds) {}
+  // Shows suite `name`: done of total after `seconds`.
   void draw(const std::string& name, int64_t done, int64_t total, int64_t failed, double seconds) const;
   void clear() const;
 
  private:
-  bool enabled_;
+  Mode mode_;
+  double every_;
+  mutable double last_ = -1;        // when the last line of the suite was printed (Lines)
+  mutable std::string last_suite_;  // the suite that line was about
 };
 
 // Runs every case (none when skipped). Exceptions escaping a case count as its failure.

@@ -4,6 +4,8 @@
 // `kda-harness case FILE.safetensors`: one golden-format file (a golden case, or a user's own
 // dump of a real call) on a chosen backend, compared with the file's expected results, or,
 // when it has none, with the float64 ReplaySSM model.
+// The last line is the verdict: "PASS ..." (exit 0) or "FAIL ..." (exit 1). A config over the
+// memory or work budget (tools/case_budget.hpp) is refused before anything is allocated.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -16,6 +18,7 @@
 #include "engine/backend.hpp"
 #include "engine/refusal.hpp"
 #include "engine/run_vs_reference.hpp"
+#include "tools/case_budget.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
@@ -24,7 +27,13 @@ namespace {
 struct CaseArgs {
   std::string target, backend = "reference", against = "truth";
   int gpu = -1;
+  double memory_budget_mib = kDefaultMemoryBudgetMiB, work_budget = kDefaultCaseWorkBudget;
 };
+
+int verdict(bool pass, const std::string& what) {
+  std::cout << (pass ? "PASS " : "FAIL ") << what << "\n";
+  return pass ? kPass : kFail;
+}
 
 // The backend a case runs on (--gpu N picks the GPU of "cuda"), or nullptr after saying why.
 std::unique_ptr<engine::Backend> make(const CaseArgs& a) {
@@ -44,11 +53,11 @@ int run_file(const CaseArgs& a) {
                        std::filesystem::path(a.target).stem().string());
   } catch (const std::exception& e) {
     std::cerr << "kda-harness case: " << e.what() << "\n";
-    return 2;
+    return kUsage;
   }
   if (a.backend == "pure-double") {
     std::cerr << "kda-harness case: pure-double runs config lines only\n";
-    return 2;
+    return kUsage;
   }
   const std::unique_ptr<engine::Backend> backend = make(a);
   if (!backend) return 1;
@@ -59,30 +68,42 @@ int run_file(const CaseArgs& a) {
     std::cout << fmt::format("  expected: {} \"{}\"\n", c.expected_id, c.expected_message);
   const golden::CaseVerification v = golden::verify_case(c, *backend);
   std::cout << v.summary() << "\n";
-  return v.pass() ? 0 : 1;
+  return verdict(v.pass(), fmt::format("{} on {}", c.name, backend->name()));
 }
 
 int run_config(const CaseArgs& a) {
+  if (a.target.find_first_not_of(" \t\r\n") == std::string::npos) {
+    std::cerr << "kda-harness case: usage error: the config line is empty (e.g. \"B=3 H=2 HV=4 K=16 V=16 L=4 "
+                 "slots=5 steps=9 seed=5\"; keys left out take their defaults)\n";
+    return kUsage;
+  }
   CaseConfig config;
   try {
     config = parse_case_config(a.target);
   } catch (const std::invalid_argument& e) {
     std::cerr << "kda-harness case: " << e.what() << " (not a file either)\n";
-    return 2;
+    return kUsage;
   }
   if (!is_valid_config(config)) {
     std::cerr << "kda-harness case: the config does not describe a valid call: " << to_string(config) << "\n";
-    return 2;
+    return kUsage;
+  }
+  if (const std::string why = over_budget(config, a.memory_budget_mib, a.work_budget); !why.empty()) {
+    std::cerr << "kda-harness case: " << why << "\n";
+    return kUsage;
   }
   std::cout << "config: " << to_string(config) << "\n";
+  std::cout << fmt::format("memory: about {:.0f} MiB (budget {:.0f} MiB)\n", case_memory_bytes(config) / (1 << 20),
+                           a.memory_budget_mib);
+  std::cout.flush();
   if (a.backend == "pure-double") {
     if (a.against != "truth") {
       std::cerr << "kda-harness case: pure-double is judged against the truth only\n";
-      return 2;
+      return kUsage;
     }
     const reference::RolloutReport r = reference::run_rollout(config, reference::RolloutModel::PureDouble);
     std::cout << "pure-double vs the float64 plain recurrence:\n" << r.summary() << "\n";
-    return r.pass() ? 0 : 1;
+    return verdict(r.pass(), fmt::format("pure-double vs the float64 plain recurrence, {} step(s)", config.steps));
   }
   const std::unique_ptr<engine::Backend> backend = make(a);
   if (!backend) return 1;
@@ -91,13 +112,13 @@ int run_config(const CaseArgs& a) {
     const std::string why = engine::refusal_problem(*backend, t.args());
     std::cout << fmt::format("{}: the case lies outside its envelope ({}): {}\n", backend->name(), outside,
                              why.empty() ? "refused, nothing written" : why);
-    std::cout << (why.empty() ? "pass" : "FAIL") << "\n";
-    return why.empty() ? 0 : 1;
+    return verdict(why.empty(), fmt::format("{} refuses a case outside its envelope", backend->name()));
   }
   const engine::CaseReport r = a.against == "reference" ? engine::run_vs_reference(config, *backend)
                                                         : engine::run_vs_truth(config, *backend);
-  std::cout << r.summary() << "\n" << (r.pass() ? "pass" : "FAIL") << "\n";
-  return r.pass() ? 0 : 1;
+  std::cout << r.summary() << "\n  replay: " << r.replay() << "\n";
+  return verdict(r.pass(), fmt::format("{} vs the {}, {} step(s)", backend->name(),
+                                       a.against == "reference" ? "CPU reference" : "float64 plain recurrence", config.steps));
 }
 
 }  // namespace
@@ -114,6 +135,12 @@ void register_case(CLI::App& app) {
                   "step by step)")
       ->check(CLI::IsMember({"truth", "reference"}));
   cmd->add_option("--gpu", a->gpu, "GPU to use (default: the first usable one)");
+  cmd->add_option("--memory-budget", a->memory_budget_mib,
+                  "Refuse a config line whose estimated memory exceeds this many MiB (default 4096)")
+      ->check(CLI::PositiveNumber);
+  cmd->add_option("--work-budget", a->work_budget,
+                  "Refuse a config line of more reference work than this (rollout_work; default 1e10, a few minutes)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([a] {
     const bool file = std::filesystem::is_regular_file(a->target) || a->target.ends_with(".safetensors");
     set_exit_code(file ? run_file(*a) : run_config(*a));

@@ -2,8 +2,10 @@
 // (tools/check_suites.hpp): the contract sweep, the reference and the pure-double model
 // against the plain recurrence, the golden set on the reference, and, where a GPU can be
 // used, the kernel against the reference, against the recurrence and on the golden set.
-// A progress bar on a terminal, a summary table at the end, --json for a report; exit 0
-// only when every case of every suite that ran passed (1 otherwise, 2 for usage errors).
+// Progress with an estimate of the time left on stderr (a bar on a terminal, else a line every
+// few seconds), a summary table at the end, --json and --junit for reports (written whole or
+// not at all; `-` is stdout, and the text then goes to stderr); exit 0 only when every case
+// of every suite that ran passed (1 otherwise, 2 for usage errors and failed writes).
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -12,11 +14,12 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <thread>
 
+#include "golden/atomic_file.hpp"
 #include "golden/golden_set.hpp"
+#include "tools/check_junit.hpp"
 #include "tools/check_report.hpp"
 #include "tools/check_suites.hpp"
 #include "tools/subcommands.hpp"
@@ -29,10 +32,26 @@ struct CheckArgs {
   std::vector<int> gpus;
   double scale = 1.0, work_budget = 3e7, gpu_work_budget = 2e7;
   uint64_t seed = 1;
-  std::string backend = "all", json, manifest;
+  std::string backend = "all", json, junit, manifest;
   int jobs = 0;
+  double progress_every = 5;
   bool no_progress = false, list = false;
 };
+
+// Writes a report to a file (atomically) or, for "-", to stdout; false after printing why not.
+bool write_report(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    return true;
+  }
+  try {
+    golden::write_file_atomically(path, text);
+    return true;
+  } catch (const golden::AtomicWriteError& e) {
+    std::cerr << "kda-harness check: " << e.what() << "\n";
+    return false;
+  }
+}
 
 int run_check(const CheckArgs& a) {
   if (a.list) {
@@ -47,7 +66,7 @@ int run_check(const CheckArgs& a) {
     for (const SuiteInfo& info : suite_catalog()) known = known || info.name == s;
     if (!known) {
       std::cerr << "kda-harness check: unknown suite " << s << " (see --list)\n";
-      return 2;
+      return kUsage;
     }
     o.suites.insert(s);
   }
@@ -57,27 +76,33 @@ int run_check(const CheckArgs& a) {
     const long long n = eq == std::string::npos ? -1 : std::strtoll(c.c_str() + eq + 1, &end, 10);
     if (eq == std::string::npos || n < 0 || *end != '\0') {
       std::cerr << "kda-harness check: --cases takes SUITE=N, not " << c << "\n";
-      return 2;
+      return kUsage;
     }
     o.counts[c.substr(0, eq)] = n;
   }
   o.scale = a.scale;
   o.seed = a.seed;
+  if (a.json == "-" && a.junit == "-") {
+    std::cerr << "kda-harness check: --json - and --junit - cannot both write to stdout\n";
+    return kUsage;
+  }
+  // With a report on stdout, the text goes to stderr so that stdout is the report alone.
+  std::ostream& text = a.json == "-" || a.junit == "-" ? std::cerr : std::cout;
   if (a.backend.rfind("plugin:", 0) == 0) {
     // Judge the plugin: the backend suites only (the CPU suites judge the harness itself).
     try {
       const auto b = engine::make_backend(a.backend);
-      std::cout << fmt::format("kda-harness check: backend {} ({} profile), envelope {}\n", b->name(),
+      text << fmt::format("kda-harness check: backend {} ({} profile), envelope {}\n", b->name(),
                                engine::name_of(b->profile()), b->envelope().describe());
     } catch (const std::exception& e) {
       std::cerr << "kda-harness check: " << e.what() << "\n";
-      return 2;
+      return kUsage;
     }
     o.plugin = a.backend;
     o.cpu = o.cuda = false;
   } else if (a.backend != "cpu" && a.backend != "cuda" && a.backend != "all") {
     std::cerr << "kda-harness check: --backend takes cpu, cuda, all or plugin:PATH, not " << a.backend << "\n";
-    return 2;
+    return kUsage;
   } else {
     o.cpu = a.backend != "cuda";
     o.cuda = a.backend != "cpu";
@@ -100,23 +125,27 @@ int run_check(const CheckArgs& a) {
     std::cerr << "kda-harness check: --backend cuda, but " << gpus.reason << "\n";
     return 1;
   }
-  std::cout << fmt::format("kda-harness check: seed {}, {} worker thread(s), GPUs: {}\n", o.seed, o.jobs,
+  text << fmt::format("kda-harness check: seed {}, {} worker thread(s), GPUs: {}\n", o.seed, o.jobs,
                            gpus.devices.empty() ? (o.cuda ? "none (" + gpus.reason + ")" : std::string("not used"))
                                                 : fmt::format("{}", fmt::join(gpus.names, ", ")));
   const auto start = std::chrono::steady_clock::now();
   const golden::LoadedSet set = golden::load_set(o.manifest);
-  const Progress progress(!a.no_progress && isatty(STDOUT_FILENO));
+  const Progress progress(a.no_progress ? Progress::Mode::Off
+                          : isatty(STDERR_FILENO) ? Progress::Mode::Bar
+                                                  : Progress::Mode::Lines,
+                          a.progress_every);
   std::vector<SuiteResult> results;
   for (const SuiteSpec& spec : build_suites(o, gpus, set)) {
     results.push_back(run_suite(spec, progress));
     const SuiteResult& r = results.back();
-    std::cout << (r.skipped() ? fmt::format("{}: skipped: {}\n", r.name, r.skip_reason)
+    text << (r.skipped() ? fmt::format("{}: skipped: {}\n", r.name, r.skip_reason)
                               : fmt::format("{}: {} cases, {} passed, {} failed, {:.1f}s\n", r.name, r.cases, r.passed,
                                             r.failed, r.seconds));
-    std::cout.flush();
+    text.flush();
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << "\n" << failure_listing(results) << summary_table(results, wall);
+  text << "\n" << failure_listing(results) << summary_table(results, wall);
+  bool written = true;
   if (!a.json.empty()) {
     nlohmann::ordered_json opts;
     opts["seed"] = o.seed;
@@ -127,14 +156,11 @@ int run_check(const CheckArgs& a) {
     opts["work_budget"] = o.work_budget;
     opts["gpu_work_budget"] = o.gpu_work_budget;
     opts["manifest"] = o.manifest.string();
-    std::ofstream out(a.json);
-    out << json_report(results, wall, opts).dump(2) << "\n";
-    if (!out) {
-      std::cerr << "kda-harness check: cannot write " << a.json << "\n";
-      return 1;
-    }
+    written = write_report(a.json, json_report(results, wall, opts).dump(2) + "\n") && written;
   }
-  return all_passed(results) ? 0 : 1;
+  if (!a.junit.empty()) written = write_report(a.junit, junit_report(results, wall)) && written;
+  if (!written) return kUsage;
+  return all_passed(results) ? kPass : kFail;
 }
 
 }  // namespace
@@ -153,9 +179,14 @@ void register_check(CLI::App& app) {
   cmd->add_option("--jobs,-j", a->jobs, "Worker threads (default: hardware threads)");
   cmd->add_option("--work-budget", a->work_budget, "Reference work per random CPU rollout");
   cmd->add_option("--gpu-work-budget", a->gpu_work_budget, "Reference work per random GPU rollout");
-  cmd->add_option("--manifest", a->manifest, "The golden set's manifest (default: the source tree's golden/manifest.json)");
-  cmd->add_option("--json", a->json, "Write a JSON report to this file");
-  cmd->add_flag("--no-progress", a->no_progress, "No progress bar even on a terminal");
+  cmd->add_option("--manifest", a->manifest, "The golden set's manifest (default: $KDA_GOLDEN_MANIFEST, ./golden/manifest.json, or the "
+                  "golden/ beside the build folder)");
+  cmd->add_option("--json", a->json, "Write a JSON report to this file (- for stdout)");
+  cmd->add_option("--junit", a->junit, "Write a JUnit XML report to this file for CI dashboards (- for stdout)");
+  cmd->add_flag("--no-progress", a->no_progress, "No progress on stderr");
+  cmd->add_option("--progress-every", a->progress_every,
+                  "When stderr is not a terminal, one progress line every this many seconds (default 5)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--list", a->list, "List the suites and their default case counts");
   cmd->callback([a] { set_exit_code(run_check(*a)); });
 }

@@ -1,5 +1,7 @@
 // `kda-harness errors`: the error catalog. Plain: one line per entry (id, origin, message).
-// --records: JSON records in the seed dataset's schema. --markdown: docs/errors.md.
+// ID: that entry's section of docs/errors.md. --records: every entry as a record of the seed
+// dataset's schema, each in its {"record", "datasetVersion"} envelope, as a JSON array.
+// --markdown: docs/errors.md.
 #include <iostream>
 
 #include "contract/error_catalog.hpp"
@@ -7,24 +9,44 @@
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
+namespace {
+
+struct ErrorsArgs {
+  std::string id;
+  bool records = false, markdown = false;
+};
+
+int run_errors(const ErrorsArgs& a) {
+  if (!a.id.empty()) {
+    const CatalogEntry* e = find_catalog_entry(a.id);
+    if (!e) {
+      std::cerr << "kda-harness errors: no catalog entry " << a.id << " (`kda-harness errors` lists them)\n";
+      return kUsage;
+    }
+    if (a.records) std::cout << catalog_envelope(*e).dump(2) << "\n";
+    else std::cout << catalog_entry_markdown(*e);
+    return kPass;
+  }
+  if (a.records) {
+    std::cout << catalog_records().dump(2) << "\n";
+  } else if (a.markdown) {
+    std::cout << catalog_markdown();
+  } else {
+    for (const auto& e : error_catalog())
+      std::cout << e.id << "\t" << (e.is_extension() ? "extension" : "documented") << "\t" << e.message << "\n";
+  }
+  return kPass;
+}
+
+}  // namespace
 
 void register_errors(CLI::App& app) {
   auto* cmd = app.add_subcommand("errors", "List the error catalog (every error id the contract can raise)");
-  auto records = std::make_shared<bool>(false);
-  auto markdown = std::make_shared<bool>(false);
-  auto* r = cmd->add_flag("--records", *records, "Print the catalog as a JSON array of records (seed schema)");
-  cmd->add_flag("--markdown", *markdown, "Print docs/errors.md")->excludes(r);
-  cmd->callback([records, markdown] {
-    if (*records) {
-      std::cout << catalog_records().dump(2) << "\n";
-    } else if (*markdown) {
-      std::cout << catalog_markdown();
-    } else {
-      for (const auto& e : error_catalog())
-        std::cout << e.id << "\t" << (e.is_extension() ? "extension" : "documented") << "\t" << e.message << "\n";
-    }
-    set_exit_code(0);
-  });
+  auto a = std::make_shared<ErrorsArgs>();
+  cmd->add_option("id", a->id, "One entry (e.g. R6): print its documentation, or with --records its record");
+  auto* r = cmd->add_flag("--records", a->records, "Print records in the seed dataset's schema (JSON)");
+  cmd->add_flag("--markdown", a->markdown, "Print docs/errors.md")->excludes(r);
+  cmd->callback([a] { set_exit_code(run_errors(*a)); });
 }
 
 }  // namespace kda::cli

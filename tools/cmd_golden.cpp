@@ -7,6 +7,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "golden/atomic_file.hpp"
 #include "golden/golden_generate.hpp"
 #include "golden/golden_regen.hpp"
 #include "golden/golden_set.hpp"
@@ -41,20 +42,27 @@ int run_regen(const GoldenArgs& a) {
     const golden::RegenReport r = golden::regen(o);
     std::cout << r.summary();
     if (a.dry_run && r.changed()) std::cout << "(dry run: nothing written)\n";
-    return a.dry_run && r.changed() ? 1 : 0;
+    return a.dry_run && r.changed() ? kFail : kPass;
+  } catch (const golden::AtomicWriteError& e) {
+    std::cerr << "kda-harness golden regen: " << e.what() << " (nothing was replaced)\n";
+    return kUsage;
   } catch (const std::exception& e) {
     std::cerr << "kda-harness golden regen: " << e.what() << "\n";
-    return 1;
+    return kFail;
   }
 }
 
-// Verifies every case on one backend; returns the number of failures.
+// Verifies every case on one backend; returns the number of failures. A case whose file is
+// missing or broken (reported with the set) fails on every backend.
 int verify_on(const golden::LoadedSet& set, engine::Backend& backend, bool verbose) {
   int failures = 0, passed = 0, bit_exact = 0, compared = 0;
   double worst = 0;
   std::string worst_name;
   for (const golden::LoadedCase& lc : set.cases) {
-    if (!lc.problem.empty()) continue;  // reported with the set
+    if (!lc.problem.empty()) {
+      ++failures;
+      continue;
+    }
     const golden::CaseVerification v = golden::verify_case(lc.c, backend);
     if (v.pass()) ++passed;
     else ++failures;
@@ -74,9 +82,16 @@ int run_verify(const GoldenArgs& a) {
   const golden::LoadedSet set = golden::load_set(manifest_for(a));
   int failures = 0;
   for (const auto& p : set.problems) std::cout << "golden set: " << p << "\n", ++failures;
-  for (const auto& lc : set.cases)
-    if (!lc.problem.empty()) std::cout << "golden case " << lc.entry.name << ": " << lc.problem << "\n", ++failures;
+  bool malformed = false;
+  for (const auto& lc : set.cases) {
+    if (!lc.problem.empty()) std::cout << "golden case " << lc.entry.name << ": " << lc.problem << "\n";
+    malformed = malformed || lc.malformed;
+  }
   std::cout << fmt::format("golden set: {} cases listed in {}\n", set.cases.size(), manifest_for(a).string());
+  if (malformed) {
+    std::cerr << "kda-harness golden verify: the manifest lists a file with its hash that is not a readable case\n";
+    return kUsage;
+  }
   if (a.backend == "all" || a.backend == "reference") {
     const auto ref = engine::make_reference_backend(reference::Rounding::Kernel);
     failures += verify_on(set, *ref, a.verbose);
@@ -95,7 +110,7 @@ int run_verify(const GoldenArgs& a) {
     }
     if (b) failures += verify_on(set, *b, a.verbose);
   }
-  return failures == 0 ? 0 : 1;
+  return failures == 0 ? kPass : kFail;
 }
 
 }  // namespace
@@ -105,13 +120,14 @@ void register_golden(CLI::App& app) {
   cmd->require_subcommand(1);
   auto a = std::make_shared<GoldenArgs>();
   auto* regen = cmd->add_subcommand("regen", "Rewrite the golden set from the generator and summarize what moved");
-  regen->add_option("--dir", a->dir, "Folder of the case files (default: the source tree's golden/cases)");
+  regen->add_option("--dir", a->dir, "Folder of the case files (default: cases/ beside the default manifest)");
   regen->add_option("--manifest", a->manifest, "Manifest to write (default: manifest.json beside the case folder)");
   regen->add_flag("--dry-run", a->dry_run, "Report what would move, write nothing (exit 1 if anything would)");
   regen->callback([a] { set_exit_code(run_regen(*a)); });
   auto* verify = cmd->add_subcommand("verify", "Check the golden set on the reference and, with a GPU, the kernel");
   verify->add_option("--dir", a->dir, "Folder of the case files (the manifest beside it is read)");
-  verify->add_option("--manifest", a->manifest, "Manifest of the set (default: the source tree's golden/manifest.json)");
+  verify->add_option("--manifest", a->manifest, "Manifest of the set (default: $KDA_GOLDEN_MANIFEST, ./golden/manifest.json, or the golden/ "
+                  "beside the build folder)");
   verify->add_option("--backend", a->backend,
                      "reference, cuda, all (default: all that this machine has), or any backend kda-harness case "
                      "takes (plugin:PATH, reference-double)");

@@ -1,7 +1,9 @@
 // Registration of kda-harness's subcommands. Each register_* adds one subcommand whose
-// callback stores its exit status with set_exit_code().
+// callback stores its exit status with set_exit_code() (tools/exit_code.hpp).
 #pragma once
 #include <CLI/CLI.hpp>
+
+#include "tools/exit_code.hpp"
 
 namespace kda::cli {
 void register_validate(CLI::App& app);  // cmd_validate.cpp
@@ -9,7 +11,4 @@ void register_errors(CLI::App& app);    // cmd_errors.cpp
 void register_case(CLI::App& app);      // cmd_case.cpp
 void register_check(CLI::App& app);     // cmd_check.cpp
 void register_golden(CLI::App& app);    // cmd_golden.cpp
-
-void set_exit_code(int code);
-int exit_code();
 }  // namespace kda::cli

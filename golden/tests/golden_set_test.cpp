@@ -19,14 +19,14 @@ fs::path scratch_copy(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() / ("kda_golden_set_test_" + name + "_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
-  const fs::path source = default_manifest_path().parent_path();
+  const fs::path source = source_manifest_path().parent_path();
   fs::copy(source / "cases", dir / "cases", fs::copy_options::recursive);
   fs::copy_file(source / "manifest.json", dir / "manifest.json");
   return dir;
 }
 
 TEST(GoldenSet, CommittedSetMatchesItsManifestAndTheCatalog) {
-  const LoadedSet set = load_set(default_manifest_path());
+  const LoadedSet set = load_set(source_manifest_path());
   ASSERT_TRUE(set.ok()) << (set.problems.empty() ? "a case has a problem" : set.problems[0]);
   ASSERT_EQ(set.cases.size(), golden_specs().size());
   for (std::size_t i = 0; i < set.cases.size(); ++i) EXPECT_EQ(set.cases[i].entry.name, golden_specs()[i].name);

@@ -1,0 +1,196 @@
+// kda_check_plugin: the engine's judgement of a plugin (engine/), suite by suite:
+//   rollout:  drawn cases inside the plugin's envelope, step by step against the CPU
+//             reference within the bounds of the plugin's rounding profile (outputs,
+//             checkpoints, ring records, and no byte written outside the step's footprint:
+//             engine::run_vs_reference);
+//   truth:    the same draws as whole rollouts against the float64 plain recurrence
+//             (engine::run_vs_truth);
+//   contract: each documented error input (error_inputs.hpp) on a drawn valid case: the
+//             plugin must refuse it with validate()'s exact message and write nothing;
+//   envelope: a valid call just outside the plugin's envelope must be refused, nothing
+//             written (engine::Envelope::just_outside, engine::refusal_problem).
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "capi/error_inputs.hpp"
+#include "capi/status.hpp"
+#include "capi/work_budget.hpp"
+#include "cases/case_tensors.hpp"
+#include "contract/validate.hpp"
+#include "engine/plugin_backend.hpp"
+#include "engine/refusal.hpp"
+#include "engine/run_vs_reference.hpp"
+#include "engine/replayssm_sample_space.hpp"
+
+namespace kda::capi {
+namespace {
+
+constexpr const char* kSuites = "rollout,truth,contract,envelope";
+
+struct Outcome {
+  std::string suite;
+  int64_t index = 0;
+  bool pass = true;
+  std::string replay, detail;
+};
+
+std::string describe(const engine::CaseReport& r) {
+  std::string s = fmt::format("vs {}: {} tokens, {} flushes, {} appends", r.against, r.tokens, r.flushes, r.appends);
+  const std::pair<const char*, const reference::Comparison*> parts[] = {
+      {"out", &r.out}, {"state", &r.state}, {"d", &r.d_ring}, {"k", &r.k_ring}, {"g", &r.g_ring}};
+  for (const auto& [name, c] : parts)
+    if (c->blocks > 0) s += fmt::format(" | {}: {}", name, c->describe());
+  if (!r.failure.empty()) s += " | FAILURE: " + r.failure;
+  return s;
+}
+
+Outcome judged(const std::string& suite, int64_t index, const CaseConfig& c, engine::Backend& b) {
+  const engine::CaseReport r = suite == "truth" ? engine::run_vs_truth(c, b) : engine::run_vs_reference(c, b);
+  return {suite, index, r.pass(), to_string(c), describe(r)};
+}
+
+CaseConfig inside(const engine::Backend& b, const CaseConfig& drawn) {
+  const auto c = b.envelope().fit(drawn);
+  if (!c) throw std::invalid_argument("no case fits the plugin's envelope: " + b.envelope().describe());
+  return *c;
+}
+
+// A valid case for the error inputs: drawn, inside the envelope, with B, HV, K, V >= 2.
+CaseConfig error_input_base(const engine::Backend& b, uint64_t seed, int64_t index) {
+  CaseConfig c = engine::draw_case(seed ^ 0xE77u, static_cast<uint64_t>(index), engine::limits::check_cases(2e4));
+  c.B = std::max(c.B, kErrorInputMinSize);
+  c.slots = std::max(c.slots, c.B);
+  if (c.HV < kErrorInputMinSize) c.HV = c.H * kErrorInputMinSize;
+  c.K = std::max(c.K, kErrorInputMinSize);
+  c.V = std::max(c.V, kErrorInputMinSize);
+  c.steps = 1;
+  return inside(b, c);
+}
+
+std::vector<std::vector<std::byte>> written_bytes(CaseTensors& t) {
+  std::vector<std::vector<std::byte>> v;
+  for (HostTensor* x : {&t.initial_state, &t.d_cache, &t.k_cache, &t.g_cache, &t.out}) v.push_back(x->storage());
+  return v;
+}
+
+Outcome contract_case(engine::Backend& b, uint64_t seed, int64_t index) {
+  const auto& inputs = error_inputs();
+  const ErrorInput& input = inputs[static_cast<std::size_t>(index) % inputs.size()];
+  const CaseConfig c = error_input_base(b, seed, index);
+  Outcome o{"contract", index, false, fmt::format("{} | error input {}", to_string(c), input.id), ""};
+  CaseTensors t = materialize(c);
+  input.apply(t, Dims{c.B, c.H, c.HV, c.K, c.V, c.L, c.slots});
+  std::string expected;
+  try {
+    validate(t.args());
+    throw std::logic_error(fmt::format("error input {} did not make validate() raise", input.id));
+  } catch (const ContractError& e) {
+    if (e.id() != input.id)
+      throw std::logic_error(fmt::format("error input {} made validate() raise {} instead", input.id, e.id()));
+    expected = e.what();
+  }
+  const auto before = written_bytes(t);
+  std::string raised;
+  bool refused = true;
+  try {
+    b.step(t.args());
+    refused = false;
+  } catch (const ContractError& e) {
+    raised = e.what();
+  } catch (const std::exception& e) {  // a refusal whose text is no catalog message
+    raised = e.what();
+  }
+  if (!refused) o.detail = fmt::format("accepted an invalid call; expected ValueError: {}", expected);
+  else if (raised != expected) o.detail = fmt::format("raised '{}'; expected ValueError: {}", raised, expected);
+  else if (written_bytes(t) != before) o.detail = fmt::format("refused the call ({}) but wrote to its outputs", input.id);
+  else o.pass = true, o.detail = fmt::format("refused with {}: {}", input.id, expected);
+  return o;
+}
+
+Outcome envelope_case(engine::Backend& b, uint64_t seed, int64_t index) {
+  const CaseConfig c = inside(b, engine::draw_case(seed ^ 0xE17u, static_cast<uint64_t>(index), engine::limits::check_cases(2e4)));
+  const std::vector<CaseConfig> outside = b.envelope().just_outside(c);
+  if (outside.empty()) return {"envelope", index, true, to_string(c), "the envelope is the whole contract: nothing lies outside it"};
+  CaseConfig x = outside[static_cast<std::size_t>(index) % outside.size()];
+  x.steps = 1;
+  const std::string why = b.envelope().excludes(x);
+  Outcome o{"envelope", index, true, fmt::format("{} | outside the envelope: {}", to_string(x), why), ""};
+  CaseTensors t = materialize(x);
+  const std::string problem = engine::refusal_problem(b, t.args());
+  o.pass = problem.empty();
+  o.detail = problem.empty() ? "refused (" + why + "), nothing written" : problem + " (" + why + ")";
+  return o;
+}
+
+std::vector<std::string> split_suites(const char* s) {
+  std::vector<std::string> out;
+  std::stringstream in(s == nullptr || *s == '\0' ? kSuites : s);
+  for (std::string item; std::getline(in, item, ',');) {
+    if ((std::string(",") + kSuites + ",").find("," + item + ",") == std::string::npos)
+      throw std::invalid_argument(fmt::format("unknown suite '{}' (known: {})", item, kSuites));
+    out.push_back(item);
+  }
+  return out;
+}
+
+nlohmann::json entry(const Outcome& o) {
+  return {{"suite", o.suite}, {"index", o.index}, {"pass", o.pass}, {"replay", o.replay}, {"detail", o.detail}};
+}
+
+std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
+  if (opt.first < 0 || opt.count < 0) throw std::invalid_argument("first and count must be >= 0");
+  kda_plugin described = plugin;
+  if (opt.profile >= 0) described.profile = opt.profile;
+  const std::unique_ptr<engine::Backend> backend =
+      engine::plugin_backend(described, plugin.name != nullptr ? plugin.name : "plugin");
+  const double budget = opt.work_budget > 0 ? opt.work_budget : kDefaultWorkBudget;
+  nlohmann::json cases = nlohmann::json::array();
+  if (opt.config != nullptr) {  // one case from its line; what follows " | " names a call, not the case
+    const std::string line(opt.config);
+    const CaseConfig c = parse_case_config(line.substr(0, line.find(" | ")));
+    if (!is_valid_config(c)) throw std::invalid_argument("not a valid case config: " + line);
+    cases.push_back(entry(judged("rollout", -1, c, *backend)));
+  }
+  for (const std::string& suite : opt.config != nullptr ? std::vector<std::string>{} : split_suites(opt.suites)) {
+    for (int64_t i = opt.first; i < opt.first + opt.count; ++i) {
+      Outcome o{suite, i, false, fmt::format("suite {} case {} seed {}", suite, i, opt.seed), ""};
+      try {
+        if (suite == "rollout" || suite == "truth")
+          o = judged(suite, i, inside(*backend, engine::draw_case(opt.seed, static_cast<uint64_t>(i), engine::limits::check_cases(budget))), *backend);
+        else if (suite == "contract") o = contract_case(*backend, opt.seed, i);
+        else o = envelope_case(*backend, opt.seed, i);
+      } catch (const std::exception& e) {
+        o.pass = false;
+        o.detail = std::string("harness error: ") + e.what();
+      }
+      cases.push_back(entry(o));
+    }
+  }
+  return nlohmann::json{{"plugin", backend->name()}, {"profile", described.profile}, {"cases", cases}}.dump();
+}
+
+}  // namespace
+}  // namespace kda::capi
+
+extern "C" {
+
+int32_t kda_check_plugin(const kda_plugin* plugin, const kda_check_options* options, char* report, size_t capacity,
+                         size_t* needed, kda_error* err) {
+  return kda::capi::guarded(err, [&] {
+    if (plugin == nullptr || options == nullptr) throw std::invalid_argument("plugin and options must not be NULL");
+    const std::string text = kda::capi::run_check(*plugin, *options);
+    if (needed != nullptr) *needed = text.size() + 1;
+    if (report == nullptr || capacity <= text.size()) return KDA_BUFFER_TOO_SMALL;
+    std::memcpy(report, text.c_str(), text.size() + 1);
+    return KDA_OK;
+  });
+}
+
+const char* kda_check_suites(void) { return kda::capi::kSuites; }
+
+}  // extern "C"

@@ -1,0 +1,96 @@
+/* The harness as a C library, for callers that cannot link C++ (the Python package loads it
+ * with ctypes). Nothing is thrown across this boundary: every function returns a status code
+ * and, on an error, fills a kda_error with the catalog id and the exact catalog message.
+ *
+ * Tensors go in as the plugin ABI's kda_call (include/kda_harness/plugin.h): arguments by
+ * their contract.md names. The harness borrows them for the duration of the call.
+ */
+#ifndef KDA_CAPI_H
+#define KDA_CAPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kda_harness/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define KDA_CAPI_VERSION 1
+
+#define KDA_CAPI_EXPORT __attribute__((visibility("default")))
+
+/* Status codes. */
+#define KDA_OK 0
+#define KDA_CONTRACT_ERROR 1   /* the call breaks the contract: id and message from the catalog */
+#define KDA_BAD_ARGUMENT 2     /* the request itself is malformed (unknown op, bad config line) */
+#define KDA_INTERNAL_ERROR 3   /* anything else the harness raised */
+#define KDA_BUFFER_TOO_SMALL 4 /* a report did not fit: *needed holds its size */
+
+typedef struct kda_error {
+  char id[32];        /* catalog id ("V14", "X-STRIDES"), or "" outside the catalog */
+  char message[4096]; /* the exact message, NUL-terminated (truncated only past 4095 bytes) */
+} kda_error;
+
+/* What validation infers (contract.md: B, H, HV, K, V, L; slots = initial_state.shape[0]). */
+typedef struct kda_dims {
+  int64_t B, H, HV, K, V, L, slots;
+} kda_dims;
+
+/* Which device the call is meant for: decides the backend extension check. */
+#define KDA_DEVICE_ANY 0
+#define KDA_DEVICE_CPU 1
+#define KDA_DEVICE_CUDA 2
+
+KDA_CAPI_EXPORT int32_t kda_capi_version(void);
+
+/* validate(): every check of contract.md in its order, metadata only. With check_values set
+ * (host index tensors only) the runtime-value extensions too. */
+KDA_CAPI_EXPORT int32_t kda_validate(const kda_call* call, int32_t device, int32_t check_values, kda_dims* dims, kda_error* err);
+
+/* One reference step in place on host tensors; rounding 0: the kernel's rounding points,
+ * 1: none (double arithmetic). Validates first and writes nothing on an error. */
+KDA_CAPI_EXPORT int32_t kda_reference_step(const kda_call* call, int32_t rounding, kda_dims* dims, kda_error* err);
+
+/* Case `index` of the sample space of `seed`, drawn with about `work_budget` reference work
+ * (<= 0: the default) and moved inside `envelope` (NULL: none): its one-line config, the
+ * line `kda-harness case "<line>"` replays. */
+KDA_CAPI_EXPORT int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budget, const kda_envelope* envelope,
+                  char* line, size_t capacity, kda_error* err);
+
+/* A case's tensors, materialized from its config line (owned by the handle). */
+typedef struct kda_case kda_case;
+KDA_CAPI_EXPORT int32_t kda_case_materialize(const char* line, kda_case** out, kda_error* err);
+/* The case's call (step 0): pointers into the handle, valid until kda_case_free. */
+KDA_CAPI_EXPORT const kda_call* kda_case_call(const kda_case* c);
+KDA_CAPI_EXPORT void kda_case_free(kda_case* c);
+
+/* Which suites to run against a plugin and on which cases. */
+typedef struct kda_check_options {
+  const char* suites;  /* comma-separated: "rollout,truth,contract,envelope"; NULL or "": all */
+  uint64_t seed;
+  int64_t first;       /* the cases first .. first + count - 1 of each suite */
+  int64_t count;
+  double work_budget;  /* reference work per rollout case (<= 0: the default) */
+  int32_t profile;     /* KDA_PROFILE_*, or -1: the plugin's own */
+  const char* config;  /* a config line (a failure's replay): the rollout of that case alone; NULL: none */
+} kda_check_options;
+
+/* Runs the suites against the plugin. The report is JSON, NUL-terminated:
+ *   {"plugin": NAME, "cases": [{"suite", "index", "pass", "replay", "detail"}...]}
+ * where replay is the config line (rollout), followed by " | error input ID" (contract) or
+ * " | outside the envelope: WHAT" (envelope); the suites are described in check_plugin.cpp.
+ * Returns KDA_OK when the suites ran (whatever they found), KDA_BUFFER_TOO_SMALL with *needed
+ * set when the report does not fit, else an error. */
+KDA_CAPI_EXPORT int32_t kda_check_plugin(const kda_plugin* plugin, const kda_check_options* options, char* report, size_t capacity,
+                         size_t* needed, kda_error* err);
+
+/* The suites kda_check_plugin knows, comma-separated. */
+KDA_CAPI_EXPORT const char* kda_check_suites(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* KDA_CAPI_H */

@@ -1,0 +1,13 @@
+"""The KDA ReplaySSM conformance harness from Python: the contract (validate), the reference
+(reference_step), the sample space (cases) and the suites against any callable (check), over
+tensors of any DLPack producer. The work is done by the harness's C library (_lib.py says
+where it is looked for)."""
+from .cases import Case, case, cases, config_line
+from .checking import CaseResult, CheckReport, check, suites
+from .contract import Dims, reference_step, validate
+from .envelope import Envelope
+from .errors import ContractError, HarnessError
+from .plugin_so import PluginCallable, load_plugin
+
+__all__ = ["Case", "CaseResult", "CheckReport", "ContractError", "Dims", "Envelope", "HarnessError", "PluginCallable",
+           "case", "cases", "check", "config_line", "load_plugin", "reference_step", "suites", "validate"]

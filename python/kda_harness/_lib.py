@@ -1,0 +1,67 @@
+"""Finds and loads the harness's C library (libkda_harness_capi.so) and declares its
+functions. Looked for, in order: $KDA_HARNESS_LIBRARY; next to this file (a pip-installed
+package carries it); build/capi/ of the source tree this package sits in (a CMake build); the
+pip-installed package's (for this source tree imported ahead of the installed copy)."""
+import ctypes
+import functools
+import importlib.metadata
+import os
+from ctypes import POINTER, c_char_p, c_double, c_int32, c_int64, c_size_t, c_uint64, c_void_p
+from pathlib import Path
+
+from . import _abi
+
+LIBRARY_NAME = "libkda_harness_capi.so"
+EXPECTED_VERSION = 1
+
+
+def _candidates():
+    env = os.environ.get("KDA_HARNESS_LIBRARY")
+    if env:
+        yield Path(env)
+        return
+    here = Path(__file__).resolve().parent
+    yield here / LIBRARY_NAME
+    for parent in here.parents:
+        yield parent / "build" / "capi" / LIBRARY_NAME
+    try:
+        yield Path(importlib.metadata.distribution("kda-harness").locate_file(f"kda_harness/{LIBRARY_NAME}"))
+    except importlib.metadata.PackageNotFoundError:
+        pass
+
+
+def _declare(lib):
+    err, dims = POINTER(_abi.KdaError), POINTER(_abi.KdaDims)
+    call, env = POINTER(_abi.KdaCall), POINTER(_abi.KdaEnvelope)
+    sig = {
+        "kda_capi_version": (c_int32, []),
+        "kda_validate": (c_int32, [call, c_int32, c_int32, dims, err]),
+        "kda_reference_step": (c_int32, [call, c_int32, dims, err]),
+        "kda_cases": (c_int32, [c_char_p, c_uint64, c_int64, c_double, env, c_char_p, c_size_t, err]),
+        "kda_case_materialize": (c_int32, [c_char_p, POINTER(c_void_p), err]),
+        "kda_case_call": (call, [c_void_p]),
+        "kda_case_free": (None, [c_void_p]),
+        "kda_check_plugin": (c_int32, [POINTER(_abi.KdaPlugin), POINTER(_abi.KdaCheckOptions), c_char_p, c_size_t,
+                                       POINTER(c_size_t), err]),
+        "kda_check_suites": (c_char_p, []),
+    }
+    for name, (restype, argtypes) in sig.items():
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = restype, argtypes
+    return lib
+
+
+@functools.lru_cache(maxsize=1)
+def lib():
+    tried = []
+    for path in _candidates():
+        tried.append(str(path))
+        if path.is_file():
+            loaded = _declare(ctypes.CDLL(str(path)))
+            version = loaded.kda_capi_version()
+            if version != EXPECTED_VERSION:
+                raise ImportError(f"{path}: C API version {version}, this package needs {EXPECTED_VERSION}")
+            return loaded
+    raise ImportError(
+        "kda_harness: the C library was not found (tried: " + ", ".join(tried) + "). Install the package with "
+        "`pip install ./python`, or build it with CMake (target kda_harness_capi) and set KDA_HARNESS_LIBRARY.")

@@ -1,0 +1,135 @@
+"""check(): the harness's suites run against a Python callable with SGLang's wrapper
+signature. The callable is wrapped as a host plugin (plugin.h's kda_plugin, built here with
+ctypes) whose step lends the harness's tensors to it as the caller's framework tensors on the
+caller's device, calls it with contract.md's keyword arguments, copies every tensor back, and
+turns a ValueError into a refusal carrying its text (which the contract suite compares with
+the catalog message)."""
+import ctypes
+import json
+from dataclasses import dataclass
+
+from . import _abi, _call, _frameworks, _lib, _status
+from .envelope import Envelope
+
+
+@dataclass
+class CaseResult:
+    suite: str
+    index: int
+    passed: bool
+    replay: str  # the config line (`kda-harness case "<line>"`), plus the error input for contract cases
+    detail: str
+
+    def __str__(self):
+        verdict = "pass" if self.passed else "FAIL"
+        return f"[{self.suite} {self.index}] {verdict}: {self.detail}\n    replay: {self.replay}"
+
+
+@dataclass
+class CheckReport:
+    backend: str
+    profile: int
+    cases: list
+
+    @property
+    def failures(self):
+        return [c for c in self.cases if not c.passed]
+
+    @property
+    def passed(self):
+        return not self.failures
+
+    def __str__(self):
+        lines = [f"{self.backend}: {len(self.cases) - len(self.failures)} passed, {len(self.failures)} failed"]
+        lines += [str(c) for c in self.failures]
+        return "\n".join(lines)
+
+
+class CallablePlugin:
+    """A Python step function as a kda_plugin the C library can drive."""
+
+    def __init__(self, step_fn, name, envelope, profile, framework, device):
+        self.step_fn = step_fn
+        self.adapter = _frameworks.adapter(framework, device)
+        self.interrupt = None
+        self._error = ctypes.create_string_buffer(1)
+        self._step = _abi.STEP_FN(self._on_step)
+        self._last_error = _abi.LAST_ERROR_FN(lambda state: ctypes.addressof(self._error))
+        self.struct = _abi.KdaPlugin(
+            abi_version=_abi.KDA_PLUGIN_ABI_VERSION, name=name.encode(), op=_call.OP.encode(), profile=profile,
+            envelope=envelope.to_c(_abi.KDL_CPU), state=None, step=self._step, last_error=self._last_error)
+
+    def _refuse(self, message, code):
+        self._error = ctypes.create_string_buffer(message.encode("utf-8", "replace"))
+        return code
+
+    # Runs inside a C callback: nothing may propagate (ctypes would print it and return 0).
+    def _on_step(self, state, call_pointer):
+        try:
+            tensors, scalars = _call.read_call(call_pointer.contents)
+            lent = self.adapter.lend(tensors)
+            try:
+                self.step_fn(**{name: lent.get(name) for name in _call.TENSOR_NAMES}, **scalars)
+            finally:
+                self.adapter.give_back()
+            return 0
+        except ValueError as e:
+            return self._refuse(str(e), 1)
+        except Exception as e:
+            return self._refuse(f"{type(e).__name__}: {e}", 2)
+        except BaseException as e:  # KeyboardInterrupt, SystemExit: re-raised after the C call
+            self.interrupt = e
+            return self._refuse(f"{type(e).__name__}", 2)
+
+
+def _profile_code(profile):
+    if isinstance(profile, int):
+        return profile
+    try:
+        return _abi.PROFILES[profile]
+    except KeyError:
+        raise ValueError(f"profile must be one of {sorted(_abi.PROFILES)}, not {profile!r}") from None
+
+
+def suites():
+    """The suites check() knows."""
+    return _lib.lib().kda_check_suites().decode().split(",")
+
+
+def check(step_fn, op=_call.OP, suites=None, n=20, seed=1, device="cpu", framework=None, profile=None,
+          envelope=None, first=0, work_budget=None, name=None, config=None):
+    """Runs the suites (default: all of suites(): rollout, truth, contract, envelope; a list or
+    comma-separated string) on cases first .. first+n-1 of each against step_fn, called as
+    step_fn(mixed_qkv=..., a=..., ..., lower_bound=...) with tensors of `framework` ("numpy"
+    on the host by default; "torch" on `device`) that it must write in place. profile
+    ("helion", "triton") and envelope (Envelope) default to the callable's kda_profile /
+    kda_envelope attributes, else "helion" and everything the contract allows. config: a
+    failure's replay line, to run that case's rollout alone (suites, n and first are then
+    ignored). Returns a CheckReport."""
+    if op != _call.OP:
+        raise ValueError(f"unknown operator {op!r} (known: {_call.OP!r})")
+    if framework is None:
+        framework = "numpy" if device in (None, "cpu") else "torch"
+    profile = _profile_code(profile if profile is not None else getattr(step_fn, "kda_profile", "helion"))
+    envelope = envelope or getattr(step_fn, "kda_envelope", None) or Envelope()
+    name = name or getattr(step_fn, "__qualname__", None) or type(step_fn).__name__
+    plugin = CallablePlugin(step_fn, name, envelope, profile, framework, device)
+    if isinstance(suites, (list, tuple)):
+        suites = ",".join(suites)
+    options = _abi.KdaCheckOptions(suites=(suites or "").encode(), seed=seed, first=first, count=n,
+                                   work_budget=work_budget or 0.0, profile=-1,
+                                   config=config.encode() if config else None)
+    lib, err, needed = _lib.lib(), _abi.KdaError(), ctypes.c_size_t(0)
+    report = ctypes.create_string_buffer(1 << 20)
+    status = lib.kda_check_plugin(ctypes.byref(plugin.struct), ctypes.byref(options), report, len(report),
+                                  ctypes.byref(needed), ctypes.byref(err))
+    if status == _abi.BUFFER_TOO_SMALL:  # runs the suites again: only for very large reports
+        report = ctypes.create_string_buffer(needed.value)
+        status = lib.kda_check_plugin(ctypes.byref(plugin.struct), ctypes.byref(options), report, len(report),
+                                      ctypes.byref(needed), ctypes.byref(err))
+    if plugin.interrupt is not None:
+        raise plugin.interrupt
+    _status.raise_for(status, err)
+    data = json.loads(report.value.decode())
+    results = [CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"]) for c in data["cases"]]
+    return CheckReport(data["plugin"], data["profile"], results)

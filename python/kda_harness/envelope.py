@@ -1,0 +1,48 @@
+"""What a backend accepts (plugin.h's kda_envelope): the harness samples inside it."""
+from dataclasses import dataclass
+
+from . import _abi
+
+FLOATS = ("float32", "bfloat16", "float16")
+_NO_LIMIT = 2**63 - 1
+INDICES = ("int32", "int64")
+
+
+def _limit(x):
+    return _NO_LIMIT if x is None else x
+
+
+@dataclass(frozen=True)
+class Envelope:
+    act_dtypes: tuple = FLOATS    # mixed_qkv, a, b, A_log, dt_bias
+    state_dtypes: tuple = FLOATS  # initial_state
+    ring_dtypes: tuple = FLOATS   # d_cache, k_cache (g_cache is float32)
+    out_dtypes: tuple = FLOATS    # out
+    index_dtypes: tuple = INDICES  # ssm_state_indices
+    k: tuple = (1, None)          # K: powers of two in [min, max]; None: no maximum
+    v: tuple = (1, None)          # V
+    l_max: int = 0                # the longest ring; 0: no limit
+    strided: bool = True          # False: compact tensors only
+
+    def to_c(self, device_type=_abi.KDL_CPU):
+        def bits(names):
+            unknown = [n for n in names if n not in _abi.DTYPE_BITS]
+            if unknown:
+                raise ValueError(f"unknown dtypes {unknown} (known: {sorted(_abi.DTYPE_BITS)})")
+            return sum(_abi.DTYPE_BITS[n] for n in set(names))
+
+        return _abi.KdaEnvelope(bits(self.act_dtypes), bits(self.state_dtypes), bits(self.ring_dtypes),
+                                bits(self.out_dtypes), bits(self.index_dtypes), self.k[0], _limit(self.k[1]),
+                                self.v[0], _limit(self.v[1]), self.l_max, int(self.strided), device_type)
+
+    @classmethod
+    def from_c(cls, e):
+        def names(mask):
+            return tuple(n for n, b in _abi.DTYPE_BITS.items() if mask & b)
+
+        def limit(x):
+            return None if x == _NO_LIMIT else x
+
+        return cls(names(e.act_dtypes), names(e.state_dtypes), names(e.ring_dtypes), names(e.out_dtypes),
+                   names(e.index_dtypes), (e.k_min, limit(e.k_max)), (e.v_min, limit(e.v_max)), e.l_max,
+                   bool(e.strided))

@@ -1,0 +1,25 @@
+// What one `kda-harness case` run of a config costs, estimated before anything is allocated:
+// the bytes of the case's host tensors plus the float64 working copies of the reference
+// rollout, and the reference work (cases/case_config.hpp's rollout_work). `case` refuses a
+// config over either budget with the estimate and the flag that raises it.
+#pragma once
+#include <string>
+
+#include "cases/case_config.hpp"
+
+namespace kda::cli {
+
+// Default budgets: 4 GiB fits a laptop; 1e10 units of work are a few minutes of reference.
+inline constexpr double kDefaultMemoryBudgetMiB = 4096;
+inline constexpr double kDefaultCaseWorkBudget = 1e10;
+
+// Bytes of the host tensors materialize() allocates for the config (envelope gaps included).
+double case_tensor_bytes(const CaseConfig& c);
+// Upper estimate of the run's peak memory: the tensors, a copy of them, and the float64
+// state and rings the rollout keeps (model, plain recurrence, error budget).
+double case_memory_bytes(const CaseConfig& c);
+
+// Empty when the config fits both budgets, else the message that says why and how to run it.
+std::string over_budget(const CaseConfig& c, double memory_budget_mib, double work_budget);
+
+}  // namespace kda::cli
