@@ -38,6 +38,8 @@ struct OperatorDescription {
   Dims (*dims_of)(const CallConfig& c);
   // A case config made one of this operator's (the fields it has no use for neutral).
   CaseConfig (*fit_case)(CaseConfig c);
+  // Its function rounds beta through b's dtype (ReplaySSM) or keeps it in float32.
+  bool beta_through_b;
   // "ok B=3 H=2 HV=4 K=128 V=128 slots=5": what `validate` prints for an accepted call.
   std::string (*ok_line)(const Dims& d);
 };

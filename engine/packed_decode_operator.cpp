@@ -55,6 +55,7 @@ const OperatorDescription& packed_decode_operator() {
         c.flush_prob = 0;
         return c;
       },
+      false,
       [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.slots);
       }};

@@ -21,6 +21,7 @@ const OperatorDescription& replayssm_operator() {
       &make_valid_spec,
       [](const CallConfig& c) { return c.dims(); },
       [](CaseConfig c) { return c; },
+      true,
       [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
       }};
