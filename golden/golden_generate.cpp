@@ -9,6 +9,7 @@
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
 #include "engine/replayssm_call.hpp"
+#include "engine/operator.hpp"
 #include "engine/replayssm_error_inputs.hpp"
 #include "reference/replayssm_step.hpp"
 
@@ -62,7 +63,9 @@ GoldenCase header_of(const GoldenSpec& spec, CaseTensors& t) {
   c.l2norm = spec.config.l2norm;
   c.lower_bound = spec.config.lower_bound;
   c.generator = kGeneratorTag;
-  c.call_json = call_metadata_json(t.args()).dump();
+  c.op = spec.op;
+  const engine::OperatorDescription& op = engine::find_operator(spec.op);
+  c.call_json = call_metadata_json(op.bind(t.args())).dump();
   return c;
 }
 
@@ -108,7 +111,7 @@ bool same_layout(const engine::TensorSpec& x, const engine::TensorSpec& y) {
 // changed is rebuilt compact in its new dtype and shape, its contents 0xFF (what the
 // generator leaves in unused records). Returns what the call must raise.
 engine::Expected break_call(const GoldenSpec& spec, CaseTensors& t) {
-  const auto& inputs = engine::replayssm_error_inputs();
+  const auto& inputs = engine::find_operator(spec.op).error_inputs();
   const CaseConfig& c = spec.config;
   const engine::CallSpec valid = engine::spec_of(t);
   engine::MutationTarget target{valid, Dims{c.B, c.H, c.HV, c.K, c.V, c.L, c.slots}, c.B};
@@ -143,7 +146,8 @@ GoldenCase generate_error(const GoldenSpec& spec) {
   store_step_inputs(c, t, 0);
   // The stated error must be what the reference raises, before it writes anything.
   try {
-    reference::replayssm_step(t.args(), reference::Rounding::Kernel);
+    const engine::OperatorDescription& op = engine::find_operator(spec.op);
+    op.reference_step(op.bind(t.args()), reference::Rounding::Kernel);
   } catch (const ContractError& e) {
     if (e.id() != expected.id || e.what() != expected.message)
       throw GenerationError(fmt::format("{}: expected {} \"{}\", the reference raised {} \"{}\"", spec.name,
@@ -186,6 +190,7 @@ std::set<Feature> row_features(const GoldenSpec& spec) {
 
 GoldenCase generate_case(const GoldenSpec& spec) {
   if (spec.is_error()) return generate_error(spec);
+  const engine::OperatorDescription& op = engine::find_operator(spec.op);
   CaseTensors t = materialize(spec.config);
   const HostTensor out_buffer = t.out;  // NaN bytes: every step must write all of out
   GoldenCase c = header_of(spec, t);
@@ -197,7 +202,7 @@ GoldenCase generate_case(const GoldenSpec& spec) {
     note_features(t, step, seen);
     store_step_inputs(c, t, step);
     std::memcpy(t.out.storage().data(), out_buffer.storage().data(), out_buffer.storage().size());
-    reference::replayssm_step(t.args(), reference::Rounding::Kernel);
+    op.reference_step(op.bind(t.args()), reference::Rounding::Kernel);
     c.tensors.emplace(step_name(c, step, "expected.out"), t.out);
     for (int64_t row = 0; row < spec.config.B && step + 1 < c.steps; ++row) {
       const auto slot = static_cast<int64_t>(t.ssm_state_indices.get_linear(row));
