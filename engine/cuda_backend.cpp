@@ -71,9 +71,10 @@ class CudaPluginBackend final : public Backend {
   std::string spec() const override { return "plugin:" + what_; }
   const Envelope& envelope() const override { return envelope_; }
   Profile profile() const override { return p_.profile == KDA_PROFILE_TRITON ? Profile::Triton : Profile::Helion; }
+  const OperatorDescription& op() const override { return find_operator(p_.op); }
   void step(const StepArgs& host) override {
     mirrored_step(*mirror_, host, [this](const StepArgs& dev, cudaStream_t s, DLTensor*) {
-      const PluginCall call(dev, s);
+      const PluginCall call(dev, s, p_.op);
       if (p_.step(p_.state, call.get()) != 0) {
         const char* why = p_.last_error(p_.state);
         raise_refusal(name_, why ? why : "(no message)");
