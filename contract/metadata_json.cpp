@@ -175,7 +175,10 @@ nlohmann::ordered_json call_metadata_json(const StepArgs& args) {
   for (const auto& [name, t] : tensors)
     if (t) j[name] = tensor_json(*t);
   if (!args.mixed_qkv) throw std::invalid_argument("call_metadata_json: `mixed_qkv` is null");
-  j["force_flush"] = args.force_flush ? tensor_json(*args.force_flush) : nlohmann::ordered_json(nullptr);
+  // A call with write_pos (ReplaySSM's) names force_flush, null when absent; an operator
+  // without write_pos takes no force_flush either.
+  if (args.write_pos || args.force_flush)
+    j["force_flush"] = args.force_flush ? tensor_json(*args.force_flush) : nlohmann::ordered_json(nullptr);
   j["scale"] = args.scale;
   j["use_qk_l2norm_in_kernel"] = args.use_qk_l2norm_in_kernel;
   j["lower_bound"] = args.lower_bound ? nlohmann::ordered_json(*args.lower_bound) : nlohmann::ordered_json(nullptr);
