@@ -32,7 +32,8 @@ int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budg
     require_replayssm(op);
     if (index < 0) throw std::invalid_argument("case index must be >= 0");
     const double budget = work_budget > 0 ? work_budget : kda::capi::kDefaultWorkBudget;
-    kda::CaseConfig c = kda::engine::draw_case(seed, static_cast<uint64_t>(index), kda::engine::limits::check_cases(budget));
+    kda::CaseConfig c =
+        kda::engine::draw_case(seed, static_cast<uint64_t>(index), kda::engine::limits::check_cases(budget));
     if (envelope != nullptr) {
       const auto fitted = kda::engine::Envelope::from_c(*envelope).fit(c);
       if (!fitted) throw std::invalid_argument("no case fits the envelope");

@@ -5,8 +5,9 @@
 //             engine::run_vs_reference);
 //   truth:    the same draws as whole rollouts against the float64 plain recurrence
 //             (engine::run_vs_truth);
-//   contract: each documented error input (error_inputs.hpp) on a drawn valid case: the
-//             plugin must refuse it with validate()'s exact message and write nothing;
+//   contract: each documented check's error input (engine/replayssm_error_inputs.hpp) on a
+//             drawn valid case: the plugin must refuse it with the catalog's exact message and
+//             write nothing;
 //   envelope: a valid call just outside the plugin's envelope must be refused, nothing
 //             written (engine::Envelope::just_outside, engine::refusal_problem).
 #include <fmt/format.h>
@@ -17,15 +18,16 @@
 #include <string>
 #include <vector>
 
-#include "capi/error_inputs.hpp"
 #include "capi/status.hpp"
 #include "capi/work_budget.hpp"
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
 #include "engine/plugin_backend.hpp"
 #include "engine/refusal.hpp"
-#include "engine/run_vs_reference.hpp"
+#include "engine/replayssm_case_breaking.hpp"
+#include "engine/replayssm_error_inputs.hpp"
 #include "engine/replayssm_sample_space.hpp"
+#include "engine/run_vs_reference.hpp"
 
 namespace kda::capi {
 namespace {
@@ -54,15 +56,41 @@ Outcome judged(const std::string& suite, int64_t index, const CaseConfig& c, eng
   return {suite, index, r.pass(), to_string(c), describe(r)};
 }
 
+// Case `index` of `seed` in the sample space of `kda-harness check`.
+CaseConfig drawn(uint64_t seed, int64_t index, double work_budget) {
+  return engine::draw_case(seed, static_cast<uint64_t>(index), engine::limits::check_cases(work_budget));
+}
+
 CaseConfig inside(const engine::Backend& b, const CaseConfig& drawn) {
   const auto c = b.envelope().fit(drawn);
   if (!c) throw std::invalid_argument("no case fits the plugin's envelope: " + b.envelope().describe());
   return *c;
 }
 
+// What the error inputs need of the valid case: B, HV, K and V of at least 2 (so that none
+// declines), one token.
+constexpr int64_t kErrorInputMinSize = 2;
+
+// The error inputs of the documented checks that raise their own id on host tensors: not the
+// device checks (V9, R9, R10), not P0 and R4-short (they raise V1's and R5's messages), not the
+// harness's extensions.
+const std::vector<std::size_t>& documented_inputs() {
+  static const std::vector<std::size_t> list = [] {
+    std::vector<std::size_t> out;
+    const auto& inputs = engine::replayssm_error_inputs();
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+      const std::string& l = inputs[i].label;
+      if (l.rfind("X-", 0) == 0 || l == "P0" || l == "R4-short" || l == "V9" || l == "R9" || l == "R10") continue;
+      out.push_back(i);
+    }
+    return out;
+  }();
+  return list;
+}
+
 // A valid case for the error inputs: drawn, inside the envelope, with B, HV, K, V >= 2.
 CaseConfig error_input_base(const engine::Backend& b, uint64_t seed, int64_t index) {
-  CaseConfig c = engine::draw_case(seed ^ 0xE77u, static_cast<uint64_t>(index), engine::limits::check_cases(2e4));
+  CaseConfig c = drawn(seed ^ 0xE77u, index, 2e4);
   c.B = std::max(c.B, kErrorInputMinSize);
   c.slots = std::max(c.slots, c.B);
   if (c.HV < kErrorInputMinSize) c.HV = c.H * kErrorInputMinSize;
@@ -79,21 +107,23 @@ std::vector<std::vector<std::byte>> written_bytes(CaseTensors& t) {
 }
 
 Outcome contract_case(engine::Backend& b, uint64_t seed, int64_t index) {
-  const auto& inputs = error_inputs();
-  const ErrorInput& input = inputs[static_cast<std::size_t>(index) % inputs.size()];
+  const std::vector<std::size_t>& documented = documented_inputs();
+  const std::size_t input = documented[static_cast<std::size_t>(index) % documented.size()];
+  const std::string& label = engine::replayssm_error_inputs()[input].label;
   const CaseConfig c = error_input_base(b, seed, index);
-  Outcome o{"contract", index, false, fmt::format("{} | error input {}", to_string(c), input.id), ""};
+  Outcome o{"contract", index, false, fmt::format("{} | error input {}", to_string(c), label), ""};
   CaseTensors t = materialize(c);
-  input.apply(t, Dims{c.B, c.H, c.HV, c.K, c.V, c.L, c.slots});
-  std::string expected;
+  const std::optional<engine::Expected> broken = engine::break_case(t, {input, 0});
+  if (!broken) throw std::logic_error(fmt::format("error input {} does not apply to {}", label, to_string(c)));
   try {
     validate(t.args());
-    throw std::logic_error(fmt::format("error input {} did not make validate() raise", input.id));
+    throw std::logic_error(fmt::format("error input {} did not make validate() raise", label));
   } catch (const ContractError& e) {
-    if (e.id() != input.id)
-      throw std::logic_error(fmt::format("error input {} made validate() raise {} instead", input.id, e.id()));
-    expected = e.what();
+    if (e.id() != broken->id || e.what() != broken->message)
+      throw std::logic_error(
+          fmt::format("error input {} made validate() raise {} instead of {}", label, e.id(), broken->id));
   }
+  const std::string& expected = broken->message;
   const auto before = written_bytes(t);
   std::string raised;
   bool refused = true;
@@ -107,13 +137,13 @@ Outcome contract_case(engine::Backend& b, uint64_t seed, int64_t index) {
   }
   if (!refused) o.detail = fmt::format("accepted an invalid call; expected ValueError: {}", expected);
   else if (raised != expected) o.detail = fmt::format("raised '{}'; expected ValueError: {}", raised, expected);
-  else if (written_bytes(t) != before) o.detail = fmt::format("refused the call ({}) but wrote to its outputs", input.id);
-  else o.pass = true, o.detail = fmt::format("refused with {}: {}", input.id, expected);
+  else if (written_bytes(t) != before) o.detail = fmt::format("refused the call ({}) but wrote to its outputs", label);
+  else o.pass = true, o.detail = fmt::format("refused with {}: {}", label, expected);
   return o;
 }
 
 Outcome envelope_case(engine::Backend& b, uint64_t seed, int64_t index) {
-  const CaseConfig c = inside(b, engine::draw_case(seed ^ 0xE17u, static_cast<uint64_t>(index), engine::limits::check_cases(2e4)));
+  const CaseConfig c = inside(b, drawn(seed ^ 0xE17u, index, 2e4));
   const std::vector<CaseConfig> outside = b.envelope().just_outside(c);
   if (outside.empty()) return {"envelope", index, true, to_string(c), "the envelope is the whole contract: nothing lies outside it"};
   CaseConfig x = outside[static_cast<std::size_t>(index) % outside.size()];
@@ -161,7 +191,7 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
       Outcome o{suite, i, false, fmt::format("suite {} case {} seed {}", suite, i, opt.seed), ""};
       try {
         if (suite == "rollout" || suite == "truth")
-          o = judged(suite, i, inside(*backend, engine::draw_case(opt.seed, static_cast<uint64_t>(i), engine::limits::check_cases(budget))), *backend);
+          o = judged(suite, i, inside(*backend, drawn(opt.seed, i, budget)), *backend);
         else if (suite == "contract") o = contract_case(*backend, opt.seed, i);
         else o = envelope_case(*backend, opt.seed, i);
       } catch (const std::exception& e) {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 #include <unordered_set>
 
-#include "contract/extension_messages.hpp"
+#include "contract/catalog_message.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
@@ -30,12 +30,12 @@ void check_runtime_values(const StepArgs& args, const Dims& dims) {
   for (int64_t row = 0; row < dims.B; ++row) {
     const int64_t slot = index_value(idx, row);
     if (slot < 0) continue;  // padding row: nothing else about it matters
-    if (slot >= dims.slots) throw ContractError(error_id::kSlotIndex, extension_message::kSlotIndex);
+    if (slot >= dims.slots) throw ContractError(error_id::kSlotIndex, catalog_message(error_id::kSlotIndex));
     if (args.write_pos) {
       const int64_t pos = index_value(*args.write_pos, row);
-      if (pos < 0 || pos > dims.L - 1) throw ContractError(error_id::kWritePos, extension_message::kWritePos);
+      if (pos < 0 || pos > dims.L - 1) throw ContractError(error_id::kWritePos, catalog_message(error_id::kWritePos));
     }
-    if (!seen.insert(slot).second) throw ContractError(error_id::kDuplicateSlot, extension_message::kDuplicateSlot);
+    if (!seen.insert(slot).second) throw ContractError(error_id::kDuplicateSlot, catalog_message(error_id::kDuplicateSlot));
   }
 }
 

@@ -23,6 +23,18 @@ std::string CaseReport::replay() const {
   return fmt::format("kda-harness case \"{}\" --backend {} --against {}", to_string(config), backend_spec.empty() ? backend : backend_spec, against);
 }
 
+std::string CaseReport::headline() const {
+  if (!failure.empty()) return failure;
+  const std::pair<const char*, const reference::Comparison*> quantities[] = {
+      {"out", &out}, {"initial_state", &state}, {"d_cache", &d_ring}, {"k_cache", &k_ring}, {"g_cache", &g_ring}};
+  const reference::Comparison* w = worst();
+  for (const auto& [name, c] : quantities)
+    if (c == w && !c->pass) return fmt::format("{}: {}", name, c->describe());
+  for (const auto& [name, c] : quantities)
+    if (!c->pass) return fmt::format("{}: {}", name, c->describe());
+  return "";
+}
+
 std::string CaseReport::summary() const {
   std::string s = fmt::format("{}\n  {} vs {}: tokens {}, flushes {}, appends {}, rejected rows {}, max gate mass {:.3g}",
                               to_string(config), backend, against, tokens, flushes, appends, rejected_rows, max_gate_mass);

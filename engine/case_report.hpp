@@ -29,6 +29,9 @@ struct CaseReport {
   std::string replay() const;
   // Several lines: the config, the counts, each quantity, the failure (replay() apart).
   std::string summary() const;
+  // The failure in one line: the non-numeric failure if any, else the worst failing
+  // comparison, prefixed by its tensor's name ("k_cache: worst ... at k_cache[...] (...)").
+  std::string headline() const;
 };
 
 }  // namespace kda::engine

@@ -12,14 +12,14 @@
 namespace kda::engine {
 namespace {
 
-// Runs `launch` through the mirror; a refused call still downloads what the step may write,
-// so that "nothing changed" is judged on the device's bytes.
+// Runs `launch` through the mirror; a refused call still downloads what the step may have
+// written, so that "nothing changed" is judged on the device's bytes.
 template <class Launch>
 void mirrored_step(DeviceMirror& m, const StepArgs& host, const Launch& launch) {
   try {
     m.step(host, launch);
   } catch (...) {
-    m.download_written(host);
+    m.download_after_refusal(host);
     throw;
   }
 }

@@ -30,6 +30,10 @@ class DeviceMirror {
   void poison_out(const StepArgs& host);
   // Copies out, initial_state and the three rings back into the host tensors.
   void download_written(const StepArgs& host);
+  // After a refused step: downloads what the backend may have written, except an out that
+  // still holds the mirror's own poison in every byte (the backend did not write it, so the
+  // host keeps its bytes from before the step).
+  void download_after_refusal(const StepArgs& host);
   // upload + poison + launch(device args, stream, status tensor) + synchronize +
   // download_written. Throws whatever the launch throws (after which nothing is downloaded).
   using Launch = std::function<void(const StepArgs& device, cudaStream_t stream, DLTensor* status)>;

@@ -109,9 +109,19 @@ std::vector<CaseConfig> Envelope::just_outside(const CaseConfig& c) const {
   with_dtype(ring_dtypes, &CaseConfig::ring_dtype, kFloats);
   with_dtype(out_dtypes, &CaseConfig::out_dtype, kFloats);
   with_dtype(index_dtypes, &CaseConfig::index_dtype, kIndices);
-  if (k_max < 256) out.push_back(c), out.back().K = k_max * 2;
+  // A head dim one power of two past the range, the rest of the case shrunk (one row per
+  // slot, no grouping, a short ring, one token, the other head dim small) so that the call
+  // stays cheap to build at any K or V a declared bound allows.
+  const auto past = [&](int64_t k, int64_t v) {
+    CaseConfig o = c;
+    o.HV = o.H, o.slots = o.B, o.L = std::min<int64_t>(o.L, 4), o.steps = 1;
+    o.K = k, o.V = v;
+    out.push_back(o);
+  };
+  constexpr int64_t kLargestBound = int64_t{1} << 12;  // bounds beyond it are "no bound"
+  if (k_max < kLargestBound) past(k_max * 2, clamp_pow2(std::min<int64_t>(c.V, 8), v_min, v_max));
   if (k_min > 1) out.push_back(c), out.back().K = k_min / 2;
-  if (v_max < 256) out.push_back(c), out.back().V = v_max * 2;
+  if (v_max < kLargestBound) past(clamp_pow2(std::min<int64_t>(c.K, 8), k_min, k_max), v_max * 2);
   if (v_min > 1) out.push_back(c), out.back().V = v_min / 2;
   if (l_max > 0 && l_max < 64) out.push_back(c), out.back().L = l_max + 1;
   if (!strided) out.push_back(c), out.back().envelope = true;

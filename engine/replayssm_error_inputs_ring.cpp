@@ -1,5 +1,6 @@
 // R1-R10 and the harness's metadata extensions, then the whole list.
 #include <algorithm>
+#include <cstdint>
 
 #include "contract/contract_error.hpp"
 #include "contract/scalar_type.hpp"
@@ -174,6 +175,18 @@ std::vector<ErrorInput> replayssm_ring_and_extension_error_inputs() {
     return expect(error_id::kRingSlots);
   }});
   in.push_back({error_id::kStrides, [](MutationTarget& t, uint32_t v) -> Out { return break_strides(t.spec, v); }});
+  in.push_back({error_id::kExtents, [](MutationTarget& t, uint32_t v) -> Out {
+    // The state and the rings with more slots than int64 bytes can address (2^63 - 1 or 2^62
+    // slots of at least one 2-byte element); the slot counts stay equal (X-RING-SLOTS).
+    const int64_t slots = v % 2 ? int64_t{1} << 62 : INT64_MAX;
+    for (const char* name : {"initial_state", "d_cache", "k_cache", "g_cache"}) {
+      TensorSpec& x = t.spec.at(name);
+      auto sh = x.shape;
+      sh[0] = slots;
+      x.reshape(sh);
+    }
+    return expect(error_id::kExtents);
+  }});
   in.push_back({"X-BACKEND", [](MutationTarget& t, uint32_t) -> Out {
     const bool on_cpu = t.spec.at("mixed_qkv").device.device_type == kDLCPU;
     t.spec.backend = on_cpu ? kda::Backend::Cuda : kda::Backend::Cpu;

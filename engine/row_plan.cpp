@@ -1,7 +1,10 @@
 #include "engine/row_plan.hpp"
 
+#include <fmt/format.h>
+
 #include <map>
 
+#include "contract/host_tensor.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
 #include "kernels/row_status.hpp"
@@ -37,32 +40,76 @@ void allow_row(std::vector<bool>& mask, const DLTensor& t, int64_t i0, int64_t i
   }
 }
 
-// Where byte `at` of t's storage lies: "[1, 0, 3, 5]" for an element, or a note that it lies
-// between elements (a gap of a strided layout). Searched element by element: only a failing
-// check asks.
-std::string place_of(const DLTensor& t, int64_t at) {
+// The logical index of the element that byte `at` of t's storage belongs to, or when it
+// lies between elements (a gap of a strided layout) of the last element before it, with
+// `inside` false. Searched element by element: only a failing check asks.
+std::vector<int64_t> element_at(const DLTensor& t, int64_t at, bool& inside) {
   const auto shape = shape_of(t);
   const int64_t esize = t.dtype.bits / 8, n = numel(t);
-  std::vector<int64_t> idx(shape.size(), 0);
+  std::vector<int64_t> idx(shape.size(), 0), before;
+  int64_t before_off = -1;
   for (int64_t e = 0; e < n; ++e) {
     int64_t rest = e;
     for (std::size_t d = shape.size(); d-- > 0;) idx[d] = rest % shape[d], rest /= shape[d];
     const int64_t off = element_offset(t, idx.data()) * esize;
-    if (at >= off && at < off + esize) {
-      std::string s = "[";
-      for (std::size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
-      return s + "]";
-    }
+    if (at >= off && at < off + esize) return inside = true, idx;
+    if (off < at && off > before_off) before = idx, before_off = off;
   }
-  return " byte " + std::to_string(at) + " (between elements: a gap of its strided layout)";
+  inside = false;
+  return before;
 }
 
+std::string index_text(const std::vector<int64_t>& idx) {
+  std::string s = "[";
+  for (std::size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+double value_in(const std::vector<unsigned char>& bytes, const DLTensor& t, const std::vector<int64_t>& idx) {
+  const int64_t at = element_offset(t, idx.data()) * (t.dtype.bits / 8);
+  return load_element(reinterpret_cast<const std::byte*>(bytes.data() + at), *scalar_type_of(t.dtype));
+}
+
+// Which row, slot, head and record an element of a written tensor belongs to.
+std::string owner_of(const std::string& name, const std::vector<int64_t>& i) {
+  if (name == "out") return fmt::format("row {}, value head {}", i[0], i[2]);
+  if (name == "initial_state") return fmt::format("slot {}, value head {}", i[0], i[1]);
+  if (name == "k_cache") return fmt::format("slot {}, query head {}, record {}", i[0], i[1], i[2]);
+  if (name == "d_cache" || name == "g_cache") return fmt::format("slot {}, value head {}, record {}", i[0], i[1], i[2]);
+  return "an input of the step";
+}
+
+// Why the step may not write that element: what the rows naming its slot do this step.
+std::string why_not(const std::string& name, const std::vector<int64_t>& i, const std::vector<RowPlan>& plans) {
+  for (std::size_t row = 0; row < plans.size(); ++row) {
+    const RowPlan& p = plans[row];
+    if (!p.accepted() || p.slot != i[0]) continue;
+    if (name == "initial_state") return fmt::format("row {} appends to slot {} (record {}): its checkpoint must not change", row, p.slot, p.cursor);
+    if (p.flush) return fmt::format("row {} flushes slot {}: no ring record may change", row, p.slot);
+    return fmt::format("row {} appends record {} of slot {}, not record {}", row, p.cursor, p.slot, i[2]);
+  }
+  return fmt::format("no accepted row names slot {} this step", i[0]);
+}
+
+// The first byte that changed and is not allowed, described: the tensor, the element's index,
+// whose it is, its value before and after, and why the step may not write it (`plans`; none:
+// a refused call, which may write nothing).
 std::string first_violation(const char* name, const DLTensor& t, const std::vector<unsigned char>& before,
-                            const std::vector<unsigned char>& after, const std::vector<bool>& allowed) {
+                            const std::vector<unsigned char>& after, const std::vector<bool>& allowed,
+                            const std::vector<RowPlan>* plans, const char* rule = nullptr) {
   if (before.size() != after.size()) return std::string(name) + ": storage size changed";
-  for (std::size_t i = 0; i < before.size(); ++i)
-    if (before[i] != after[i] && !allowed[i])
-      return std::string(name) + place_of(t, static_cast<int64_t>(i)) + " changed, outside what the step may write";
+  for (std::size_t b = 0; b < before.size(); ++b) {
+    if (before[b] == after[b] || allowed[b]) continue;
+    bool inside = false;
+    const std::vector<int64_t> idx = element_at(t, static_cast<int64_t>(b), inside);
+    if (!inside)
+      return fmt::format("{} byte {} changed: it lies in a gap of the strided layout{}, which no step may write", name, b,
+                         idx.empty() ? std::string()
+                                     : fmt::format(" just past {}{} ({})", name, index_text(idx), owner_of(name, idx)));
+    const std::string why = rule ? rule : plans ? why_not(name, idx, *plans) : "a refused call must write nothing";
+    return fmt::format("{}{} ({}) changed from {:.6g} to {:.6g}: {}", name, index_text(idx), owner_of(name, idx),
+                       value_in(before, t, idx), value_in(after, t, idx), why);
+  }
   return "";
 }
 
@@ -102,7 +149,7 @@ std::string input_change(const WrittenBytes& before, const StepArgs& a) {
     const std::vector<unsigned char> now = bytes_of(*inputs[i].second);
     if (now != before.inputs[i])
       return first_violation(inputs[i].first, *inputs[i].second, before.inputs[i], now,
-                             std::vector<bool>(now.size(), false)) + " (an input)";
+                             std::vector<bool>(now.size(), false), nullptr, "a step may not write its inputs");
   }
   return "";
 }
@@ -126,10 +173,11 @@ std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, c
     }
   }
   for (const std::string& v :
-       {first_violation("out", *a.out, before.out, after.out, out),
-        first_violation("initial_state", *a.initial_state, before.state, after.state, state),
-        first_violation("d_cache", *a.d_cache, before.d, after.d, d), first_violation("k_cache", *a.k_cache, before.k, after.k, k),
-        first_violation("g_cache", *a.g_cache, before.g, after.g, g), input_change(before, a)})
+       {first_violation("out", *a.out, before.out, after.out, out, &plans),
+        first_violation("initial_state", *a.initial_state, before.state, after.state, state, &plans),
+        first_violation("d_cache", *a.d_cache, before.d, after.d, d, &plans),
+        first_violation("k_cache", *a.k_cache, before.k, after.k, k, &plans),
+        first_violation("g_cache", *a.g_cache, before.g, after.g, g, &plans), input_change(before, a)})
     if (!v.empty()) return v;
   return "";
 }
@@ -138,11 +186,11 @@ std::string any_change(const WrittenBytes& before, const StepArgs& a) {
   const WrittenBytes after = snapshot_written(a);
   const auto none = [](const std::vector<unsigned char>& v) { return std::vector<bool>(v.size(), false); };
   for (const std::string& v :
-       {first_violation("out", *a.out, before.out, after.out, none(after.out)),
-        first_violation("initial_state", *a.initial_state, before.state, after.state, none(after.state)),
-        first_violation("d_cache", *a.d_cache, before.d, after.d, none(after.d)),
-        first_violation("k_cache", *a.k_cache, before.k, after.k, none(after.k)),
-        first_violation("g_cache", *a.g_cache, before.g, after.g, none(after.g)), input_change(before, a)})
+       {first_violation("out", *a.out, before.out, after.out, none(after.out), nullptr),
+        first_violation("initial_state", *a.initial_state, before.state, after.state, none(after.state), nullptr),
+        first_violation("d_cache", *a.d_cache, before.d, after.d, none(after.d), nullptr),
+        first_violation("k_cache", *a.k_cache, before.k, after.k, none(after.k), nullptr),
+        first_violation("g_cache", *a.g_cache, before.g, after.g, none(after.g), nullptr), input_change(before, a)})
     if (!v.empty()) return v;
   return "";
 }

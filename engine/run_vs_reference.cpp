@@ -3,14 +3,17 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <new>
 #include <sstream>
 #include <vector>
 
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
+#include "engine/element_note.hpp"
 #include "engine/row_plan.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/replayssm_model.hpp"
@@ -30,22 +33,56 @@ void append_record(std::vector<double>& to, const HostTensor& t, int64_t i0, int
 }
 
 // Blocks of one tensor, each labelled with where it is and who wrote it, so that a report
-// names the tensor, the index, the row and the step of its worst block.
+// names the tensor, the index, the row and the step of its worst block, and the worst
+// element in it.
 struct Blocks {
+  const HostTensor &ref_tensor, &gpu_tensor;
+  const std::vector<unsigned char>* before;  // gpu_tensor's bytes before the step, or nullptr
+  int64_t block;
   std::vector<double> ref, gpu, floors;
-  int64_t block = 1;
   std::vector<std::string> labels;
-  void add(const HostTensor& r, const HostTensor& g, int64_t i0, int64_t i1, int64_t i2) {
-    append_record(ref, r, i0, i1, i2);
-    append_record(gpu, g, i0, i1, i2);
+  std::vector<std::array<int64_t, 3>> places;  // [i0, i1, i2] of each block; i2 = -1: a whole [V, K] state
+  Blocks(const HostTensor& r, const HostTensor& g, const std::vector<unsigned char>* b, int64_t size)
+      : ref_tensor(r), gpu_tensor(g), before(b), block(size) {}
+  void add_record(int64_t i0, int64_t i1, int64_t i2, double floor, std::string label) {
+    append_record(ref, ref_tensor, i0, i1, i2);
+    append_record(gpu, gpu_tensor, i0, i1, i2);
+    places.push_back({i0, i1, i2});
+    floors.push_back(floor);
+    labels.push_back(std::move(label));
   }
-  void label(std::string l) { labels.push_back(std::move(l)); }
+  void add_state(int64_t slot, int64_t hv, double floor, std::string label) {
+    for (int64_t v = 0; v < ref_tensor.shape()[2]; ++v) {
+      append_record(ref, ref_tensor, slot, hv, v);
+      append_record(gpu, gpu_tensor, slot, hv, v);
+    }
+    places.push_back({slot, hv, -1});
+    floors.push_back(floor);
+    labels.push_back(std::move(label));
+  }
   Comparison compare(double tol) const {
     Comparison c = reference::compare(ref, gpu, block, tol, floors);
-    if (c.worst_block >= 0 && c.worst_block < static_cast<int64_t>(labels.size())) c.where = labels[c.worst_block];
+    if (c.worst_block >= 0 && c.worst_block < static_cast<int64_t>(labels.size())) {
+      c.where = labels[c.worst_block];
+      if (!c.pass) {
+        const auto& p = places[c.worst_block];
+        if (std::string w = worst_element(ref_tensor, gpu_tensor, before, p[0], p[1], p[2]); !w.empty()) c.where += "; " + w;
+      }
+    }
     return c;
   }
 };
+
+// Who last wrote each checkpoint and ring record ("token 3 row 1"), for the end-of-rollout
+// comparison; absent: it holds what the case started with.
+struct Writers {
+  std::map<std::array<int64_t, 4>, std::string> by;  // {tensor 0..3, slot, head, record}
+  std::string of(int tensor, int64_t slot, int64_t head, int64_t j) const {
+    const auto it = by.find({tensor, slot, head, j});
+    return it == by.end() ? "as the case started" : "written at " + it->second;
+  }
+};
+enum WrittenTensor { kState = 0, kD = 1, kK = 2, kG = 3 };
 
 // The natural scale of what one accepted (row, hv) computes this step, from the reference's
 // tensors before the step, in float64 (compare.hpp's floors: a quantity that cancels is
@@ -92,9 +129,11 @@ std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::v
 // records were compared, against their floors, when written, and the footprint check shows
 // that nothing moved them since). checkpoint_terms[slot * HV + hv]: the term size of the
 // checkpoint's last flush (0: never flushed), set by a step's flushes, used by all_records.
+// `before`: the backend's bytes before the step (nullptr at the end of the rollout).
 void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const std::vector<RowPlan>& plans,
                   const std::vector<HeadScale>& scales, bool all_records, std::vector<double>& checkpoint_terms,
-                  const ProfileBounds& rb, CaseReport& r, const std::string& where) {
+                  const ProfileBounds& rb, CaseReport& r, const std::string& where, const WrittenBytes* before,
+                  Writers& writers) {
   for (const HeadScale& sc : scales) r.max_gate_mass = std::max(r.max_gate_mass, sc.gate_mass);
   const double out_bound = rb.output_at(r.max_gate_mass), state_bound = rb.state_at(r.max_gate_mass);
   const reference::RecordBounds rec = rb.records(out_bound);
@@ -102,35 +141,40 @@ void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const st
   const double g_floor = reference::record_floor(dims.K, ScalarType::Float32);
   const double k_floor = reference::record_floor(dims.K, ref.config.ring_dtype);
 
-  Blocks state{{}, {}, {}, dims.V * dims.K, {}}, d{{}, {}, {}, dims.V, {}}, k{{}, {}, {}, dims.K, {}}, g{{}, {}, {}, dims.K, {}};
+  Blocks state(ref.initial_state, gpu.initial_state, before ? &before->state : nullptr, dims.V * dims.K),
+      d(ref.d_cache, gpu.d_cache, before ? &before->d : nullptr, dims.V),
+      k(ref.k_cache, gpu.k_cache, before ? &before->k : nullptr, dims.K),
+      g(ref.g_cache, gpu.g_cache, before ? &before->g : nullptr, dims.K);
   const int64_t group = dims.HV / dims.H;
+  // "(token 3 row 1: slot 4, value head 2, record 0)"; at the end: "(end of rollout: slot 4,
+  // value head 2, record 0, written at token 1 row 1)".
+  const auto label = [&](int tensor, const std::string& head, int64_t row, int64_t slot, int64_t h, int64_t j) {
+    const std::string record = j >= 0 ? fmt::format(", record {}", j) : (all_records ? "" : ", flush");
+    if (all_records) return fmt::format("({}: slot {}, {} {}{}, {})", where, slot, head, h, record, writers.of(tensor, slot, h, j));
+    writers.by[{tensor, slot, h, j}] = fmt::format("{} row {}", where, row);
+    return fmt::format("({} row {}: slot {}, {} {}{})", where, row, slot, head, h, record);
+  };
   for (int64_t row = 0; row < dims.B; ++row) {
     const RowPlan& p = plans[row];
     if (!p.accepted()) continue;
     for (int64_t hv = 0; hv < dims.HV; ++hv) {
       if (all_records || p.flush) {
-        for (int64_t v = 0; v < dims.V; ++v) state.add(ref.initial_state, gpu.initial_state, p.slot, hv, v);
-        state.label(fmt::format("initial_state[{}, {}] ({} row {})", p.slot, hv, where, row));
         double& terms = checkpoint_terms[p.slot * dims.HV + hv];
         if (!all_records) terms = scales[row * dims.HV + hv].state_terms;
-        state.floors.push_back(std::max(s_floor, terms));
+        state.add_state(p.slot, hv, std::max(s_floor, terms),
+                        fmt::format("initial_state[{}, {}] {}", p.slot, hv, label(kState, "value head", row, p.slot, hv, -1)));
       }
       const int64_t lo = all_records ? 0 : p.cursor, hi = all_records ? p.cursor : (p.flush ? 0 : p.cursor + 1);
       for (int64_t j = lo; j < hi; ++j) {
-        const std::string who = fmt::format("({} row {})", where, row);
-        if (!all_records) {
-          d.add(ref.d_cache, gpu.d_cache, p.slot, hv, j);
-          d.floors.push_back(scales[row * dims.HV + hv].d_floor);
-          d.label(fmt::format("d_cache[{}, {}, {}] {}", p.slot, hv, j, who));
-        }
-        g.add(ref.g_cache, gpu.g_cache, p.slot, hv, j);
-        g.floors.push_back(g_floor);
-        g.label(fmt::format("g_cache[{}, {}, {}] {}", p.slot, hv, j, who));
-        if (hv % group == 0) {
-          k.add(ref.k_cache, gpu.k_cache, p.slot, hv / group, j);
-          k.floors.push_back(k_floor);
-          k.label(fmt::format("k_cache[{}, {}, {}] {}", p.slot, hv / group, j, who));
-        }
+        if (!all_records)
+          d.add_record(p.slot, hv, j, scales[row * dims.HV + hv].d_floor,
+                       fmt::format("d_cache[{}, {}, {}] {}", p.slot, hv, j, label(kD, "value head", row, p.slot, hv, j)));
+        g.add_record(p.slot, hv, j, g_floor,
+                     fmt::format("g_cache[{}, {}, {}] {}", p.slot, hv, j, label(kG, "value head", row, p.slot, hv, j)));
+        if (hv % group == 0)
+          k.add_record(p.slot, hv / group, j, k_floor,
+                       fmt::format("k_cache[{}, {}, {}] {}", p.slot, hv / group, j,
+                                   label(kK, "query head", row, p.slot, hv / group, j)));
       }
     }
   }
@@ -141,8 +185,14 @@ void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const st
     Comparison o = reference::compare(ref.out, gpu.out, dims.V, out_bound, out_floors);
     if (o.worst_block >= 0) {
       const int64_t row = o.worst_block / dims.HV, hv = o.worst_block % dims.HV;
-      o.where = fmt::format("out[{}, 0, {}] ({} row {}{})", row, hv, where, row,
-                            plans[row].accepted() ? "" : ", a padding or rejected row: expected zeros");
+      const RowPlan& p = plans[row];
+      o.where = p.accepted() ? fmt::format("out[{}, 0, {}] ({} row {}: slot {}, value head {})", row, hv, where, row, p.slot, hv)
+                             : fmt::format("out[{}, 0, {}] ({} row {}: a padding or rejected row, value head {}: expected "
+                                           "zeros)",
+                                           row, hv, where, row, hv);
+      if (!o.pass)
+        if (std::string w = worst_element(ref.out, gpu.out, before ? &before->out : nullptr, row, 0, hv); !w.empty())
+          o.where += "; " + w;
     }
     fold(r.out, o);
   }
@@ -190,6 +240,7 @@ CaseReport run_vs_reference(const CaseConfig& given, Backend& backend, const Ste
   std::vector<RowPlan> plans;
   Dims dims;
   std::vector<double> checkpoint_terms(static_cast<std::size_t>(config.slots * config.HV), 0.0);
+  Writers writers;
   for (int64_t t = 0; t < config.steps; ++t) {
     if (t > 0) {
       fill_token(ref, t);
@@ -205,6 +256,9 @@ CaseReport run_vs_reference(const CaseConfig& given, Backend& backend, const Ste
     plans = plan_rows(gpu.args(), dims);
     const bool any_rejected = std::any_of(plans.begin(), plans.end(), [](const RowPlan& p) { return p.rejected(); });
     copy_indices_as_reference_sees(gpu, ref, plans);
+    // out poisoned before every step (as a GPU backend's mirror does): an element the step
+    // leaves unwritten shows as NaN, and is reported as unwritten.
+    std::memset(gpu.out.storage().data(), 0xFF, gpu.out.storage().size());
     const WrittenBytes before = snapshot_written(gpu.args());
     const std::vector<HeadScale> scales = head_scales(ref, dims, plans);
     const std::string where = "token " + std::to_string(t);
@@ -247,7 +301,7 @@ CaseReport run_vs_reference(const CaseConfig& given, Backend& backend, const Ste
         else if (!backend.guards_intact()) r.failure = where + ": a device guard region changed";
       }
     }
-    compare_step(ref, gpu, dims, plans, scales, false, checkpoint_terms, bounds, r, where);
+    compare_step(ref, gpu, dims, plans, scales, false, checkpoint_terms, bounds, r, where, &before, writers);
     for (const RowPlan& p : plans) {
       if (!p.accepted()) r.rejected_rows += p.rejected();
       else p.flush ? ++r.flushes : ++r.appends;
@@ -263,7 +317,7 @@ CaseReport run_vs_reference(const CaseConfig& given, Backend& backend, const Ste
       plans[row].cursor = static_cast<int64_t>(gpu.write_pos.get_linear(static_cast<int64_t>(row)));
   }
   compare_step(ref, gpu, dims, plans, std::vector<HeadScale>(dims.B * dims.HV), true, checkpoint_terms, bounds, r,
-               "end of rollout");
+               "end of rollout", nullptr, writers);
   return r;
 }
 

@@ -6,9 +6,8 @@
 
 #include "cases/case_tensors.hpp"
 #include "contract/metadata_json.hpp"
-#include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
-#include "engine/replayssm_call.hpp"
+#include "engine/replayssm_case_breaking.hpp"
 #include "engine/operator.hpp"
 #include "engine/replayssm_error_inputs.hpp"
 #include "reference/replayssm_step.hpp"
@@ -98,41 +97,14 @@ HostTensor checkpoint_of(const HostTensor& state, int64_t slot) {
   return out;
 }
 
-bool same_layout(const engine::TensorSpec& x, const engine::TensorSpec& y) {
-  const auto strides = [](const engine::TensorSpec& t) {
-    return t.null_strides ? compact_strides(t.shape) : t.strides;
-  };
-  return x.dtype.code == y.dtype.code && x.dtype.bits == y.dtype.bits && x.dtype.lanes == y.dtype.lanes &&
-         x.shape == y.shape && strides(x) == strides(y) && x.device.device_type == y.device.device_type &&
-         x.device.device_id == y.device.device_id;
-}
-
-// Breaks the valid call of the spec's config with its error input: every tensor the input
-// changed is rebuilt compact in its new dtype and shape, its contents 0xFF (what the
-// generator leaves in unused records). Returns what the call must raise.
+// Breaks the valid call of the spec's config with its error input (tensors it changed are
+// rebuilt, 0xFF bytes) and returns what the call must raise.
 engine::Expected break_call(const GoldenSpec& spec, CaseTensors& t) {
   const auto& inputs = engine::find_operator(spec.op).error_inputs();
-  const CaseConfig& c = spec.config;
-  const engine::CallSpec valid = engine::spec_of(t);
-  engine::MutationTarget target{valid, Dims{c.B, c.H, c.HV, c.K, c.V, c.L, c.slots}, c.B};
   const engine::Mutation m{engine::error_input_index(inputs, spec.error_input), spec.error_variant};
-  const engine::MutationResult r = engine::apply_mutations(inputs, target, {m});
-  if (!r.expected) throw GenerationError(spec.name + ": the error input does not apply to this config");
-  HostTensor* tensors[] = {&t.mixed_qkv, &t.a,       &t.b,       &t.A_log, &t.dt_bias,           &t.initial_state,
-                           &t.d_cache,   &t.k_cache, &t.g_cache, &t.out,   &t.ssm_state_indices, &t.write_pos};
-  for (std::size_t i = 0; i < std::size(tensors); ++i) {
-    const std::string_view name = engine::kReplaySSMTensors[i];
-    const engine::TensorSpec& broken = target.spec.at(name);
-    if (same_layout(broken, valid.at(name))) continue;
-    const std::optional<ScalarType> type = scalar_type_of(broken.dtype);
-    const bool compact = broken.null_strides || broken.strides == compact_strides(broken.shape);
-    if (!type || !compact || broken.device.device_type != kDLCPU)
-      throw GenerationError(spec.name + ": the error input's " + std::string(name) + " cannot be stored");
-    HostTensor rebuilt(*type, broken.shape);
-    std::memset(rebuilt.storage().data(), 0xFF, rebuilt.storage().size());
-    *tensors[i] = std::move(rebuilt);
-  }
-  return *r.expected;
+  const std::optional<engine::Expected> expected = engine::break_case(t, m, inputs);
+  if (!expected) throw GenerationError(spec.name + ": the error input does not apply to this config");
+  return *expected;
 }
 
 GoldenCase generate_error(const GoldenSpec& spec) {

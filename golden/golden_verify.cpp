@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <map>
 
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
+#include "engine/element_note.hpp"
 #include "engine/refusal.hpp"
 #include "engine/row_plan.hpp"
 #include "golden/call_tensors.hpp"
@@ -59,11 +61,14 @@ void check_backend_state(engine::Backend& backend, const StepArgs& args, const D
   if (!backend.guards_intact()) throw std::runtime_error(fmt::format("step {}: a device guard region changed", step));
 }
 
-// Folds one block comparison into a report slot, labelled.
+// Folds one block comparison into a report slot, labelled; a failing block's label also
+// gets `note()` (its worst element), when given.
 void fold(Comparison& into, const std::vector<double>& e, const std::vector<double>& a, double tol, double floor,
-          const std::string& where) {
+          const std::string& where, const std::function<std::string()>& note = {}) {
   Comparison c = reference::compare(e, a, static_cast<int64_t>(e.size()), tol, {&floor, 1});
   c.where = where;
+  if (!c.pass && note)
+    if (const std::string n = note(); !n.empty()) c.where += "; " + n;
   into.merge(c);
 }
 
@@ -73,6 +78,7 @@ void verify_error(const GoldenCase& c, engine::Backend& backend, CaseVerificatio
     r.failure = "kda.call does not describe the case's tensors";
   std::vector<std::vector<std::byte>> before;
   for (auto& [name, t] : written_tensors(call)) before.push_back(t->storage());
+  const engine::WrittenBytes written_before = engine::snapshot_written(call.args());
   try {
     backend.step(backend.op().bind(call.args()));
     r.failure = fmt::format("accepted a call that must raise {}", c.expected_id);
@@ -90,6 +96,8 @@ void verify_error(const GoldenCase& c, engine::Backend& backend, CaseVerificatio
     const auto& b = before[i++];
     for (std::size_t j = 0; j < b.size(); ++j) r.untouched_changed += b[j] != t->storage()[j];
   }
+  if (r.untouched_changed && r.failure.empty())
+    r.failure = fmt::format("step 0: raised {}, but changed {}", r.error_seen, engine::any_change(written_before, call.args()));
 }
 
 }  // namespace
@@ -111,6 +119,20 @@ const Comparison* CaseVerification::worst() const {
 double CaseVerification::worst_ratio() const {
   const Comparison* w = worst();
   return w ? w->ratio() : 0.0;
+}
+
+std::string CaseVerification::headline() const {
+  if (!failure.empty()) return name + ": " + failure;
+  const std::pair<const char*, const Comparison*> quantities[] = {
+      {"out", &out}, {"initial_state", &state}, {"d_cache", &d_ring}, {"k_cache", &k_ring}, {"g_cache", &g_ring}};
+  const Comparison* w = worst();
+  for (const auto& [tensor, c] : quantities)
+    if (c == w && !c->pass) return fmt::format("{}: {}: {}", name, tensor, c->describe());
+  for (const auto& [tensor, c] : quantities)
+    if (!c->pass) return fmt::format("{}: {}: {}", name, tensor, c->describe());
+  if (untouched_changed) return fmt::format("{}: {} elements that no step may write changed", name, untouched_changed);
+  if (gap_bytes_changed) return fmt::format("{}: {} bytes between strided elements changed", name, gap_bytes_changed);
+  return "";
 }
 
 std::string CaseVerification::summary() const {
@@ -170,8 +192,13 @@ CaseVerification verify_case(const GoldenCase& c, engine::Backend& backend) {
       if (t > 0) load_step_inputs(c, t, call);
       const StepExpectation x = model.step(call.args());
       for (auto& g : gaps) g.snapshot();
+      const engine::WrittenBytes before = engine::snapshot_written(call.args());
       backend.step(backend.op().bind(call.args()));
       check_backend_state(backend, call.args(), d, t);
+      if (r.failure.empty())
+        if (const std::string f = engine::footprint_violation(before, call.args(), d, engine::plan_rows(call.args(), d));
+            !f.empty())
+          r.failure = fmt::format("step {}: {}", t, f);
       for (auto& g : gaps) r.gap_bytes_changed += g.changed();
       const HostTensor* file_out = model_mode ? nullptr : &c.at(step_name(c, t, "expected.out"));
       if (file_out) {
@@ -184,14 +211,17 @@ CaseVerification verify_case(const GoldenCase& c, engine::Backend& backend) {
           const std::string where = fmt::format("step {} row {} slot {} hv {}", t, row, rs.slot, hv);
           const auto actual = out_head(call.out, row, hv);
           const auto expected = file_out ? out_head(*file_out, row, hv) : x.model_out(row, hv, d.V);
+          const auto note = [&] {
+            return file_out ? engine::worst_element(*file_out, call.out, &before.out, row, 0, hv) : std::string();
+          };
           if (rs.slot < 0) {  // padding: exact zeros (floor 0)
-            fold(r.out, expected, actual, b.out(0), 0.0, where);
+            fold(r.out, expected, actual, b.out(0), 0.0, where + " (padding: expected zeros)", note);
             continue;
           }
           const HeadStep& h = rs.heads[hv];
-          fold(r.out, expected, actual, b.out(h.mass), h.out_floor, where);
+          fold(r.out, expected, actual, b.out(h.mass), h.out_floor, where, note);
           if (rs.flush) {
-            written_state[{rs.slot, hv, -1}] = {h.state_floor, b.state(h.mass)};
+            written_state[{rs.slot, hv, -1}] = {h.state_floor, b.state(h.mass), fmt::format("step {} row {}", t, row)};
             // The checkpoint just written: the stored per-step one (the final tensor covers the last step).
             std::vector<double> e;
             if (model_mode) e = h.state_after;
@@ -201,10 +231,11 @@ CaseVerification verify_case(const GoldenCase& c, engine::Backend& backend) {
                    where + " (flush)");
           } else {
             const reference::RecordBounds rec = b.records(h.mass);
-            written_d[{rs.slot, hv, rs.cursor}] = {h.d_floor, rec.d};
-            written_g[{rs.slot, hv, rs.cursor}] = {reference::record_floor(d.K, ScalarType::Float32), rec.g};
+            const std::string who = fmt::format("step {} row {}", t, row);
+            written_d[{rs.slot, hv, rs.cursor}] = {h.d_floor, rec.d, who};
+            written_g[{rs.slot, hv, rs.cursor}] = {reference::record_floor(d.K, ScalarType::Float32), rec.g, who};
             if (hv % group == 0)
-              written_k[{rs.slot, hv / group, rs.cursor}] = {reference::record_floor(d.K, b.ring_dtype), rec.k};
+              written_k[{rs.slot, hv / group, rs.cursor}] = {reference::record_floor(d.K, b.ring_dtype), rec.k, who};
           }
         }
       }

@@ -50,6 +50,7 @@ struct CaseVerification {
   double worst_ratio() const;
   const reference::Comparison* worst() const;
   std::string summary() const;  // several lines
+  std::string headline() const; // the failure in one line: what failed, and where
 };
 
 // The backend's profile decides the bounds (engine/profile.hpp); a backend that reports row

@@ -179,7 +179,8 @@ void FinalCheck::state(const HostTensor& actual, const std::map<Key, Judge>& wri
       } else if (!model_mode) {
         Comparison cmp = reference::compare(state_block(e, slot, hv), state_block(actual, slot, hv), d.V * d.K,
                                             it->second.tolerance, {&it->second.floor, 1});
-        cmp.where = fmt::format("end, slot {} hv {}", slot, hv);
+        cmp.where = fmt::format("end: initial_state[{}, {}] (slot {}, hv {}; written at {})", slot, hv, slot, hv,
+                                it->second.writer);
         r.state.merge(cmp);
       }
     }
@@ -201,7 +202,8 @@ void FinalCheck::ring(const std::string& name, const HostTensor& actual, const s
         } else if (!model_mode) {
           Comparison cmp = reference::compare(record(e, slot, head, j), record(actual, slot, head, j), e.shape()[3],
                                               it->second.tolerance, {&it->second.floor, 1});
-          cmp.where = fmt::format("end, {}[{}, {}, {}]", name, slot, head, j);
+          cmp.where = fmt::format("end: {}[{}, {}, {}] (slot {}, {} {}, record {}; written at {})", name, slot, head, j, slot,
+                                  name == "k_cache" ? "query head" : "hv", head, j, it->second.writer);
           into.merge(cmp);
         }
       }

@@ -89,6 +89,7 @@ struct VerifyBounds {
 // How one written block is judged: its floor (compare.hpp) and tolerance.
 struct Judge {
   double floor = 0, tolerance = 0;
+  std::string writer;  // the step and row that wrote it last: "step 2 row 1"
 };
 
 // The end of a step case: blocks a step wrote within tolerance of the final expected

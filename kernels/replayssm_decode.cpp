@@ -8,6 +8,7 @@
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
+#include "kernels/launch_mutants.hpp"
 #include "contract/validate_packed_decode.hpp"
 #include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_params.hpp"
@@ -79,6 +80,7 @@ detail::ReplayParams make_params(const StepArgs& a, const Dims& d, DLTensor* row
   p.l2norm = a.use_qk_l2norm_in_kernel;
   p.has_lower_bound = a.lower_bound.has_value();
   p.lower_bound = static_cast<float>(a.lower_bound.value_or(0.0));
+  detail::plant_launch_bug(p, a);  // nothing, except in a mutant build
   detail::dense_layouts(p);
   return p;
 }

@@ -1,6 +1,7 @@
 # ctest script for `kda-harness validate` and `kda-harness errors`: exit codes and exact
 # output on a valid call, on the seed error (k_cache with HV heads), read from a file and
-# from stdin, and usage errors. Run as: cmake -DHARNESS=<kda-harness> -DDATA=<dir> -DWORK=<dir> -P this file
+# from stdin, and usage errors. Run as:
+# cmake -DHARNESS=<kda-harness> -DDATA=<dir> -DCATALOG=<error_catalog.json> -DWORK=<dir> -P this file
 file(MAKE_DIRECTORY ${WORK})
 file(READ ${DATA}/valid_call.json valid)
 
@@ -28,7 +29,18 @@ endfunction()
 
 expect_run(valid "${valid}" 0 "ok B=3 H=2 HV=4 K=128 V=128 L=4 slots=5\n")
 string(REPLACE "[5, 2, 4, 128]" "[5, 4, 4, 128]" k_cache_hv "${valid}")
-expect_run(k_cache_hv "${k_cache_hv}" 1 "R6\n`k_cache` must have shape [slots, H, L, K].\nfix: Allocate k_cache as [slots, H, L, K]")
+# R6's message and fix as the catalog writes them (the one place they are written).
+file(READ ${CATALOG} catalog)
+string(JSON entries LENGTH "${catalog}" entries)
+math(EXPR last "${entries} - 1")
+foreach(i RANGE ${last})
+  string(JSON id GET "${catalog}" entries ${i} id)
+  if(id STREQUAL "R6")
+    string(JSON r6_message GET "${catalog}" entries ${i} message)
+    string(JSON r6_fix GET "${catalog}" entries ${i} fix)
+  endif()
+endforeach()
+expect_run(k_cache_hv "${k_cache_hv}" 1 "R6\n${r6_message}\nfix: ${r6_fix}\n")
 string(REPLACE "[3, 1, 4, 128]" "[3, 4, 128]" out_3d "${valid}")
 expect_run(out_3d "${out_3d}" 1 "V19\n`out` must have shape (3, 1, 4, 128) (got out.shape=(3, 4, 128)).\nfix: ")
 string(REPLACE "\"lower_bound\": null" "\"lower_bound\": null, \"extra\": 1" unknown_key "${valid}")

@@ -158,18 +158,18 @@ const std::vector<Row>& rows() {
       {"X-STRIDES passes: zero stride on a size-1 dim", [](CallSpec& s) { s.at("out").explicit_strides()[1] = 0; }, "", ""},
       {"X-EXTENTS: 2^63-1 slots", [](CallSpec& s) {
          const int64_t n = INT64_MAX;
-         s.at("initial_state").reshape({n, 4, 128, 128}); s.at("d_cache").reshape({n, 4, 4, 128});
-         s.at("k_cache").reshape({n, 2, 4, 128}); s.at("g_cache").reshape({n, 4, 4, 128}); },
+         s.at("initial_state").reshape({n, 4, 128, 128}); s.at("d_cache").reshape({n, 4, 4, 128}); s.at("k_cache").reshape({n, 2, 4, 128});
+         s.at("g_cache").reshape({n, 4, 4, 128}); },
        "X-EXTENTS", kCatalogMessage},
       {"X-EXTENTS: 2^61 float32 elements, 2^63 bytes", [](CallSpec& s) {
          const int64_t n = int64_t{1} << 45;
-         s.at("initial_state").reshape({n, 4, 128, 128}); s.at("d_cache").reshape({n, 4, 4, 128});
-         s.at("k_cache").reshape({n, 2, 4, 128}); s.at("g_cache").reshape({n, 4, 4, 128}); },
+         s.at("initial_state").reshape({n, 4, 128, 128}); s.at("d_cache").reshape({n, 4, 4, 128}); s.at("k_cache").reshape({n, 2, 4, 128});
+         s.at("g_cache").reshape({n, 4, 4, 128}); },
        "X-EXTENTS", kCatalogMessage},
       {"X-EXTENTS passes: 2^40 slots", [](CallSpec& s) {
          const int64_t n = int64_t{1} << 40;
-         s.at("initial_state").reshape({n, 4, 128, 128}); s.at("d_cache").reshape({n, 4, 4, 128});
-         s.at("k_cache").reshape({n, 2, 4, 128}); s.at("g_cache").reshape({n, 4, 4, 128}); },
+         s.at("initial_state").reshape({n, 4, 128, 128}); s.at("d_cache").reshape({n, 4, 4, 128}); s.at("k_cache").reshape({n, 2, 4, 128});
+         s.at("g_cache").reshape({n, 4, 4, 128}); },
        "", ""},
       {"X-BACKEND-CPU", [](CallSpec& s) { for (auto* t : s.all()) t->device = kCuda0; s.backend = Backend::Cpu; },
        "X-BACKEND-CPU", kCatalogMessage},

@@ -30,5 +30,6 @@ set_tests_properties(contract.docs_errors_md_up_to_date PROPERTIES LABELS contra
 # The CLI: `kda-harness validate` (file and stdin; exit 0/1/2) and `kda-harness errors`.
 add_test(NAME contract.cli
          COMMAND ${CMAKE_COMMAND} -DHARNESS=$<TARGET_FILE:kda-harness> -DDATA=${CMAKE_CURRENT_SOURCE_DIR}/contract_cli
+                 -DCATALOG=${PROJECT_SOURCE_DIR}/contract/error_catalog.json
                  -DWORK=${CMAKE_CURRENT_BINARY_DIR}/contract_cli -P ${CMAKE_CURRENT_SOURCE_DIR}/contract_cli_check.cmake)
 set_tests_properties(contract.cli PROPERTIES LABELS contract)

@@ -40,6 +40,7 @@ void Comparison::merge(const Comparison& other) {
     tolerance = other.tolerance;
   }
   blocks += other.blocks;
+  failed += other.failed;
   pass = pass && other.pass;
 }
 
@@ -47,7 +48,7 @@ std::string Comparison::describe() const {
   if (blocks == 0) return "nothing compared";
   return fmt::format("worst {:.3e} {} {:.3e} (ratio {:.3f}) at {} over {} blocks{}", worst_error,
                      pass ? "<=" : "vs", tolerance, ratio(), where.empty() ? "?" : where, blocks,
-                     pass ? "" : " FAIL");
+                     pass ? "" : fmt::format(", {} FAIL", failed));
 }
 
 Comparison compare(std::span<const double> expected, std::span<const double> actual, int64_t block_size,
@@ -67,7 +68,7 @@ Comparison compare(std::span<const double> expected, std::span<const double> act
       c.worst_block = b;
     }
     ++c.blocks;
-    if (!(err <= tolerance)) c.pass = false;  // NaN fails
+    if (!(err <= tolerance)) c.pass = false, ++c.failed;  // NaN fails
   }
   c.where = fmt::format("block {}", c.worst_block);
   return c;

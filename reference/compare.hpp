@@ -24,6 +24,7 @@ struct Comparison {
   double worst_error = 0;     // the worst block's error (NaN if any block is NaN)
   int64_t worst_block = -1;   // index of the worst block (-1: nothing compared)
   int64_t blocks = 0;         // how many blocks were compared
+  int64_t failed = 0;         // how many of them failed
   double tolerance = 0;       // the worst block's tolerance
   double ratio() const { return worst_error / tolerance; }
   bool pass = true;           // every block's error <= tolerance (NaN fails)
@@ -32,7 +33,8 @@ struct Comparison {
   // Keeps the worse of two comparisons, by error / tolerance (counts add up); used to fold
   // many checks that may have different tolerances.
   void merge(const Comparison& other);
-  // "worst 3.1e-04 <= 1.2e-03 (ratio 0.26) at token 7 row 2 hv 3 over 96 blocks" or "... FAIL".
+  // "worst 3.1e-04 <= 1.2e-03 (ratio 0.26) at token 7 row 2 hv 3 over 96 blocks", or on a
+  // failure "... over 96 blocks, 5 FAIL".
   std::string describe() const;
 };
 

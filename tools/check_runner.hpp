@@ -17,6 +17,7 @@ struct CaseOutcome {
   double error = 0, tolerance = 0; // the case's worst error and its tolerance
   std::string replay;              // how to replay it: a `kda-harness case ...` line
   std::string detail;              // why it failed (or the worst comparison)
+  std::string headline;            // a failure in one line: what failed, and where
   double ratio() const { return tolerance > 0 ? error / tolerance : 0; }
 };
 

@@ -45,6 +45,7 @@ CaseOutcome from_report(const engine::CaseReport& r) {
   }
   o.replay = r.replay();
   o.detail = r.summary();
+  if (!o.pass) o.headline = r.headline();
   return o;
 }
 
@@ -59,6 +60,29 @@ CaseOutcome in_envelope(engine::Backend& b, const CaseConfig& drawn, const Run& 
     return o;
   }
   return run(*c);
+}
+
+// One kernel case in kInvalidRowEvery makes one row runtime-invalid at one token: its cursor
+// past the ring, or (a padding row) its slot past the pool. The backend must refuse the call
+// and write nothing, or flag the row in its status and touch nothing of it
+// (engine::run_vs_reference); the reference sees the row as padding.
+constexpr int64_t kInvalidRowEvery = 5;
+struct InvalidRow {
+  engine::StepMutator mutate;
+  std::string what;
+};
+InvalidRow invalid_row(const CaseConfig& c, int64_t n) {
+  const int64_t token = n % c.steps, row = n % c.B;
+  InvalidRow bad;
+  bad.what = fmt::format("at token {}, row {}'s cursor set to {} (past the ring), or its slot to {} (past the pool) if it "
+                         "is a padding row",
+                         token, row, c.L, c.slots);
+  bad.mutate = [token, row](CaseTensors& t, int64_t at) {
+    if (at != token) return;
+    if (t.ssm_state_indices.get_linear(row) >= 0) t.write_pos.set_linear(row, static_cast<double>(t.config.L));
+    else t.ssm_state_indices.set_linear(row, static_cast<double>(t.config.slots));
+  };
+  return bad;
 }
 
 // Case i of a rollout suite drawn from `seed`.
@@ -85,6 +109,7 @@ CaseOutcome from_verification(const golden::CaseVerification& v, const golden::L
   }
   o.replay = fmt::format("kda-harness case {} --backend {}", lc.path.string(), backend);
   o.detail = v.summary();
+  if (!o.pass) o.headline = v.headline();
   return o;
 }
 
@@ -136,7 +161,8 @@ const std::vector<SuiteInfo>& suite_catalog() {
        5000},
       {"golden", "cpu", "the golden set (hashes, then every case) on the CPU reference", -1},
       {"kernel", "cuda", "the backend (CUDA kernel or plugin) vs the CPU reference step by step: outputs, checkpoints, "
-                         "rings, row status, footprint, guards, within its profile's bounds", 2000},
+                         "rings, row status, footprint, guards, within its profile's bounds; one case in five gives a row an "
+                         "invalid cursor or slot, which must be refused (nothing written) or flagged", 2000},
       {"kernel-truth", "cuda", "the backend vs the float64 plain recurrence over random rollouts", 1000},
       {"golden-kernel", "cuda", "the golden set on the backend (cases outside its envelope must be refused)", -1},
       {"envelope", "cuda", "calls just outside the backend's declared envelope are refused, nothing written", 200},
@@ -150,15 +176,16 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
   std::string gpu_skip;
   const engine::OperatorDescription& op = *o.op;
   BackendMaker judged;  // the backend the backend suites judge, per worker
-  std::string judged_name;
+  std::string judged_name, judged_spec;
   if (!o.plugin.empty()) {
     judged = [spec = o.plugin, &op](int) { return engine::make_backend(spec, op); };
     judged_name = judged(0)->name();
+    judged_spec = o.plugin;
   } else {
     if (!o.cuda) gpu_skip = "not requested (--backend cpu)";
     else if (devices.empty()) gpu_skip = gpus.reason.empty() ? "no usable GPU" : gpus.reason;
     judged = [devices, &op](int w) { return engine::make_cuda_backend(devices[w % devices.size()], op); };
-    judged_name = "cuda";
+    judged_name = judged_spec = "cuda";
   }
   for (const SuiteInfo& info : suite_catalog()) {
     if (!o.suites.empty() && !o.suites.count(info.name)) continue;
@@ -205,10 +232,17 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
                               "pure-double");
         };
       } else if (info.name == "kernel") {
-        s.run = [seed, gpu_budget, judged](int64_t i, int w) {
+        s.run = [seed, gpu_budget, judged, spec = judged_spec](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, check_case(seed + 2, i, gpu_budget),
-                             [&](const CaseConfig& c) { return from_report(engine::run_vs_reference(c, *b)); });
+          return in_envelope(*b, check_case(seed + 2, i, gpu_budget), [&](const CaseConfig& c) {
+            if (i % kInvalidRowEvery != kInvalidRowEvery - 1) return from_report(engine::run_vs_reference(c, *b));
+            const InvalidRow bad = invalid_row(c, i / kInvalidRowEvery);
+            CaseOutcome o = from_report(engine::run_vs_reference(c, *b, bad.mutate));
+            o.replay = fmt::format("kda-harness check --backend {} --suites kernel --seed {} --cases kernel={} (case {}: {})",
+                                   spec, seed, i + 1, i, bad.what);
+            if (!o.pass) o.headline += fmt::format(" [this case: {}]", bad.what);
+            return o;
+          });
         };
       } else if (info.name == "kernel-truth") {
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {
@@ -232,6 +266,7 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
             o.pass = why.empty();
             o.detail = fmt::format("{} (outside: {}): {}", to_string(x), b->envelope().excludes(x),
                                    why.empty() ? "refused, nothing written" : why);
+            if (!o.pass) o.headline = fmt::format("outside the envelope ({}), token 0: {}", b->envelope().excludes(x), why);
             o.replay = fmt::format("kda-harness case \"{}\" --backend {}", to_string(x), b->name());
             return o;
           });

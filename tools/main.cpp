@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   kda::cli::register_case(app);
   kda::cli::register_check(app);
   kda::cli::register_golden(app);
+  kda::cli::register_mutants(app);
   int code = 0;
   try {
     app.parse(argc, argv);

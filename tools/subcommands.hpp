@@ -14,4 +14,5 @@ void register_errors(CLI::App& app);    // cmd_errors.cpp
 void register_case(CLI::App& app);      // cmd_case.cpp
 void register_check(CLI::App& app);     // cmd_check.cpp
 void register_golden(CLI::App& app);    // cmd_golden.cpp
+void register_mutants(CLI::App& app);   // cmd_mutants.cpp
 }  // namespace kda::cli

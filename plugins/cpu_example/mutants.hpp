@@ -1,10 +1,10 @@
-// Planted bugs of the CPU example plugin, one per build (KDA_MUTANT=<n>, see CMakeLists.txt):
-// each is a plausible bug of the kind real decode kernels ship. The harness must catch every
-// one (its self-test); the shipped plugin has KDA_MUTANT undefined.
+// Planted bugs of the CPU example plugin, one per build: KDA_MUTANT=<n> with KDA_MUTANT_NAME
+// the bug's name (plugins/CMakeLists.txt builds one library per entry of kMutants). Each is
+// a plausible bug of the kind real decode kernels ship; `kda-harness mutants` checks that
+// the harness catches every one. The shipped plugin has KDA_MUTANT undefined: planted() is
+// then false everywhere and the hooks compile away.
 #pragma once
-#include <cstdint>
-
-#define KDA_MUTANT_GQA_HEAD_MOD 1  // k/q head of value head hv taken as hv % H, not hv / (HV/H)
+#include <string_view>
 
 #ifndef KDA_EXAMPLE_PLUGIN_NAME
 #define KDA_EXAMPLE_PLUGIN_NAME "cpu-example"
@@ -12,14 +12,82 @@
 
 namespace kda::example {
 
-// The query/key head of value head hv (semantics.md: h = hv / (HV/H)).
-inline int64_t query_head(int64_t hv, int64_t H, int64_t HV) {
-#if defined(KDA_MUTANT) && KDA_MUTANT == KDA_MUTANT_GQA_HEAD_MOD
-  (void)HV;
-  return hv % H;
-#else
-  return hv / (HV / H);
-#endif
+enum class Mutant : int {
+  None = 0,
+  GqaHeadMod = 1,          // the q/k head of value head hv taken as hv % H, not hv / (HV/H)
+  RingCursorOffByOne,      // the rebuild sums records 0..cursor (one too many: the unwritten one)
+  NaturalFlushSkipped,     // cursor == L-1 does not flush: the row appends at L-1
+  ForceFlushIgnored,       // force_flush is never read
+  PaddingNotZeroed,        // padding rows leave out untouched
+  PaddingWritten,          // a padding row (slot -1) computed as slot 0: out, state and rings written
+  SlotIsRow,               // row b uses slot b, ignoring ssm_state_indices
+  SlotZero,                // every row uses slot 0
+  StateTransposed,         // the checkpoint read as [K, V] where it is [V, K]
+  L2NormQOnly,             // use_qk_l2norm_in_kernel normalizes q only
+  L2NormKOnly,             // ... k only
+  BetaWithoutSigmoid,      // beta = b, not sigmoid(b)
+  BoundedGateSoftplus,     // the softplus gate even where lower_bound is given
+  GateTwice,               // the current token's decay exp(g) applied twice
+  GRingSignFlipped,        // g_cache stores -g
+  KeyRingWrongHead,        // the key ring record of query head h written with head (h+1) % H's key
+  StridesIgnored,          // every tensor addressed as compact row-major, whatever its strides
+  FlushWritesPastSlot,     // the flush loop runs one row past the checkpoint (into the next head or slot)
+  KeyRingRace,             // every value head writes its group's key record, each from head hv % H
+  WritesBeforeValidating,  // out zeroed before the call is validated: a refused call has written
+  KeyOffsetUsesV,          // the key block of mixed_qkv taken to start at H*V, not H*K (seen only if K != V)
+  BetaNotRounded,          // beta kept in float32, not rounded through b's dtype (a rounding point missed)
+  RecordDecayOffByOne,     // ring record j decayed by exp(total - prefix_{j-1}): its own gate left out
+  KeyRingUnnormalized,     // the key ring stores the key before its L2 norm
+  EnvelopeNotEnforced,     // K or V beyond the declared envelope computed instead of refused
+};
+
+struct MutantInfo {
+  Mutant id;
+  std::string_view name;
+};
+inline constexpr MutantInfo kMutants[] = {
+    {Mutant::GqaHeadMod, "gqa-head-mod"},
+    {Mutant::RingCursorOffByOne, "ring-cursor-off-by-one"},
+    {Mutant::NaturalFlushSkipped, "natural-flush-skipped"},
+    {Mutant::ForceFlushIgnored, "force-flush-ignored"},
+    {Mutant::PaddingNotZeroed, "padding-not-zeroed"},
+    {Mutant::PaddingWritten, "padding-written"},
+    {Mutant::SlotIsRow, "slot-is-row"},
+    {Mutant::SlotZero, "slot-zero"},
+    {Mutant::StateTransposed, "state-transposed"},
+    {Mutant::L2NormQOnly, "l2norm-q-only"},
+    {Mutant::L2NormKOnly, "l2norm-k-only"},
+    {Mutant::BetaWithoutSigmoid, "beta-without-sigmoid"},
+    {Mutant::BoundedGateSoftplus, "bounded-gate-softplus"},
+    {Mutant::GateTwice, "gate-twice"},
+    {Mutant::GRingSignFlipped, "g-ring-sign-flipped"},
+    {Mutant::KeyRingWrongHead, "key-ring-wrong-head"},
+    {Mutant::StridesIgnored, "strides-ignored"},
+    {Mutant::FlushWritesPastSlot, "flush-writes-past-slot"},
+    {Mutant::KeyRingRace, "key-ring-race"},
+    {Mutant::WritesBeforeValidating, "writes-before-validating"},
+    {Mutant::KeyOffsetUsesV, "key-offset-uses-v"},
+    {Mutant::BetaNotRounded, "beta-not-rounded"},
+    {Mutant::RecordDecayOffByOne, "record-decay-off-by-one"},
+    {Mutant::KeyRingUnnormalized, "key-ring-unnormalized"},
+    {Mutant::EnvelopeNotEnforced, "envelope-not-enforced"},
+};
+
+constexpr std::string_view mutant_name(Mutant m) {
+  for (const MutantInfo& i : kMutants)
+    if (i.id == m) return i.name;
+  return "";
 }
+
+#ifdef KDA_MUTANT
+inline constexpr Mutant kPlanted = static_cast<Mutant>(KDA_MUTANT);
+// The number and the name come from one CMake list entry: a mismatch would build one bug
+// under another's name.
+static_assert(mutant_name(kPlanted) == KDA_MUTANT_NAME, "KDA_MUTANT and KDA_MUTANT_NAME disagree with kMutants");
+#else
+inline constexpr Mutant kPlanted = Mutant::None;
+#endif
+
+constexpr bool planted(Mutant m) { return kPlanted == m; }
 
 }  // namespace kda::example

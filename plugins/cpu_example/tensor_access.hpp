@@ -11,6 +11,7 @@
 #include "contract/scalar_type.hpp"
 #include "contract/step_args.hpp"
 #include "engine/plugin_call.hpp"
+#include "plugins/cpu_example/mutants.hpp"
 
 namespace kda::example {
 
@@ -78,14 +79,38 @@ class Tensor {
   // Element i of a contiguous tensor of any rank (dt_bias as [HV*K] or [HV, K]).
   float flat(int64_t i) const { return load(i); }
   // Element i of row `row` of a tensor contiguous within each row (a as [B, HV*K] or [B, HV, K]).
-  float flat_row(int64_t row, int64_t i) const { return load(row * t_->strides[0] + i); }
+  float flat_row(int64_t row, int64_t i) const { return load(row * stride(0) + i); }
+  // Whether element [i0, i1, i2, i3] lies inside the tensor's storage, also for an index past
+  // a dim's size (the planted bug of a loop one row too long must not write outside it).
+  bool holds(int64_t i0, int64_t i1, int64_t i2, int64_t i3) const {
+    int64_t extent = 0;
+    for (int d = 0; d < t_->ndim; ++d) extent += (t_->shape[d] - 1) * stride(d);
+    return offset({i0, i1, i2, i3}, 4) <= extent;
+  }
+  // Zeroes every element (any rank), through the tensor's strides.
+  void zero_all() {
+    int64_t n = 1;
+    for (int d = 0; d < t_->ndim; ++d) n *= t_->shape[d];
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t rest = e, off = 0;
+      for (int d = t_->ndim; d-- > 0;) off += (rest % t_->shape[d]) * stride(d), rest /= t_->shape[d];
+      store(off, 0.0f);
+    }
+  }
 
  private:
   int64_t offset(std::initializer_list<int64_t> index, int rank) const {
     int64_t off = 0, d = 0;
-    for (int64_t i : index) off += i * t_->strides[d++];
+    for (int64_t i : index) off += i * stride(d++);
     (void)rank;
     return off;
+  }
+  // Element stride of dim d: the tensor's own, or (planted bug) that of a compact tensor.
+  int64_t stride(int64_t d) const {
+    if (!planted(Mutant::StridesIgnored)) return t_->strides[d];
+    int64_t s = 1;
+    for (int64_t i = d + 1; i < t_->ndim; ++i) s *= t_->shape[i];
+    return s;
   }
   unsigned char* base() const { return static_cast<unsigned char*>(t_->data) + t_->byte_offset; }
   float load(int64_t element) const {

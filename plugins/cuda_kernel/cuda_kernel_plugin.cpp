@@ -29,7 +29,11 @@ constexpr const char* kOp = kda::engine::kPackedDecodeOp;
 constexpr auto kValidate = &kda::validate_packed_decode;
 constexpr auto kLaunch = &kda::cuda::packed_decode;
 #else
-constexpr const char* kName = "kda-cuda-kernel";
+// A planted-bug copy (plugins/CMakeLists.txt) names itself.
+#ifndef KDA_CUDA_PLUGIN_NAME
+#define KDA_CUDA_PLUGIN_NAME "kda-cuda-kernel"
+#endif
+constexpr const char* kName = KDA_CUDA_PLUGIN_NAME;
 constexpr const char* kOp = kda::engine::kReplaySsmOp;
 constexpr auto kValidate = &kda::validate;
 constexpr auto kLaunch = &kda::cuda::replayssm_decode;

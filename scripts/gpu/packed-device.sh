@@ -29,5 +29,5 @@ run bench-l1 "$BUILD/bench/replayssm_bench" --L 1 --heads 32x32,2x4 --batch 1,64
   --out-dir "$OUT"
 CUOBJDUMP=$(command -v cuobjdump || echo /usr/local/cuda/bin/cuobjdump)
 run sass python3 scripts/gpu/sass_compare.py "$CUOBJDUMP" "$BUILD/sass-baseline" \
-  "$BUILD/kernels/CMakeFiles/kda_kernels.dir"
+  "$BUILD/kernels/CMakeFiles/kda_kernels_device.dir"
 cat "$summary"

@@ -24,6 +24,12 @@ GOLDEN = os.path.join(SOURCE, "golden")
 SMALL_CASE = "B=2 H=1 HV=2 K=16 V=16 L=4 slots=3 steps=3 seed=3"
 
 
+def catalog_message(entry_id):
+    """The catalog's message for an id (contract/error_catalog.json: the one place messages are written)."""
+    with open(os.path.join(SOURCE, "contract", "error_catalog.json"), encoding="utf-8") as f:
+        return next(e["message"] for e in json.load(f)["entries"] if e["id"] == entry_id)
+
+
 def run(args, stdout=subprocess.PIPE, stdin=None, limits=None, timeout=120, input_text=None):
     """Runs the harness; limits maps an RLIMIT_* to a soft/hard value for the child."""
 
@@ -234,7 +240,7 @@ class UserView(unittest.TestCase):
     def test_errors_with_an_id_prints_that_entry(self):
         r = run(["errors", "R6"])
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("`k_cache` must have shape [slots, H, L, K].", r.stdout)
+        self.assertIn(catalog_message("R6"), r.stdout)
         self.assertIn("Fix:", r.stdout)
         self.assertNotIn("## R7", r.stdout)
         r = run(["errors", "R99"])
@@ -254,7 +260,7 @@ class UserView(unittest.TestCase):
         r = run(["validate", os.path.join(EXAMPLES, "validate_k_cache_hv.json")])
         self.assertEqual(r.returncode, 1)
         lines = r.stdout.splitlines()
-        self.assertEqual(lines[:2], ["R6", "`k_cache` must have shape [slots, H, L, K]."])
+        self.assertEqual(lines[:2], ["R6", catalog_message("R6")])
         self.assertIn("k_cache.shape[1:] = (4, 4, 128)", r.stdout)
         self.assertIn("expected (H, L, K) = (2, 4, 128)", r.stdout)
         self.assertIn("H = 2", r.stdout)
@@ -266,7 +272,7 @@ class UserView(unittest.TestCase):
         doc = json.loads(r.stdout)
         self.assertEqual(doc["status"], "error")
         self.assertEqual(doc["id"], "R6")
-        self.assertEqual(doc["message"], "`k_cache` must have shape [slots, H, L, K].")
+        self.assertEqual(doc["message"], catalog_message("R6"))
         self.assertEqual(doc["values"]["k_cache.shape[1:]"], [4, 4, 128])
         self.assertEqual(doc["values"]["H"], 2)
         self.assertEqual(doc["values"]["HV"], 4)

@@ -1,0 +1,90 @@
+// What the engine says about a failure: a footprint violation names the tensor, the element,
+// its slot and head, its values and why the step may not write it; the worst element of a
+// failing block says whether a NaN was left in place (never written) or written.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "cases/case_tensors.hpp"
+#include "contract/validate.hpp"
+#include "engine/element_note.hpp"
+#include "engine/row_plan.hpp"
+
+namespace kda::engine {
+namespace {
+
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
+// A case with a slot that no row names (slots > rows), every row appending at cursor 0.
+CaseTensors unnamed_slot_case() {
+  CaseConfig c = parse_case_config("B=2 H=1 HV=2 K=4 V=4 L=3 slots=4 pad=0 flush=0 rcur=0 steps=1 seed=3");
+  return materialize(c);
+}
+
+int64_t unnamed_slot(const CaseTensors& t) {
+  for (int64_t s = 0; s < t.config.slots; ++s) {
+    bool named = false;
+    for (int64_t row = 0; row < t.config.B; ++row) named = named || t.ssm_state_indices.get_linear(row) == s;
+    if (!named) return s;
+  }
+  return -1;
+}
+
+TEST(FootprintMessage, NamesTensorElementSlotHeadValuesAndWhy) {
+  CaseTensors t = unnamed_slot_case();
+  const Dims d = validate(t.args(), kda::Backend::Cpu);
+  const auto plans = plan_rows(t.args(), d);
+  const WrittenBytes before = snapshot_written(t.args());
+  const int64_t slot = unnamed_slot(t);
+  ASSERT_GE(slot, 0);
+  t.initial_state.set({slot, 1, 2, 3}, 0.5);
+  const std::string m = footprint_violation(before, t.args(), d, plans);
+  EXPECT_TRUE(contains(m, fmt::format("initial_state[{}, 1, 2, 3] (slot {}, value head 1)", slot, slot))) << m;
+  EXPECT_TRUE(contains(m, "to 0.5")) << m;
+  EXPECT_TRUE(contains(m, fmt::format("no accepted row names slot {} this step", slot))) << m;
+}
+
+TEST(FootprintMessage, ARecordOtherThanTheCursorsIsNamedWithTheRowThatAppends) {
+  CaseTensors t = unnamed_slot_case();
+  const Dims d = validate(t.args(), kda::Backend::Cpu);
+  const auto plans = plan_rows(t.args(), d);
+  ASSERT_FALSE(plans[0].flush);
+  const WrittenBytes before = snapshot_written(t.args());
+  const int64_t other = (plans[0].cursor + 1) % d.L;
+  t.k_cache.set({plans[0].slot, 0, other, 0}, 0.25);
+  const std::string m = footprint_violation(before, t.args(), d, plans);
+  EXPECT_TRUE(contains(m, fmt::format("k_cache[{}, 0, {}, 0] (slot {}, query head 0, record {})", plans[0].slot, other,
+                                      plans[0].slot, other)))
+      << m;
+  EXPECT_TRUE(contains(m, fmt::format("row 0 appends record {} of slot {}", plans[0].cursor, plans[0].slot))) << m;
+}
+
+TEST(WorstElement, TellsANaNLeftInPlaceFromOneWritten) {
+  CaseTensors t = unnamed_slot_case();
+  HostTensor expected = t.out;
+  for (int64_t i = 0; i < expected.numel(); ++i) expected.set_linear(i, 1.0);
+  HostTensor actual = expected;
+  const WrittenBytes poisoned = snapshot_written(t.args());  // out starts as NaN bytes
+  // Element [1, 0, 0, 2] left as the poison, [1, 0, 1, 3] written as NaN over a value.
+  std::memcpy(actual.storage().data(), t.out.storage().data(), actual.storage().size());
+  const std::string left = worst_element(expected, actual, &poisoned.out, 1, 0, 0);
+  EXPECT_TRUE(contains(left, "expected 1, got")) << left;
+  EXPECT_TRUE(contains(left, "never written")) << left;
+
+  HostTensor written = expected;
+  std::vector<unsigned char> before(written.storage().size());
+  std::memcpy(before.data(), written.storage().data(), before.size());
+  written.set({1, 0, 1, 3}, std::nan(""));
+  const std::string m = worst_element(expected, written, &before, 1, 0, 1);
+  EXPECT_TRUE(contains(m, "worst element [1, 0, 1, 3]")) << m;
+  EXPECT_TRUE(contains(m, "written as NaN")) << m;
+
+  written.set({1, 0, 1, 3}, 3.0);
+  EXPECT_TRUE(contains(worst_element(expected, written, &before, 1, 0, 1), "expected 1, got 3")) << m;
+  EXPECT_EQ(worst_element(expected, expected, &before, 1, 0, 1), "");
+}
+
+}  // namespace
+}  // namespace kda::engine
