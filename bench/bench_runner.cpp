@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_decode.hpp"
 
 namespace kda::bench {
@@ -16,6 +17,7 @@ std::string kind_name(StepKind k) {
     case StepKind::Flush: return "flush";
     case StepKind::Cycle: return "cycle";
     case StepKind::Plain: return "plain";
+    case StepKind::PackedDecode: return "packed";
   }
   return "?";
 }
@@ -34,7 +36,9 @@ Enqueue enqueue_for(const BenchCase& c, Workspace& ws, const Pattern& p) {
   // Every launch takes the next input set, inside a cycle too: a cycle on one set would find
   // a small batch's state in L2 from the launch before.
   return [&c, &ws, p](int64_t i, cudaStream_t s) {
-    if (p.kind == StepKind::Cycle) {
+    if (p.kind == StepKind::PackedDecode) {
+      kda::cuda::packed_decode(ws.args(i % ws.sets(), 0, false), s);
+    } else if (p.kind == StepKind::Cycle) {
       for (int64_t cur = 0; cur < c.L; ++cur) kda::cuda::replayssm_decode(ws.args((i * c.L + cur) % ws.sets(), cur, false), s);
     } else {
       kda::cuda::replayssm_decode(ws.args(i % ws.sets(), p.cursor, p.forced), s);
@@ -73,7 +77,10 @@ Measurement measure(const BenchCase& c, Workspace& ws, const RunOptions& o, cons
 std::vector<Measurement> run_case(const BenchCase& c, Workspace& ws, const RunOptions& o, cudaStream_t stream) {
   std::vector<Measurement> out;
   if (c.L == 1) {
-    if (o.flush || o.cycle || o.append) out.push_back(measure(c, ws, o, {StepKind::Plain, 0, false, 1}, stream));
+    if (o.flush || o.cycle || o.append) {
+      out.push_back(measure(c, ws, o, {StepKind::Plain, 0, false, 1}, stream));
+      out.push_back(measure(c, ws, o, {StepKind::PackedDecode, 0, false, 1}, stream));
+    }
     return out;
   }
   if (o.append) out.push_back(measure(c, ws, o, {StepKind::Append, append_cursor(c), false, 1}, stream));

@@ -18,7 +18,9 @@
 
 namespace kda::bench {
 
-enum class StepKind { Append, Flush, Cycle, Plain };
+// Plain: ReplaySSM at L = 1; PackedDecode: the plain packed decode's launcher on the same
+// tensors (kernels/packed_decode.hpp), the row beside it.
+enum class StepKind { Append, Flush, Cycle, Plain, PackedDecode };
 std::string kind_name(StepKind k);
 
 struct Measurement {

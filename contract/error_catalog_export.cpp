@@ -1,6 +1,7 @@
 #include "contract/error_catalog_export.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cctype>
 #include <cstdint>
@@ -118,6 +119,7 @@ nlohmann::ordered_json catalog_record(const CatalogEntry& e) {
   const SourceFacts src = documented ? sglang_facts(e) : harness_facts(e);
   std::vector<std::string> tags = e.tags;
   tags.push_back("kda-catalog:" + e.id);
+  for (const auto& op : e.operators) tags.push_back("kda-operator:" + op);
   nlohmann::ordered_json r;
   r["id"] = e.record_id.empty() ? fnv1a_hex(src.repo + "\n" + src.file + "\n" + e.message) : e.record_id;
   r["repo"] = src.repo;
@@ -169,6 +171,7 @@ nlohmann::ordered_json catalog_records() {
 std::string catalog_entry_markdown(const CatalogEntry& e) {
   std::string md = fmt::format("## {}\n\n```text\n{}\n```\n\n", e.id, e.message);
   md += fmt::format("- **Origin:** {} ({})\n", e.origin, e.source);
+  md += fmt::format("- **Raised by:** {}\n", fmt::join(e.operators, ", "));
   md += fmt::format("- **Check:** `` {} ``\n", e.check);
   md += fmt::format("- **Pattern:** `` {} ``\n", e.message_pattern);
   md += fmt::format("- **Triggered when:** {}\n- **Fix:** {}\n\n", e.trigger, e.fix);
@@ -192,11 +195,16 @@ std::string catalog_markdown() {
       "Every error that `kda::validate()` or `kda::check_runtime_values()` raises is a `kda::ContractError`\n"
       "carrying one of the ids below and the exact message. The documented checks are SGLang's, in\n"
       "contract.md's order (byte-exact messages); the harness extensions run after them, with\n"
-      "fixed messages marked `[kda-harness]`. `kda-harness validate FILE.json` tells which check a\n"
-      "call's metadata fails; `kda-harness errors ID` prints one entry; `kda-harness errors --records`\n"
-      "exports these entries as records of the seed dataset's schema.\n\n"
-      "| id | origin | source |\n|---|---|---|\n";
-  for (const auto& e : error_catalog()) md += fmt::format("| [{}](#{}) | {} | {} |\n", e.id, slug(e.id), e.origin, e.source);
+      "fixed messages marked `[kda-harness]`. The plain packed decode (`kda_packed_decode`) raises\n"
+      "V1-V22 with the same messages (on `a` and `dt_bias` as given) and the extensions that apply\n"
+      "to a call without rings; the column \"raised by\" says which operators raise each entry.\n"
+      "`kda-harness validate [--op OP] FILE.json` tells which check a call's metadata fails;\n"
+      "`kda-harness errors ID` prints one entry; `kda-harness errors --records` exports these entries\n"
+      "as records of the seed dataset's schema (tags `kda-operator:OP` name the operators).\n\n"
+      "| id | origin | raised by | source |\n|---|---|---|---|\n";
+  for (const auto& e : error_catalog())
+    md += fmt::format("| [{}](#{}) | {} | {} | {} |\n", e.id, slug(e.id), e.origin, fmt::join(e.operators, ", "),
+                      e.source);
   for (const auto& e : error_catalog()) {
     md += '\n';
     md += catalog_entry_markdown(e);

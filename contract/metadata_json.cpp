@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 #include <string>
@@ -14,9 +15,11 @@ namespace {
 
 using nlohmann::json;
 
-const std::set<std::string> kTensorKeys = {"mixed_qkv", "a", "b", "A_log", "dt_bias", "initial_state", "d_cache",
-                                           "k_cache", "g_cache", "out", "ssm_state_indices", "write_pos"};
-const std::set<std::string> kOtherKeys = {"force_flush", "scale", "use_qk_l2norm_in_kernel", "lower_bound"};
+// ReplaySSM's tensor arguments, force_flush (optional) last: the default key set.
+const std::vector<std::string_view> kReplaySSMKeys = {"mixed_qkv", "a", "b", "A_log", "dt_bias", "initial_state",
+                                                      "d_cache", "k_cache", "g_cache", "out", "ssm_state_indices",
+                                                      "write_pos", "force_flush"};
+const std::set<std::string> kOtherKeys = {"scale", "use_qk_l2norm_in_kernel", "lower_bound"};
 
 [[noreturn]] void bad(const std::string& what) { throw MetadataError(what); }
 
@@ -101,12 +104,17 @@ nlohmann::ordered_json tensor_json(const DLTensor& t) {
 }  // namespace
 
 StepTensors parse_call_metadata(const json& j) {
+  return parse_call_metadata(j, kReplaySSMKeys);
+}
+
+StepTensors parse_call_metadata(const json& j, std::span<const std::string_view> tensors) {
+  const auto takes = [&](std::string_view key) { return std::find(tensors.begin(), tensors.end(), key) != tensors.end(); };
   if (!j.is_object()) bad("the metadata must be a JSON object keyed by argument name");
   for (const auto& [key, _] : j.items())
-    if (!kTensorKeys.count(key) && !kOtherKeys.count(key))
+    if (!takes(key) && !kOtherKeys.count(std::string(key)))
       bad(fmt::format("unknown key \"{}\" (keys are contract.md's argument names)", key));
-  for (const auto& key : kTensorKeys)
-    if (!j.contains(key)) bad(fmt::format("missing key \"{}\"", key));
+  for (std::string_view key : tensors)
+    if (key != "force_flush" && !j.contains(key)) bad(fmt::format("missing key \"{}\"", key));
   if (!j.contains("scale")) bad("missing key \"scale\"");
 
   StepTensors m;
@@ -116,8 +124,9 @@ StepTensors parse_call_metadata(const json& j) {
       &StepTensors::g_cache, &StepTensors::out, &StepTensors::ssm_state_indices, &StepTensors::write_pos};
   const char* const names[] = {"mixed_qkv", "a", "b", "A_log", "dt_bias", "initial_state", "d_cache", "k_cache",
                                "g_cache", "out", "ssm_state_indices", "write_pos"};
-  for (std::size_t i = 0; i < std::size(fields); ++i) m.*fields[i] = parse_tensor(j[names[i]], names[i]);
-  if (j.contains("force_flush") && !j["force_flush"].is_null())
+  for (std::size_t i = 0; i < std::size(fields); ++i)
+    if (takes(names[i])) m.*fields[i] = parse_tensor(j[names[i]], names[i]);
+  if (takes("force_flush") && j.contains("force_flush") && !j["force_flush"].is_null())
     m.force_flush = parse_tensor(j["force_flush"], "force_flush");
   if (!j["scale"].is_number()) bad("scale must be a number");
   m.scale = j["scale"];
@@ -133,6 +142,10 @@ StepTensors parse_call_metadata(const json& j) {
 }
 
 StepTensors parse_call_metadata(std::string_view json_text) {
+  return parse_call_metadata(json_text, kReplaySSMKeys);
+}
+
+StepTensors parse_call_metadata(std::string_view json_text, std::span<const std::string_view> tensors) {
   // JSON leaves duplicate keys undefined and nlohmann keeps the last one silently: a call
   // that names a tensor twice is ambiguous, so each object's keys are tracked while parsing.
   std::vector<std::set<std::string>> keys;
@@ -149,7 +162,7 @@ StepTensors parse_call_metadata(std::string_view json_text) {
   } catch (const json::parse_error& e) {
     bad(std::string("malformed JSON: ") + e.what());
   }
-  return parse_call_metadata(j);
+  return parse_call_metadata(j, tensors);
 }
 
 nlohmann::ordered_json call_metadata_json(const StepArgs& args) {
@@ -159,11 +172,13 @@ nlohmann::ordered_json call_metadata_json(const StepArgs& args) {
       {"dt_bias", args.dt_bias}, {"initial_state", args.initial_state}, {"d_cache", args.d_cache},
       {"k_cache", args.k_cache}, {"g_cache", args.g_cache}, {"out", args.out},
       {"ssm_state_indices", args.ssm_state_indices}, {"write_pos", args.write_pos}};
-  for (const auto& [name, t] : tensors) {
-    if (!t) throw std::invalid_argument(fmt::format("call_metadata_json: `{}` is null", name));
-    j[name] = tensor_json(*t);
-  }
-  j["force_flush"] = args.force_flush ? tensor_json(*args.force_flush) : nlohmann::ordered_json(nullptr);
+  for (const auto& [name, t] : tensors)
+    if (t) j[name] = tensor_json(*t);
+  if (!args.mixed_qkv) throw std::invalid_argument("call_metadata_json: `mixed_qkv` is null");
+  // A call with write_pos (ReplaySSM's) names force_flush, null when absent; an operator
+  // without write_pos takes no force_flush either.
+  if (args.write_pos || args.force_flush)
+    j["force_flush"] = args.force_flush ? tensor_json(*args.force_flush) : nlohmann::ordered_json(nullptr);
   j["scale"] = args.scale;
   j["use_qk_l2norm_in_kernel"] = args.use_qk_l2norm_in_kernel;
   j["lower_bound"] = args.lower_bound ? nlohmann::ordered_json(*args.lower_bound) : nlohmann::ordered_json(nullptr);

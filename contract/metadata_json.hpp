@@ -5,6 +5,7 @@
 #pragma once
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <span>
 #include <stdexcept>
 #include <string_view>
 
@@ -28,8 +29,13 @@ class MetadataError : public std::invalid_argument {
 // device types (TYPE 0..15: the values C++ allows in DLDeviceType). Throws MetadataError.
 StepTensors parse_call_metadata(const nlohmann::json& j);
 StepTensors parse_call_metadata(std::string_view json_text);
+// The same for an operator whose tensor arguments are `tensors` (force_flush, where listed,
+// optional): the others are unknown keys, and their StepTensors fields stay empty.
+StepTensors parse_call_metadata(const nlohmann::json& j, std::span<const std::string_view> tensors);
+StepTensors parse_call_metadata(std::string_view json_text, std::span<const std::string_view> tensors);
 
-// The metadata of a call (never its data), in the form parse_call_metadata() reads.
+// The metadata of a call (never its data), in the form parse_call_metadata() reads; a null
+// tensor other than force_flush is left out (an operator that does not take it).
 nlohmann::ordered_json call_metadata_json(const StepArgs& args);
 
 }  // namespace kda

@@ -20,20 +20,21 @@ void require_host(const DLTensor& t, const char* name, int64_t rows) {
 }  // namespace
 
 void check_runtime_values(const StepArgs& args, const Dims& dims) {
-  if (!args.ssm_state_indices || !args.write_pos)
-    throw std::invalid_argument("check_runtime_values: index tensors are null");
+  // write_pos is null for an operator without rings (the plain packed decode).
+  if (!args.ssm_state_indices) throw std::invalid_argument("check_runtime_values: ssm_state_indices is null");
   const DLTensor& idx = *args.ssm_state_indices;
-  const DLTensor& wp = *args.write_pos;
   require_host(idx, "ssm_state_indices", dims.B);
-  require_host(wp, "write_pos", dims.B);
+  if (args.write_pos) require_host(*args.write_pos, "write_pos", dims.B);
 
   std::unordered_set<int64_t> seen;
   for (int64_t row = 0; row < dims.B; ++row) {
     const int64_t slot = index_value(idx, row);
     if (slot < 0) continue;  // padding row: nothing else about it matters
     if (slot >= dims.slots) throw ContractError(error_id::kSlotIndex, catalog_message(error_id::kSlotIndex));
-    const int64_t pos = index_value(wp, row);
-    if (pos < 0 || pos > dims.L - 1) throw ContractError(error_id::kWritePos, catalog_message(error_id::kWritePos));
+    if (args.write_pos) {
+      const int64_t pos = index_value(*args.write_pos, row);
+      if (pos < 0 || pos > dims.L - 1) throw ContractError(error_id::kWritePos, catalog_message(error_id::kWritePos));
+    }
     if (!seen.insert(slot).second) throw ContractError(error_id::kDuplicateSlot, catalog_message(error_id::kDuplicateSlot));
   }
 }

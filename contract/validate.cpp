@@ -8,11 +8,10 @@
 #include "contract/validate_internal.hpp"
 
 namespace kda {
-namespace {
 
 // Harness misuse, not a contract error: a missing required argument, or a DLTensor that no
 // framework can produce (negative rank or size, no shape array).
-void check_well_formed(const DLTensor* t, const char* name, bool required) {
+void detail::check_well_formed(const DLTensor* t, const char* name, bool required) {
   if (!t) {
     if (required) throw std::invalid_argument(std::string("validate: required argument `") + name + "` is null");
     return;
@@ -23,22 +22,20 @@ void check_well_formed(const DLTensor* t, const char* name, bool required) {
     if (t->shape[d] < 0) throw std::invalid_argument(std::string("validate: `") + name + "` has a negative size");
 }
 
-}  // namespace
-
 Dims validate(const StepArgs& args, Backend backend) {
-  check_well_formed(args.mixed_qkv, "mixed_qkv", true);
-  check_well_formed(args.a, "a", true);
-  check_well_formed(args.b, "b", true);
-  check_well_formed(args.A_log, "A_log", true);
-  check_well_formed(args.dt_bias, "dt_bias", true);
-  check_well_formed(args.initial_state, "initial_state", true);
-  check_well_formed(args.d_cache, "d_cache", true);
-  check_well_formed(args.k_cache, "k_cache", true);
-  check_well_formed(args.g_cache, "g_cache", true);
-  check_well_formed(args.out, "out", true);
-  check_well_formed(args.ssm_state_indices, "ssm_state_indices", true);
-  check_well_formed(args.write_pos, "write_pos", true);
-  check_well_formed(args.force_flush, "force_flush", false);
+  detail::check_well_formed(args.mixed_qkv, "mixed_qkv", true);
+  detail::check_well_formed(args.a, "a", true);
+  detail::check_well_formed(args.b, "b", true);
+  detail::check_well_formed(args.A_log, "A_log", true);
+  detail::check_well_formed(args.dt_bias, "dt_bias", true);
+  detail::check_well_formed(args.initial_state, "initial_state", true);
+  detail::check_well_formed(args.d_cache, "d_cache", true);
+  detail::check_well_formed(args.k_cache, "k_cache", true);
+  detail::check_well_formed(args.g_cache, "g_cache", true);
+  detail::check_well_formed(args.out, "out", true);
+  detail::check_well_formed(args.ssm_state_indices, "ssm_state_indices", true);
+  detail::check_well_formed(args.write_pos, "write_pos", true);
+  detail::check_well_formed(args.force_flush, "force_flush", false);
 
   detail::ValidationState st;
   detail::check_packed(args, st);

@@ -45,6 +45,7 @@ void check_extensions(const StepArgs& args, const ValidationState& st, Backend b
                             static_cast<const DLTensor*>(args.initial_state),
                             static_cast<const DLTensor*>(args.d_cache), static_cast<const DLTensor*>(args.k_cache),
                             static_cast<const DLTensor*>(args.out)}) {
+    if (!t) continue;  // an operator without rings
     const std::optional<ScalarType> type = scalar_type_of(t->dtype);
     if (!type || !is_floating(*type)) fail(error_id::kFloatDtype, catalog_message(error_id::kFloatDtype));
   }
@@ -55,7 +56,7 @@ void check_extensions(const StepArgs& args, const ValidationState& st, Backend b
   // R5-R7 made the rings 4-D; X-RING-SLOTS compares their slot counts.
   const int64_t slots = args.initial_state->shape[0];
   for (const DLTensor* ring : {args.d_cache, args.k_cache, args.g_cache})
-    if (ring->shape[0] != slots) fail(error_id::kRingSlots, catalog_message(error_id::kRingSlots));
+    if (ring && ring->shape[0] != slots) fail(error_id::kRingSlots, catalog_message(error_id::kRingSlots));
 
   const DLTensor* const all[] = {args.mixed_qkv, args.a, args.b, args.A_log, args.dt_bias,
                                  args.initial_state, args.d_cache, args.k_cache, args.g_cache, args.out,
@@ -63,7 +64,7 @@ void check_extensions(const StepArgs& args, const ValidationState& st, Backend b
   for (const DLTensor* t : all)
     if (t && has_negative_stride(*t)) fail(error_id::kStrides, catalog_message(error_id::kStrides));
   for (const DLTensor* t : {args.initial_state, args.d_cache, args.k_cache, args.g_cache, args.out})
-    if (may_self_overlap(*t)) fail(error_id::kStrides, catalog_message(error_id::kStrides));
+    if (t && may_self_overlap(*t)) fail(error_id::kStrides, catalog_message(error_id::kStrides));
   for (const DLTensor* t : all)
     if (t && !extent_fits(*t)) fail(error_id::kExtents, catalog_message(error_id::kExtents));
 

@@ -46,6 +46,19 @@ void prepare_views(const StepArgs& args, ValidationState& st) {
   st.flat_dt_stride = dt_strides ? dt_strides->front() : 1;
 }
 
+// `a` and `dt_bias` as given (the plain packed decode): V3-V6, V10, V15 and V18 read them raw.
+void raw_views(const StepArgs& args, ValidationState& st) {
+  const DLTensor& a = *args.a;
+  const DLTensor& dt = *args.dt_bias;
+  st.a_ndim = a.ndim;
+  st.a_rows = a.ndim >= 1 ? a.shape[0] : 0;
+  st.flat_a_cols = a.ndim == 2 ? a.shape[1] : 0;
+  st.flat_a_last_stride = a.ndim >= 1 ? stride(a, -1) : 1;
+  st.dt_ndim = dt.ndim;
+  st.flat_dt_numel = product_sat(dt.shape, dt.ndim);
+  st.flat_dt_stride = dt.ndim >= 1 ? stride(dt, 0) : 1;
+}
+
 // V1-V13: ranks, strides, devices and batch sizes.
 void check_layout(const StepArgs& args, const ValidationState& st) {
   const DLTensor& qkv = *args.mixed_qkv;
@@ -56,10 +69,10 @@ void check_layout(const StepArgs& args, const ValidationState& st) {
   if (qkv.ndim != 2) fail("V1", catalog_message("V1", {{"ndim", qkv.ndim}}));
   if (stride(qkv, -1) != 1) fail("V2", catalog_message("V2"));
   // The flat `a` is 2-D by construction.
-  if (b.ndim != 2) fail("V3", catalog_message("V3", {{"a.ndim", 2}, {"b.ndim", b.ndim}}));
+  if (st.a_ndim != 2 || b.ndim != 2) fail("V3", catalog_message("V3", {{"a.ndim", st.a_ndim}, {"b.ndim", b.ndim}}));
   if (st.flat_a_last_stride != 1 || stride(b, -1) != 1) fail("V4", catalog_message("V4"));
   // The flat dt_bias is 1-D by construction.
-  if (A_log.ndim != 1) fail("V5", catalog_message("V5"));
+  if (A_log.ndim != 1 || st.dt_ndim != 1) fail("V5", catalog_message("V5"));
   if (stride(A_log, 0) != 1 || st.flat_dt_stride != 1) fail("V6", catalog_message("V6"));
   if (idx.ndim != 1) fail("V7", catalog_message("V7", {{"ndim", idx.ndim}}));
   if (!is_contiguous(*args.out)) fail("V8", catalog_message("V8"));
@@ -67,9 +80,9 @@ void check_layout(const StepArgs& args, const ValidationState& st) {
                             static_cast<const DLTensor*>(args.initial_state),
                             static_cast<const DLTensor*>(args.out), args.ssm_state_indices})
     if (!same_device(*t, qkv)) fail("V9", catalog_message("V9"));
-  // The flat a.shape[0] is batch by construction, so only b can mismatch.
-  if (b.shape[0] != st.batch)
-    fail("V10", catalog_message("V10", {{"B", st.batch}, {"a0", st.batch}, {"b0", b.shape[0]}}));
+  // The flat a.shape[0] is batch by construction.
+  if (st.a_rows != st.batch || b.shape[0] != st.batch)
+    fail("V10", catalog_message("V10", {{"B", st.batch}, {"a0", st.a_rows}, {"b0", b.shape[0]}}));
   if (idx.shape[0] != st.batch)
     fail("V11",
          catalog_message("V11", {{"tuple(ssm_state_indices.shape)", tuple_repr(shape_of(idx))}, {"B", st.batch}}));
@@ -91,7 +104,7 @@ void check_heads(const StepArgs& args, ValidationState& st) {
   if (st.a_view_ok && st.flat_a_cols != HVK)
     fail("V15", catalog_message("V15", {{"HV", HV},
                                         {"K", K},
-                                        {"tuple(a.shape)", fmt::format("({}, {})", st.batch, to_string(st.flat_a_cols))}}));
+                                        {"tuple(a.shape)", fmt::format("({}, {})", st.a_rows, to_string(st.flat_a_cols))}}));
   if (b.shape[1] != HV)
     fail("V16", catalog_message("V16", {{"HV", HV}, {"tuple(b.shape)", tuple_repr(shape_of(b))}}));
   if (args.A_log->shape[0] != HV)
@@ -120,7 +133,12 @@ void check_packed(const StepArgs& args, ValidationState& st) {
   // P0: batch = mixed_qkv.size(0); a 0-d tensor gets V1's message (PyTorch: framework error).
   if (args.mixed_qkv->ndim == 0) fail("V1", catalog_message("V1", {{"ndim", 0}}));
   st.batch = args.mixed_qkv->shape[0];
-  prepare_views(args, st);
+  if (st.flatten_views) {
+    prepare_views(args, st);
+    st.a_rows = st.batch;
+  } else {
+    raw_views(args, st);
+  }
   check_layout(args, st);
   check_heads(args, st);
 }

@@ -18,6 +18,7 @@
 #include "cases/case_config.hpp"
 #include "contract/step_args.hpp"
 #include "engine/envelope.hpp"
+#include "engine/operator.hpp"
 #include "engine/profile.hpp"
 
 namespace kda::engine {
@@ -36,6 +37,9 @@ class Backend {
   virtual std::string spec() const { return name(); }
   virtual const Envelope& envelope() const = 0;
   virtual Profile profile() const { return Profile::Helion; }
+  // The operator it implements (engine/operator.hpp); step() takes that operator's arguments
+  // (op().bind() of a case's tensors).
+  virtual const OperatorDescription& op() const { return replayssm_operator(); }
   // One step on host tensors, in place. Throws ContractError or BackendRefusal for a refused
   // call, after which no byte of any argument may have changed.
   virtual void step(const StepArgs& host) = 0;
@@ -47,13 +51,13 @@ class Backend {
 };
 
 // The backends the harness knows, by the name the command line takes:
-//   reference          the Eigen ReplaySSM step with the kernel's rounding points (CPU)
+//   reference          the operator's Eigen reference step with the kernel's rounding points (CPU)
 //   reference-double   the same step in float64 arithmetic, stores still rounded (CPU)
 //   cuda[:N]           our CUDA kernel on GPU N (default: the CTest-assigned one, else 0)
 //   plugin:PATH        a shared library exporting kda_plugin_describe (plugin.h)
 // Throws std::invalid_argument for an unknown name, std::runtime_error when it cannot be
-// made here (no GPU, a plugin that does not load).
-std::unique_ptr<Backend> make_backend(const std::string& spec);
+// made here (no GPU, a plugin that does not load, a plugin or kernel of another operator).
+std::unique_ptr<Backend> make_backend(const std::string& spec, const OperatorDescription& op = replayssm_operator());
 
 struct BackendKind {
   std::string name, what;  // "cuda[:N]", one line

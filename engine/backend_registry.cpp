@@ -12,7 +12,7 @@ namespace {
 struct Entry {
   BackendKind kind;
   std::string prefix;  // the spec starts with it ("cuda" also matches "cuda:1")
-  std::function<std::unique_ptr<Backend>(const std::string& argument)> make;
+  std::function<std::unique_ptr<Backend>(const std::string& argument, const OperatorDescription& op)> make;
 };
 
 int device_of(const std::string& arg) {
@@ -25,25 +25,35 @@ int device_of(const std::string& arg) {
 
 const std::vector<Entry>& entries() {
   static const std::vector<Entry> e = {
-      {{"reference", "the Eigen ReplaySSM step with the kernel's rounding points (CPU)"}, "reference",
-       [](const std::string&) { return make_reference_backend(reference::Rounding::Kernel); }},
+      {{"reference", "the operator's Eigen reference step with the kernel's rounding points (CPU)"}, "reference",
+       [](const std::string&, const OperatorDescription& op) {
+         return make_reference_backend(reference::Rounding::Kernel, op);
+       }},
       {{"reference-double", "the same step in float64 arithmetic, stores rounded (CPU)"}, "reference-double",
-       [](const std::string&) { return make_reference_backend(reference::Rounding::Off); }},
+       [](const std::string&, const OperatorDescription& op) {
+         return make_reference_backend(reference::Rounding::Off, op);
+       }},
       {{"cuda[:N]", "this project's CUDA kernel on GPU N"}, "cuda",
-       [](const std::string& arg) { return make_cuda_backend(device_of(arg)); }},
+       [](const std::string& arg, const OperatorDescription& op) { return make_cuda_backend(device_of(arg), op); }},
       {{"plugin:PATH", "a shared library exporting kda_plugin_describe (include/kda_harness/plugin.h)"}, "plugin",
-       [](const std::string& arg) { return load_plugin_backend(arg); }},
+       [](const std::string& arg, const OperatorDescription& op) {
+         auto b = load_plugin_backend(arg);
+         if (b->op().name != op.name)
+           throw std::runtime_error("plugin " + arg + " implements " + std::string(b->op().name) + ", not " +
+                                    std::string(op.name));
+         return b;
+       }},
   };
   return e;
 }
 
 }  // namespace
 
-std::unique_ptr<Backend> make_backend(const std::string& spec) {
+std::unique_ptr<Backend> make_backend(const std::string& spec, const OperatorDescription& op) {
   const std::size_t colon = spec.find(':');
   const std::string head = spec.substr(0, colon), arg = colon == std::string::npos ? "" : spec.substr(colon + 1);
   for (const Entry& e : entries())
-    if (e.prefix == head) return e.make(arg);
+    if (e.prefix == head) return e.make(arg, op);
   throw std::invalid_argument("unknown backend '" + spec + "' (reference, reference-double, cuda[:N], plugin:PATH)");
 }
 

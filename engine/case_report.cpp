@@ -20,7 +20,9 @@ const reference::Comparison* CaseReport::worst() const {
 }
 
 std::string CaseReport::replay() const {
-  return fmt::format("kda-harness case \"{}\" --backend {} --against {}", to_string(config), backend_spec.empty() ? backend : backend_spec, against);
+  return fmt::format("kda-harness case \"{}\" --backend {} --against {}{}", to_string(config),
+                     backend_spec.empty() ? backend : backend_spec, against,
+                     op == "kda_replayssm" ? std::string() : " --op " + op);
 }
 
 std::string CaseReport::headline() const {

@@ -17,6 +17,7 @@ struct CaseReport {
   std::string backend;        // the backend's name: "reference", "cuda:0", "plugin:cpu-example"
   std::string backend_spec;   // what make_backend() takes to make it again: "plugin:/path/lib.so"
   std::string against;        // "reference" or "truth"
+  std::string op = "kda_replayssm";  // the operator the backend implements
   int64_t tokens = 0, flushes = 0, appends = 0, rejected_rows = 0;
   double max_gate_mass = 0;   // the largest gate mass G the bounds were taken at
   reference::Comparison out, state, d_ring, k_ring, g_ring;

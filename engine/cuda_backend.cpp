@@ -6,6 +6,7 @@
 #include "engine/device_mirror.hpp"
 #include "engine/gpu_probe.hpp"
 #include "engine/plugin_call.hpp"
+#include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_decode.hpp"
 
 namespace kda::engine {
@@ -23,9 +24,19 @@ void mirrored_step(DeviceMirror& m, const StepArgs& host, const Launch& launch) 
   }
 }
 
+// Our launchers, by the operator they implement.
+using Launcher = Dims (*)(const StepArgs&, cudaStream_t, DLTensor*);
+struct KernelEntry {
+  std::string_view op;
+  Launcher launch;
+};
+constexpr KernelEntry kKernels[] = {{"kda_replayssm", &cuda::replayssm_decode},
+                                    {"kda_packed_decode", &cuda::packed_decode}};
+
 class CudaKernelBackend final : public Backend {
  public:
-  explicit CudaKernelBackend(int device) : device_(device) {
+  CudaKernelBackend(int device, const OperatorDescription& op, Launcher launch)
+      : device_(device), op_(op), launch_(launch) {
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
     mirror_ = std::make_unique<DeviceMirror>();
     // Every dtype, index type, layout and size the contract allows (the launcher picks a
@@ -34,17 +45,19 @@ class CudaKernelBackend final : public Backend {
   }
   std::string name() const override { return fmt::format("cuda:{}", device_); }
   const Envelope& envelope() const override { return envelope_; }
+  const OperatorDescription& op() const override { return op_; }
   void step(const StepArgs& host) override {
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
-    mirrored_step(*mirror_, host, [](const StepArgs& dev, cudaStream_t s, DLTensor* status) {
-      cuda::replayssm_decode(dev, s, status);
-    });
+    mirrored_step(*mirror_, host,
+                  [this](const StepArgs& dev, cudaStream_t s, DLTensor* status) { launch_(dev, s, status); });
   }
   std::optional<std::vector<int32_t>> row_status() override { return mirror_->row_status(); }
   bool guards_intact() const override { return mirror_->guards_intact(); }
 
  private:
   int device_;
+  const OperatorDescription& op_;
+  Launcher launch_;
   std::unique_ptr<DeviceMirror> mirror_;
   Envelope envelope_;
 };
@@ -58,9 +71,10 @@ class CudaPluginBackend final : public Backend {
   std::string spec() const override { return "plugin:" + what_; }
   const Envelope& envelope() const override { return envelope_; }
   Profile profile() const override { return p_.profile == KDA_PROFILE_TRITON ? Profile::Triton : Profile::Helion; }
+  const OperatorDescription& op() const override { return find_operator(p_.op); }
   void step(const StepArgs& host) override {
     mirrored_step(*mirror_, host, [this](const StepArgs& dev, cudaStream_t s, DLTensor*) {
-      const PluginCall call(dev, s);
+      const PluginCall call(dev, s, p_.op);
       if (p_.step(p_.state, call.get()) != 0) {
         const char* why = p_.last_error(p_.state);
         raise_refusal(name_, why ? why : "(no message)");
@@ -78,7 +92,11 @@ class CudaPluginBackend final : public Backend {
 
 }  // namespace
 
-std::unique_ptr<Backend> make_cuda_backend(int device) {
+std::unique_ptr<Backend> make_cuda_backend(int device, const OperatorDescription& op) {
+  Launcher launch = nullptr;
+  for (const KernelEntry& k : kKernels)
+    if (k.op == op.name) launch = k.launch;
+  if (launch == nullptr) throw std::runtime_error(fmt::format("no CUDA kernel for {} in this build", op.name));
   if (device < 0) {
     if (const std::string why = gpu_unavailable_reason(); !why.empty()) throw std::runtime_error(why);
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
@@ -89,7 +107,7 @@ std::unique_ptr<Backend> make_cuda_backend(int device) {
     for (int d : p.devices) usable |= d == device;
     if (!usable) throw std::runtime_error(fmt::format("GPU {} is not usable here", device));
   }
-  return std::make_unique<CudaKernelBackend>(device);
+  return std::make_unique<CudaKernelBackend>(device, op, launch);
 }
 
 std::unique_ptr<Backend> cuda_plugin_backend(const kda_plugin& description, const std::string& what) {

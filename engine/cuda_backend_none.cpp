@@ -4,7 +4,7 @@
 
 namespace kda::engine {
 
-std::unique_ptr<Backend> make_cuda_backend(int) {
+std::unique_ptr<Backend> make_cuda_backend(int, const OperatorDescription&) {
   throw std::runtime_error("no CUDA device: this build has no CUDA kernel (KDA_ENABLE_CUDA=OFF)");
 }
 

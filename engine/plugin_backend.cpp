@@ -29,8 +29,9 @@ void check_description(const kda_plugin* p, const std::string& what) {
     throw std::runtime_error(fmt::format("{}: plugin ABI version {}, this harness speaks {}", what, p->abi_version,
                                          KDA_PLUGIN_ABI_VERSION));
   if (p->step == nullptr || p->last_error == nullptr) throw std::runtime_error(what + ": step or last_error is NULL");
-  if (p->op == nullptr || std::string(p->op) != kReplaySsmOp)
-    throw std::runtime_error(fmt::format("{}: implements operator '{}', not {}", what, p->op ? p->op : "(null)", kReplaySsmOp));
+  if (!known_plugin_op(p->op))
+    throw std::runtime_error(fmt::format("{}: implements operator '{}', not one of {}", what, p->op ? p->op : "(null)",
+                                         operator_names(", ")));
   if (p->profile != KDA_PROFILE_HELION && p->profile != KDA_PROFILE_TRITON)
     throw std::runtime_error(fmt::format("{}: unknown rounding profile {}", what, p->profile));
   if (p->envelope.device_type != kDLCPU && p->envelope.device_type != kDLCUDA)
@@ -46,8 +47,9 @@ class CpuPluginBackend final : public Backend {
   std::string spec() const override { return "plugin:" + what_; }
   const Envelope& envelope() const override { return envelope_; }
   Profile profile() const override { return p_.profile == KDA_PROFILE_TRITON ? Profile::Triton : Profile::Helion; }
+  const OperatorDescription& op() const override { return find_operator(p_.op); }
   void step(const StepArgs& host) override {
-    const PluginCall call(host, nullptr);
+    const PluginCall call(host, nullptr, p_.op);
     if (p_.step(p_.state, call.get()) != 0) {
       const char* why = p_.last_error(p_.state);
       raise_refusal(name_, why ? why : "(no message)");

@@ -17,7 +17,11 @@ constexpr const char* kScalarNames[3] = {"scale", "use_qk_l2norm_in_kernel", "lo
 
 }  // namespace
 
-PluginCall::PluginCall(const StepArgs& a, void* stream) {
+bool known_plugin_op(const char* op) {
+  return op != nullptr && (std::string(op) == kReplaySsmOp || std::string(op) == kPackedDecodeOp);
+}
+
+PluginCall::PluginCall(const StepArgs& a, void* stream, const char* op) {
   // The ABI passes non-const DLTensor pointers: a plugin may not write the inputs, and the
   // engine's footprint check catches one that does.
   const std::array<const DLTensor*, 13> given = {a.mixed_qkv, a.a, a.b, a.A_log, a.dt_bias, a.initial_state, a.d_cache,
@@ -34,7 +38,7 @@ PluginCall::PluginCall(const StepArgs& a, void* stream) {
   }
   scalars_ = {a.scale, a.use_qk_l2norm_in_kernel ? 1.0 : 0.0, a.lower_bound.value_or(0.0)};
   present_ = {1, 1, static_cast<uint8_t>(a.lower_bound.has_value())};
-  call_.op = kReplaySsmOp;
+  call_.op = op;
   call_.num_tensors = 13;
   call_.tensor_names = kTensorNames;
   call_.tensors = tensors_.data();
@@ -46,8 +50,9 @@ PluginCall::PluginCall(const StepArgs& a, void* stream) {
 }
 
 StepArgs step_args_of(const kda_call& call) {
-  if (call.op == nullptr || std::string(call.op) != kReplaySsmOp)
-    throw std::invalid_argument(std::string("not a ") + kReplaySsmOp + " call: " + (call.op ? call.op : "(null)"));
+  if (!known_plugin_op(call.op))
+    throw std::invalid_argument(std::string("not a ") + kReplaySsmOp + " or " + kPackedDecodeOp +
+                                " call: " + (call.op ? call.op : "(null)"));
   StepArgs a;
   a.mixed_qkv = kda_call_tensor(&call, "mixed_qkv");
   a.a = kda_call_tensor(&call, "a");

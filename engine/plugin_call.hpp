@@ -1,5 +1,5 @@
-// The ReplaySSM step's arguments as the plugin ABI's kda_call (named DLTensors and scalars,
-// contract.md's names in its order), and back.
+// A decode step's arguments as the plugin ABI's kda_call (named DLTensors and scalars,
+// contract.md's names in its order; an operator's absent tensors are NULL), and back.
 #pragma once
 #include <array>
 
@@ -9,10 +9,13 @@
 namespace kda::engine {
 
 inline constexpr const char* kReplaySsmOp = "kda_replayssm";
+inline constexpr const char* kPackedDecodeOp = "kda_packed_decode";  // no rings, write_pos or force_flush
+// Whether a plugin's `op` names one of these.
+bool known_plugin_op(const char* op);
 
 class PluginCall {
  public:
-  PluginCall(const StepArgs& args, void* stream);
+  PluginCall(const StepArgs& args, void* stream, const char* op = kReplaySsmOp);
   PluginCall(const PluginCall&) = delete;
   PluginCall& operator=(const PluginCall&) = delete;
   const kda_call* get() const { return &call_; }

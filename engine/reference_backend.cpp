@@ -1,4 +1,4 @@
-// The CPU reference as a backend: reference::replayssm_step on the host tensors.
+// The CPU reference as a backend: the operator's reference step on the host tensors.
 #include "engine/reference_backend.hpp"
 
 #include "contract/validate.hpp"
@@ -8,22 +8,25 @@ namespace {
 
 class ReferenceBackend final : public Backend {
  public:
-  ReferenceBackend(std::string name, reference::Rounding rounding) : name_(std::move(name)), rounding_(rounding) {}
+  ReferenceBackend(std::string name, reference::Rounding rounding, const OperatorDescription& op)
+      : name_(std::move(name)), rounding_(rounding), op_(op) {}
   std::string name() const override { return name_; }
   const Envelope& envelope() const override { return envelope_; }
-  void step(const StepArgs& host) override { reference::replayssm_step(host, rounding_); }
+  const OperatorDescription& op() const override { return op_; }
+  void step(const StepArgs& host) override { op_.reference_step(op_.bind(host), rounding_); }
 
  private:
   std::string name_;
   reference::Rounding rounding_;
+  const OperatorDescription& op_;
   Envelope envelope_;  // every dtype, size and layout the contract allows, on the CPU
 };
 
 }  // namespace
 
-std::unique_ptr<Backend> make_reference_backend(reference::Rounding rounding) {
+std::unique_ptr<Backend> make_reference_backend(reference::Rounding rounding, const OperatorDescription& op) {
   return std::make_unique<ReferenceBackend>(rounding == reference::Rounding::Kernel ? "reference" : "reference-double",
-                                            rounding);
+                                            rounding, op);
 }
 
 }  // namespace kda::engine

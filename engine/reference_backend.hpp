@@ -6,7 +6,8 @@
 
 namespace kda::engine {
 
-// Rounding::Kernel: "reference"; Rounding::Off: "reference-double".
-std::unique_ptr<Backend> make_reference_backend(reference::Rounding rounding);
+// The operator's reference step. Rounding::Kernel: "reference"; Rounding::Off: "reference-double".
+std::unique_ptr<Backend> make_reference_backend(reference::Rounding rounding,
+                                                const OperatorDescription& op = replayssm_operator());
 
 }  // namespace kda::engine

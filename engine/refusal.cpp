@@ -8,7 +8,7 @@ std::string refusal_problem(Backend& backend, const StepArgs& host) {
   const WrittenBytes before = snapshot_written(host);
   std::string raised;
   try {
-    backend.step(host);
+    backend.step(backend.op().bind(host));
   } catch (const std::exception& e) {
     raised = e.what();
   }

@@ -32,10 +32,14 @@ std::optional<HostTensor> stored(const TensorSpec& t) {
 }  // namespace
 
 std::optional<Expected> break_case(CaseTensors& t, const Mutation& m) {
+  return break_case(t, m, replayssm_error_inputs());
+}
+
+std::optional<Expected> break_case(CaseTensors& t, const Mutation& m, std::span<const ErrorInput> inputs) {
   const CaseConfig& c = t.config;
   const CallSpec valid = spec_of(t);
   MutationTarget target{valid, Dims{c.B, c.H, c.HV, c.K, c.V, c.L, c.slots}, c.B};
-  const MutationResult r = apply_mutations(replayssm_error_inputs(), target, {m});
+  const MutationResult r = apply_mutations(inputs, target, {m});
   if (!r.expected) return std::nullopt;
   HostTensor* tensors[] = {&t.mixed_qkv, &t.a,       &t.b,       &t.A_log, &t.dt_bias,           &t.initial_state,
                            &t.d_cache,   &t.k_cache, &t.g_cache, &t.out,   &t.ssm_state_indices, &t.write_pos};

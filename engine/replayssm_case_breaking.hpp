@@ -4,6 +4,7 @@
 // leaves in unused records); force_flush is added or dropped as the input says.
 #pragma once
 #include <optional>
+#include <span>
 
 #include "cases/case_tensors.hpp"
 #include "engine/error_inputs.hpp"
@@ -13,6 +14,9 @@ namespace kda::engine {
 // What the broken call must raise; nullopt (the case untouched) where the input declines on
 // this case or breaks it in a way host tensors cannot hold (a dtype outside the five the
 // harness stores, another device, a negative stride or elements that share memory).
+// `inputs`: the operator's error inputs (ReplaySSM's by default); the case's tensors hold a
+// ReplaySSM call, of which an operator without rings reads a part.
+std::optional<Expected> break_case(CaseTensors& t, const Mutation& m, std::span<const ErrorInput> inputs);
 std::optional<Expected> break_case(CaseTensors& t, const Mutation& m);
 
 }  // namespace kda::engine

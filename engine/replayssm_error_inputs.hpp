@@ -12,8 +12,8 @@ namespace kda::engine {
 
 const std::vector<ErrorInput>& replayssm_error_inputs();
 
-// The two halves of the list (replayssm_error_inputs_packed.cpp, replayssm_error_inputs_ring.cpp).
-std::vector<ErrorInput> packed_decode_error_inputs();
+// The two halves of the list (replayssm_error_inputs_packed.cpp: P0, W1, W2, V1-V22; replayssm_error_inputs_ring.cpp).
+std::vector<ErrorInput> validator_error_inputs();
 std::vector<ErrorInput> replayssm_ring_and_extension_error_inputs();
 
 }  // namespace kda::engine

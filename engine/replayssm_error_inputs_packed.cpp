@@ -24,7 +24,7 @@ void double_strides(TensorSpec& t) {
 
 }  // namespace
 
-std::vector<ErrorInput> packed_decode_error_inputs() {
+std::vector<ErrorInput> validator_error_inputs() {
   std::vector<ErrorInput> in;
   in.push_back({"P0", [](MutationTarget& t, uint32_t) -> Out {
     t.spec.at("mixed_qkv").reshape({});

@@ -197,7 +197,7 @@ std::vector<ErrorInput> replayssm_ring_and_extension_error_inputs() {
 
 const std::vector<ErrorInput>& replayssm_error_inputs() {
   static const std::vector<ErrorInput> list = [] {
-    std::vector<ErrorInput> all = packed_decode_error_inputs();
+    std::vector<ErrorInput> all = validator_error_inputs();
     for (ErrorInput& e : replayssm_ring_and_extension_error_inputs()) all.push_back(std::move(e));
     return all;
   }();

@@ -226,12 +226,15 @@ void copy_indices_as_reference_sees(const CaseTensors& gpu, CaseTensors& ref, co
 
 }  // namespace
 
-CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const StepMutator& mutate) {
+CaseReport run_vs_reference(const CaseConfig& given, Backend& backend, const StepMutator& mutate) {
+  const CaseConfig config = backend.op().fit_case(given);
   CaseReport r;
   r.config = config;
   r.backend = backend.name();
   r.backend_spec = backend.spec();
+  r.op = std::string(backend.op().name);
   r.against = "reference";
+  const OperatorDescription& op = backend.op();
   const ProfileBounds bounds = bounds_vs_reference(config, backend.profile());
   CaseTensors ref = materialize(config);
   CaseTensors gpu = materialize(config);
@@ -247,6 +250,9 @@ CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const St
     // A mutation lasts one step: afterwards the caller's own indices and cursors return.
     const HostTensor indices = gpu.ssm_state_indices, cursors = gpu.write_pos;
     if (mutate) mutate(gpu, t);
+    // A case's tensors are a ReplaySSM call (at L = 1 for an operator without rings, which
+    // then flushes every row): its rows are planned as ReplaySSM's, and the backend gets
+    // the arguments its operator takes.
     dims = validate(gpu.args(), kda::Backend::Cpu);
     plans = plan_rows(gpu.args(), dims);
     const bool any_rejected = std::any_of(plans.begin(), plans.end(), [](const RowPlan& p) { return p.rejected(); });
@@ -260,7 +266,7 @@ CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const St
 
     std::string refused;
     try {
-      backend.step(gpu.args());
+      backend.step(op.bind(gpu.args()));
     } catch (const std::bad_alloc&) {
       throw;  // the harness's own memory, not the backend's verdict
     } catch (const std::exception& e) {
@@ -285,7 +291,7 @@ CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const St
       r.failure = where + ": the backend refused a valid call: " + refused;
       return r;
     }
-    reference::replayssm_step(ref.args(), reference::Rounding::Kernel);
+    op.reference_step(op.bind(ref.args()), reference::Rounding::Kernel);
     ++r.tokens;
     if (r.failure.empty()) {
       if (status) {
@@ -316,11 +322,13 @@ CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const St
   return r;
 }
 
-CaseReport run_vs_truth(const CaseConfig& config, Backend& backend) {
+CaseReport run_vs_truth(const CaseConfig& given, Backend& backend) {
+  const CaseConfig config = backend.op().fit_case(given);
   CaseReport r;
   r.config = config;
   r.backend = backend.name();
   r.backend_spec = backend.spec();
+  r.op = std::string(backend.op().name);
   r.against = "truth";
   // A refusal by the backend ends the rollout as a failure; any other exception (the
   // harness's own: memory, a bad config) propagates.
@@ -333,14 +341,14 @@ CaseReport run_vs_truth(const CaseConfig& config, Backend& backend) {
         config,
         [&backend](const StepArgs& host) {
           try {
-            backend.step(host);
+            backend.step(backend.op().bind(host));
           } catch (const std::bad_alloc&) {
             throw;
           } catch (const std::exception& e) {
             throw Refused{e.what()};
           }
         },
-        bounds_vs_truth(config, backend.profile()));
+        bounds_vs_truth(config, backend.profile()), backend.op().beta_through_b);
   } catch (const Refused& e) {
     r.failure = "the backend refused a valid call: " + e.what;
     return r;

@@ -10,6 +10,9 @@
 //   - no byte outside what the step may write changed (envelope gaps, other slots, other
 //     ring records), and every device guard region is intact.
 // At the end every checkpoint and ring record the rows still depend on is compared again.
+// Both drivers judge the backend's operator (Backend::op()): the config is first made one of
+// its cases (OperatorDescription::fit_case), the reference is its reference step and the
+// truth its function (beta rounded through b's dtype or not).
 #pragma once
 #include <functional>
 #include <string>

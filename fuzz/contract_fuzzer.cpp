@@ -1,6 +1,7 @@
 // libFuzzer target: bytes -> the metadata of all sixteen arguments (metadata_decoder.hpp) ->
-// kda::validate(). validate() must accept, or raise exactly one catalog error; the oracle
-// (contract_oracle.hpp) judges either answer. Further properties of one call:
+// the contract of every operator of the table (engine/operator.hpp), each on the arguments it
+// takes (OperatorDescription::bind). Its validate must accept, or raise exactly one catalog
+// error; the oracle (contract_oracle.hpp) judges either answer. Further properties of one call:
 //   - the backend's device check comes last: a call rejected for Backend::Any is rejected
 //     with the same error for Backend::Cpu, and a call accepted for Cpu/Cuda is accepted for
 //     Any with the same Dims;
@@ -8,8 +9,8 @@
 //     golden error cases are stored) reads back into a call that validate() answers the same
 //     way, wherever JSON can carry the call (finite scale, the DLPack dtype codes and device
 //     numbers that the reader documents);
-//   - an accepted call, when small and on the CPU, runs through the reference step with
-//     fuzzed runtime values (contract_step_check.hpp).
+//   - an accepted ReplaySSM call, when small and on the CPU, runs through the reference step
+//     with fuzzed runtime values (contract_step_check.hpp, which restates ReplaySSM's step).
 // Anything else — another exception type, a crash, a sanitizer report — is a finding.
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -22,6 +23,7 @@
 
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
+#include "engine/operator.hpp"
 #include "fuzz/contract_oracle.hpp"
 #include "fuzz/contract_step_check.hpp"
 #include "fuzz/fuzz_finding.hpp"
@@ -57,10 +59,12 @@ std::string describe(const StepArgs& args, Backend backend) {
   return "call (JSON metadata):\n" + j.dump();
 }
 
-Outcome run_validate(const StepArgs& args, Backend backend) {
+using engine::OperatorDescription;
+
+Outcome run_validate(const OperatorDescription& op, const StepArgs& args, Backend backend) {
   Outcome o;
   try {
-    o.dims = validate(args, backend);
+    o.dims = op.validate(args, backend);
   } catch (const ContractError& e) {
     o.id = e.id();
     o.message = e.what();
@@ -86,17 +90,18 @@ bool json_can_carry(const StepArgs& args) {
   return true;
 }
 
-void check_json_round_trip(const StepArgs& args, Backend backend, const Outcome& expected) {
+void check_json_round_trip(const OperatorDescription& op, const StepArgs& args, Backend backend,
+                           const Outcome& expected) {
   if (!json_can_carry(args)) return;
   std::optional<StepTensors> back;
   try {
     const std::string text = call_metadata_json(args).dump();
-    back.emplace(parse_call_metadata(std::string_view(text)));
+    back.emplace(parse_call_metadata(std::string_view(text), op.tensors));
   } catch (const std::exception& e) {
     fuzz::finding(kTarget, std::string("call_metadata_json() wrote what parse_call_metadata() refuses: ") + e.what() +
                                "\n" + describe(args, backend));
   }
-  const Outcome again = run_validate(back->args(), backend);
+  const Outcome again = run_validate(op, op.bind(back->args()), backend);
   if (!(again == expected))
     fuzz::finding(kTarget, "validate() answers the JSON round trip differently: " + again.text() + " vs " +
                                expected.text() + "\n" + describe(args, backend));
@@ -137,33 +142,38 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     decoded = fuzz::decode_call(fdp);
   }
   fuzz::DecodedCall& call = *decoded;
-  const StepArgs args = call.meta.args();
   const Backend backend = call.backend;
+  for (const OperatorDescription* op_ptr : engine::operators()) {
+  const OperatorDescription& op = *op_ptr;
+  const StepArgs args = op.bind(call.meta.args());
   try {
-    const Outcome outcome = run_validate(args, backend);
+    const Outcome outcome = run_validate(op, args, backend);
     if (outcome.dims) {
-      if (std::string w = fuzz::judge_acceptance(args, backend, *outcome.dims); !w.empty())
-        fuzz::finding(kTarget, w + "\n" + describe(args, backend));
+      if (std::string w = fuzz::judge_acceptance(args, backend, *outcome.dims, op.name); !w.empty())
+        fuzz::finding(kTarget, std::string(op.name) + ": " + w + "\n" + describe(args, backend));
     } else {
-      if (std::string w = fuzz::judge_rejection(args, backend, ContractError(outcome.id, outcome.message)); !w.empty())
-        fuzz::finding(kTarget, w + "\n" + describe(args, backend));
+      if (std::string w = fuzz::judge_rejection(args, backend, ContractError(outcome.id, outcome.message), op.name);
+          !w.empty())
+        fuzz::finding(kTarget, std::string(op.name) + ": " + w + "\n" + describe(args, backend));
     }
     if (backend == Backend::Any && !outcome.dims) {
-      const Outcome cpu = run_validate(args, Backend::Cpu);
+      const Outcome cpu = run_validate(op, args, Backend::Cpu);
       if (!(cpu == outcome))
         fuzz::finding(kTarget, "Backend::Cpu changes a rejection: " + cpu.text() + " vs " + outcome.text() + "\n" +
                                    describe(args, backend));
     }
     if (backend != Backend::Any && outcome.dims) {
-      const Outcome any = run_validate(args, Backend::Any);
+      const Outcome any = run_validate(op, args, Backend::Any);
       if (!(any == outcome)) fuzz::finding(kTarget, "Backend::Any rejects a call accepted for a backend\n" + describe(args, backend));
     }
-    check_json_round_trip(args, backend, outcome);
-    if (outcome.dims)
+    check_json_round_trip(op, args, backend, outcome);
+    if (outcome.dims && &op == &engine::replayssm_operator())
       if (std::string w = fuzz::check_reference_step(args, *outcome.dims, fdp); !w.empty())
         fuzz::finding(kTarget, "reference step: " + w + "\n" + describe(args, backend));
   } catch (const std::exception& e) {
-    fuzz::finding(kTarget, std::string("uncaught ") + typeid(e).name() + ": " + e.what() + "\n" + describe(args, backend));
+    fuzz::finding(kTarget, std::string(op.name) + ": uncaught " + typeid(e).name() + ": " + e.what() + "\n" +
+                               describe(args, backend));
+  }
   }
   return 0;
 }

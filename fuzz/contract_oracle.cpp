@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -20,12 +21,18 @@ const DLTensor* written(const StepArgs& a, int i) {
   return w[i];
 }
 
+// The call's tensors (an operator's absent ones left out).
 std::vector<const DLTensor*> all_tensors(const StepArgs& a) {
-  std::vector<const DLTensor*> v = {a.mixed_qkv, a.a, a.b, a.A_log, a.dt_bias, a.initial_state, a.d_cache,
-                                    a.k_cache, a.g_cache, a.out, a.ssm_state_indices, a.write_pos};
-  if (a.force_flush) v.push_back(a.force_flush);
+  std::vector<const DLTensor*> v;
+  for (const DLTensor* t : {a.mixed_qkv, a.a, a.b, a.A_log, a.dt_bias, static_cast<const DLTensor*>(a.initial_state),
+                            static_cast<const DLTensor*>(a.d_cache), static_cast<const DLTensor*>(a.k_cache),
+                            static_cast<const DLTensor*>(a.g_cache), static_cast<const DLTensor*>(a.out),
+                            a.ssm_state_indices, a.write_pos, a.force_flush})
+    if (t) v.push_back(t);
   return v;
 }
+
+bool is_packed(std::string_view op) { return op == "kda_packed_decode"; }
 
 // The sizes that contract.md derives, read where the tensors have the dims (else 0/-1).
 struct Derived {
@@ -36,10 +43,10 @@ struct Derived {
 
 Derived derive(const StepArgs& a) {
   Derived d;
-  const DLTensor &qkv = *a.mixed_qkv, &st = *a.initial_state, &dc = *a.d_cache;
+  const DLTensor &qkv = *a.mixed_qkv, &st = *a.initial_state;
   if (qkv.ndim >= 1) d.B = qkv.shape[0];
   if (st.ndim == 4) d.HV = st.shape[1], d.V = st.shape[2], d.K = st.shape[3];
-  if (dc.ndim >= 3) d.L = dc.shape[2];
+  if (a.d_cache && a.d_cache->ndim >= 3) d.L = a.d_cache->shape[2];
   if (qkv.ndim == 2 && st.ndim == 4 && d.K > 0) {
     d.qk = static_cast<Wide>(qkv.shape[1]) - static_cast<Wide>(d.HV) * d.V;
     d.q = d.qk / 2;
@@ -65,6 +72,7 @@ std::optional<bool> any_overlap_or_negative(const StepArgs& a) {
     if (raw::has_negative_stride(*t)) return true;
   bool undecided = false;
   for (int i = 0; i < 5; ++i) {
+    if (!written(a, i)) continue;
     const auto o = raw::overlaps(*written(a, i));
     if (o && *o) return true;
     undecided |= !o.has_value();
@@ -91,11 +99,29 @@ bool any_too_large(const StepArgs& a) {
 }
 
 // Whether check `id`'s own condition holds for the call (nullopt: not decided here).
-std::optional<bool> condition_holds(std::string_view id, const StepArgs& a, Backend backend) {
+// The plain packed decode's conditions where they read `a` and `dt_bias` as given.
+std::optional<bool> packed_condition_holds(std::string_view id, const StepArgs& a, const Derived& d) {
+  const DLTensor &A = *a.a, &b = *a.b, &alog = *a.A_log, &dt = *a.dt_bias;
+  if (id == "V3") return A.ndim != 2 || b.ndim != 2;
+  if (id == "V4") return (A.ndim == 2 && raw::stride(A, -1) != 1) || (b.ndim == 2 && raw::stride(b, -1) != 1);
+  if (id == "V5") return alog.ndim != 1 || dt.ndim != 1;
+  if (id == "V6") return (alog.ndim == 1 && raw::stride(alog, 0) != 1) || (dt.ndim == 1 && raw::stride(dt, 0) != 1);
+  if (id == "V10") return (A.ndim >= 1 && A.shape[0] != d.B) || (b.ndim >= 1 && b.shape[0] != d.B);
+  if (id == "V15") return A.ndim == 2 && A.shape[1] != static_cast<Wide>(d.HV) * d.K;
+  return std::nullopt;
+}
+
+std::optional<bool> condition_holds(std::string_view id, const StepArgs& a, Backend backend, std::string_view op) {
   const DLTensor &qkv = *a.mixed_qkv, &A = *a.a, &b = *a.b, &alog = *a.A_log, &dt = *a.dt_bias;
-  const DLTensor &st = *a.initial_state, &out = *a.out, &idx = *a.ssm_state_indices, &wp = *a.write_pos;
+  const DLTensor &st = *a.initial_state, &out = *a.out, &idx = *a.ssm_state_indices;
   const DLTensor *ff = a.force_flush;
   const Derived d = derive(a);
+  if (is_packed(op))
+    if (const auto holds = packed_condition_holds(id, a, d)) return holds;
+  if (id.starts_with("R") || id == "X-VIEW-A" || id == "X-RING-SLOTS") {
+    if (!a.write_pos || !a.d_cache) return false;  // an operator without rings cannot raise them
+  }
+  const DLTensor& wp = a.write_pos ? *a.write_pos : idx;  // read by R1 and R2, which have it here
   if (id == "W1") return (A.ndim != 2 && A.ndim != 3) || !raw::contiguous(A);
   if (id == "W2") return (dt.ndim != 1 && dt.ndim != 2) || !raw::contiguous(dt);
   if (id == "V1") return qkv.ndim != 2;
@@ -149,7 +175,7 @@ std::optional<bool> condition_holds(std::string_view id, const StepArgs& a, Back
     for (const DLTensor* t : {a.mixed_qkv, a.a, a.b, a.A_log, a.dt_bias, static_cast<const DLTensor*>(a.initial_state),
                               static_cast<const DLTensor*>(a.d_cache), static_cast<const DLTensor*>(a.k_cache),
                               static_cast<const DLTensor*>(a.out)})
-      if (!raw::is_float_type(*t)) return true;
+      if (t && !raw::is_float_type(*t)) return true;
     return false;
   }
   if (id == "X-DTYPE-INDEX") return !raw::is_int32(idx) && !raw::dtype_is(idx, kDLInt, 64);
@@ -173,13 +199,16 @@ std::optional<bool> condition_holds(std::string_view id, const StepArgs& a, Back
 
 // The exact message of the templates that print plain numbers and shapes, rendered from the
 // catalog with the values restated from the metadata.
-std::optional<std::string> expected_message(std::string_view id, const StepArgs& a) {
+std::optional<std::string> expected_message(std::string_view id, const StepArgs& a, std::string_view op) {
   const Derived d = derive(a);
   const DLTensor &b = *a.b, &idx = *a.ssm_state_indices;
+  // ReplaySSM's flat `a` is 2-D with B rows; the plain packed decode's `a` is as given.
+  const int64_t a_ndim = is_packed(op) ? a.a->ndim : 2;
+  const int64_t a0 = !is_packed(op) ? d.B : a.a->ndim >= 1 ? a.a->shape[0] : 0;
   if (id == "V1") return catalog_message(id, {{"ndim", a.mixed_qkv->ndim}});
-  if (id == "V3") return catalog_message(id, {{"a.ndim", 2}, {"b.ndim", b.ndim}});
+  if (id == "V3") return catalog_message(id, {{"a.ndim", a_ndim}, {"b.ndim", b.ndim}});
   if (id == "V7") return catalog_message(id, {{"ndim", idx.ndim}});
-  if (id == "V10") return catalog_message(id, {{"B", d.B}, {"a0", d.B}, {"b0", b.shape[0]}});
+  if (id == "V10") return catalog_message(id, {{"B", d.B}, {"a0", a0}, {"b0", b.shape[0]}});
   if (id == "V11")
     return catalog_message(id, {{"tuple(ssm_state_indices.shape)", raw::tuple_text(raw::shape(idx))}, {"B", d.B}});
   if (id == "V12") return catalog_message(id, {{"ndim", a.initial_state->ndim}});
@@ -197,10 +226,12 @@ std::optional<std::string> expected_message(std::string_view id, const StepArgs&
 
 }  // namespace
 
-std::string judge_rejection(const StepArgs& args, Backend backend, const ContractError& error) {
+std::string judge_rejection(const StepArgs& args, Backend backend, const ContractError& error, std::string_view op) {
   const std::string message = error.what();
   const CatalogEntry* entry = find_catalog_entry(error.id());
   if (!entry) return fmt::format("id {} is not in the error catalog (message: {})", error.id(), message);
+  if (std::find(entry->operators.begin(), entry->operators.end(), op) == entry->operators.end())
+    return fmt::format("{}: the catalog does not list {} among the operators that raise it", error.id(), op);
   const std::vector<std::string> ids = catalog_ids_matching(message);
   if (ids != std::vector<std::string>{error.id()})
     return fmt::format("{}: the message is matched by the messagePattern of [{}], not by exactly its own entry: {}",
@@ -208,17 +239,18 @@ std::string judge_rejection(const StepArgs& args, Backend backend, const Contrac
   if (!entry->is_template() && message != entry->message)
     return fmt::format("{}: message differs from the catalog's fixed message:\n  got      {}\n  catalog  {}", error.id(),
                        message, entry->message);
-  if (const auto expected = expected_message(error.id(), args); expected && *expected != message)
+  if (const auto expected = expected_message(error.id(), args, op); expected && *expected != message)
     return fmt::format("{}: message differs from the one rebuilt from the metadata:\n  got      {}\n  expected {}",
                        error.id(), message, *expected);
-  if (const auto holds = condition_holds(error.id(), args, backend); holds && !*holds)
+  if (const auto holds = condition_holds(error.id(), args, backend, op); holds && !*holds)
     return fmt::format("{} raised, but its condition does not hold for this call: {}", error.id(), message);
   return "";
 }
 
-std::string judge_acceptance(const StepArgs& a, Backend backend, const Dims& dims) {
+std::string judge_acceptance(const StepArgs& a, Backend backend, const Dims& dims, std::string_view op) {
   const DLTensor &qkv = *a.mixed_qkv, &A = *a.a, &b = *a.b, &alog = *a.A_log, &dt = *a.dt_bias;
-  const DLTensor &st = *a.initial_state, &out = *a.out, &idx = *a.ssm_state_indices, &wp = *a.write_pos;
+  const DLTensor &st = *a.initial_state, &out = *a.out, &idx = *a.ssm_state_indices;
+  const bool packed = is_packed(op);
   std::vector<std::string> broken;
   const auto need = [&broken](bool ok, const char* what) {
     if (!ok) broken.push_back(what);
@@ -230,13 +262,19 @@ std::string judge_acceptance(const StepArgs& a, Backend backend, const Dims& dim
   }
   const int64_t B = qkv.shape[0], HV = st.shape[1], V = st.shape[2], K = st.shape[3];
   const Wide HVK = static_cast<Wide>(HV) * K;
-  need(B > 0, "B > 0 (a.view(B, -1))");
-  need((A.ndim == 2 || A.ndim == 3) && raw::contiguous(A), "a contiguous 2-D or 3-D");
-  const Wide a_numel = raw::numel(A);
-  need(a_numel >= raw::kWideSat || a_numel == raw::wmul(B, HVK), "a.numel() == B*HV*K");
+  if (packed) {
+    need(A.ndim == 2 && A.shape[0] == B && A.shape[1] == HVK && raw::stride(A, -1) == 1, "a [B, HV*K], unit last stride");
+    need(dt.ndim == 1 && dt.shape[0] == HVK && raw::stride(dt, 0) == 1, "dt_bias [HV*K], stride 1");
+  } else {
+    need(B > 0, "B > 0 (a.view(B, -1))");
+    need((A.ndim == 2 || A.ndim == 3) && raw::contiguous(A), "a contiguous 2-D or 3-D");
+    const Wide a_numel = raw::numel(A);
+    need(a_numel >= raw::kWideSat || a_numel == raw::wmul(B, HVK), "a.numel() == B*HV*K");
+    need((dt.ndim == 1 || dt.ndim == 2) && raw::contiguous(dt) && raw::numel(dt) == HVK,
+         "dt_bias contiguous, HV*K elements");
+  }
   need(b.ndim == 2 && b.shape[0] == B && b.shape[1] == HV && raw::stride(b, -1) == 1, "b [B, HV], unit last stride");
   need(alog.ndim == 1 && alog.shape[0] == HV && raw::stride(alog, 0) == 1, "A_log [HV], stride 1");
-  need((dt.ndim == 1 || dt.ndim == 2) && raw::contiguous(dt) && raw::numel(dt) == HVK, "dt_bias contiguous, HV*K elements");
   need(idx.ndim == 1 && idx.shape[0] == B, "ssm_state_indices [B]");
   need(raw::contiguous(out) && raw::shape(out) == std::vector<int64_t>{B, 1, HV, V}, "out contiguous (B, 1, HV, V)");
   need(raw::stride(st, -1) == 1, "initial_state unit last stride");
@@ -244,19 +282,24 @@ std::string judge_acceptance(const StepArgs& a, Backend backend, const Dims& dim
   const Wide H = dims.H;
   need(H >= 1 && HV % H == 0 && qkv.shape[1] == 2 * H * K + static_cast<Wide>(HV) * V,
        "mixed_qkv last dim == 2*H*K + HV*V with HV % H == 0");
-  need(wp.ndim == 1 && raw::is_int32(wp) && wp.shape[0] == B, "write_pos int32 [B]");
-  need(!a.force_flush || (a.force_flush->ndim == 1 && raw::is_int32(*a.force_flush) && a.force_flush->shape[0] == B),
-       "force_flush int32 [B] or absent");
-  const int64_t L = a.d_cache->ndim == 4 ? a.d_cache->shape[2] : 0, slots = st.shape[0];
-  need(L >= 1 && tail_is(*a.d_cache, HV, L, V) && a.d_cache->shape[0] == slots, "d_cache [slots, HV, L, V], L >= 1");
-  need(tail_is(*a.k_cache, H, L, K) && a.k_cache->shape[0] == slots, "k_cache [slots, H, L, K]");
-  need(tail_is(*a.g_cache, HV, L, K) && a.g_cache->shape[0] == slots, "g_cache [slots, HV, L, K]");
-  need(raw::dtype_is(*a.g_cache, kDLFloat, 32), "g_cache float32");
+  const int64_t slots = st.shape[0];
+  int64_t L = 0;
+  if (!packed) {
+    const DLTensor& wp = *a.write_pos;
+    need(wp.ndim == 1 && raw::is_int32(wp) && wp.shape[0] == B, "write_pos int32 [B]");
+    need(!a.force_flush || (a.force_flush->ndim == 1 && raw::is_int32(*a.force_flush) && a.force_flush->shape[0] == B),
+         "force_flush int32 [B] or absent");
+    L = a.d_cache->ndim == 4 ? a.d_cache->shape[2] : 0;
+    need(L >= 1 && tail_is(*a.d_cache, HV, L, V) && a.d_cache->shape[0] == slots, "d_cache [slots, HV, L, V], L >= 1");
+    need(tail_is(*a.k_cache, H, L, K) && a.k_cache->shape[0] == slots, "k_cache [slots, H, L, K]");
+    need(tail_is(*a.g_cache, HV, L, K) && a.g_cache->shape[0] == slots, "g_cache [slots, HV, L, K]");
+    need(raw::dtype_is(*a.g_cache, kDLFloat, 32), "g_cache float32");
+  }
   bool floats = true, devices = true, backend_ok = true;
   for (const DLTensor* t : {a.mixed_qkv, a.a, a.b, a.A_log, a.dt_bias, static_cast<const DLTensor*>(a.initial_state),
                             static_cast<const DLTensor*>(a.d_cache), static_cast<const DLTensor*>(a.k_cache),
                             static_cast<const DLTensor*>(a.out)})
-    floats &= raw::is_float_type(*t);
+    floats &= !t || raw::is_float_type(*t);
   need(floats, "float tensors float32/bfloat16/float16");
   need(raw::is_int32(idx) || raw::dtype_is(idx, kDLInt, 64), "ssm_state_indices int32/int64");
   for (const DLTensor* t : all_tensors(a)) {

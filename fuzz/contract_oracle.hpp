@@ -11,16 +11,22 @@
 //     overlap of huge tensors) are left undecided rather than re-derived.
 //   - An acceptance must satisfy every condition of contract.md and the extensions, and the
 //     returned Dims must be the ones the shapes give.
+// For the plain packed decode (op "kda_packed_decode") the same, with `a` and `dt_bias` as
+// given (no W1-W3) and no rings, write_pos or force_flush (null in args); a rejection must
+// also be an error the catalog says that operator raises.
 // Each function returns "" when the answer is right, else what is wrong.
 #pragma once
 #include <string>
+#include <string_view>
 
 #include "contract/contract_error.hpp"
 #include "contract/validate.hpp"
 
 namespace kda::fuzz {
 
-std::string judge_rejection(const StepArgs& args, Backend backend, const ContractError& error);
-std::string judge_acceptance(const StepArgs& args, Backend backend, const Dims& dims);
+std::string judge_rejection(const StepArgs& args, Backend backend, const ContractError& error,
+                            std::string_view op = "kda_replayssm");
+std::string judge_acceptance(const StepArgs& args, Backend backend, const Dims& dims,
+                             std::string_view op = "kda_replayssm");
 
 }  // namespace kda::fuzz

@@ -15,12 +15,15 @@
 // nothing else (byte footprint of every written tensor, device guard regions), and the
 // accepted rows match reference::replayssm_step within the dtype-derived bounds.
 // The backend is our CUDA kernel, or any other the engine knows (KDA_FUZZ_BACKEND, e.g.
-// plugin:/path/libmykernel.so); the case is fitted into its envelope. A backend that does not
+// plugin:/path/libmykernel.so), for the operator KDA_FUZZ_OP (default kda_replayssm); the
+// case is fitted into its envelope and made one of the operator's cases. An operator without
+// write_pos gets no cursor mutations. A backend that does not
 // report row status must refuse a step with a mutated row (and write nothing).
 // When the backend cannot be made here (no usable GPU for cuda) the target prints
 // "SKIPPED: <reason>" and exits 0.
 #include <fuzzer/FuzzedDataProvider.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -131,13 +134,15 @@ std::unique_ptr<engine::Backend>& backend() {
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   const char* spec = std::getenv("KDA_FUZZ_BACKEND");
   const std::string which = spec != nullptr && *spec != '\0' ? spec : "cuda";
+  const char* op = std::getenv("KDA_FUZZ_OP");
   try {
-    backend() = make_backend(which);
+    backend() = make_backend(which, find_operator(op != nullptr && *op != '\0' ? op : "kda_replayssm"));
   } catch (const std::exception& e) {
     std::printf("SKIPPED: kernel_fuzzer on backend %s: %s\n", which.c_str(), e.what());
     std::exit(0);
   }
-  std::printf("kernel_fuzzer: backend %s, envelope %s\n", backend()->name().c_str(),
+  std::printf("kernel_fuzzer: %s on backend %s, envelope %s\n", std::string(backend()->op().name).c_str(),
+              backend()->name().c_str(),
               backend()->envelope().describe().c_str());
   return 0;
 }
@@ -165,9 +170,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const std::optional<CaseConfig> fitted = backend()->envelope().fit(drawn);
   if (!fitted) return 0;
-  const CaseConfig& config = *fitted;
+  const CaseConfig config = backend()->op().fit_case(*fitted);
+  const auto& names = backend()->op().tensors;
+  const bool has_cursors = std::find(names.begin(), names.end(), "write_pos") != names.end();
   std::vector<RowMutation> mutations(static_cast<std::size_t>(config.steps * config.B));
-  for (RowMutation& m : mutations) m = decode_mutation(fdp, config);
+  for (RowMutation& m : mutations) {
+    m = decode_mutation(fdp, config);
+    if (!has_cursors && m.kind >= Bad::CursorMinus1) m = RowMutation{};
+  }
   try {
     const CaseReport r = run_vs_reference(config, *backend(), [&](CaseTensors& kernel_case, int64_t token) {
       mutate_step(kernel_case, &mutations[token * config.B]);

@@ -15,7 +15,10 @@
 // kda.purpose, kda.config (the CaseConfig line it was generated from), kda.steps, kda.scale,
 // kda.use_qk_l2norm_in_kernel ("true" | "false"), kda.lower_bound (a number or "none"),
 // kda.call (the call's metadata JSON, as `kda-harness validate` reads it), kda.generator,
-// kda.expected_id and kda.expected_message (errors), and kda.strides.<tensor> for every
+// kda.expected_id and kda.expected_message (errors), kda.op (the operator, when not
+// kda_replayssm: a plain packed decode case stores its call's tensors as the ReplaySSM call
+// at L = 1 that its case config materializes; kda.call is its own call), and
+// kda.strides.<tensor> for every
 // tensor whose original layout is not compact: the file stores it compact, and decoding
 // re-creates the original strides (the bytes between elements are 0xFF, NaN in every float
 // dtype, as the case generator leaves them).
@@ -41,6 +44,7 @@ inline constexpr const char* kFormatTag = "kda-golden/1";
 
 struct GoldenCase {
   std::string name, purpose;
+  std::string op = "kda_replayssm";  // kda.op, written only for another operator
   CaseKind kind = CaseKind::Step;
   std::optional<CaseConfig> config;  // absent in a user's dump
   int64_t steps = 1;

@@ -228,6 +228,7 @@ std::vector<GoldenSpec> build() {
   add_feature_cases(out);
   add_dtype_cases(out);
   add_error_cases(out);
+  add_packed_decode_cases(out);
   std::set<std::string> names;
   for (const auto& s : out)
     if (!names.insert(s.name).second) throw std::logic_error("golden_specs: duplicate case name " + s.name);

@@ -25,6 +25,7 @@ const char* feature_name(Feature f);
 
 struct GoldenSpec {
   std::string name, purpose;
+  std::string op = "kda_replayssm";  // the operator (engine/operator.hpp) the case calls
   CaseConfig config;
   // step -> force_flush value per row, replacing the generator's draw for that step (the
   // scripted flush of a case that must flush at a given step). force_flush is a per-token
@@ -37,6 +38,9 @@ struct GoldenSpec {
   uint32_t error_variant = 0;
   bool is_error() const { return !error_input.empty(); }
 };
+
+// The plain packed decode's cases (packed_decode_golden_cases.cpp), after ReplaySSM's.
+void add_packed_decode_cases(std::vector<GoldenSpec>& out);
 
 // Every case of the set, in a fixed order, names unique.
 const std::vector<GoldenSpec>& golden_specs();

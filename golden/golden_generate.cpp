@@ -8,6 +8,7 @@
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
 #include "engine/replayssm_case_breaking.hpp"
+#include "engine/operator.hpp"
 #include "engine/replayssm_error_inputs.hpp"
 #include "reference/replayssm_step.hpp"
 
@@ -61,7 +62,9 @@ GoldenCase header_of(const GoldenSpec& spec, CaseTensors& t) {
   c.l2norm = spec.config.l2norm;
   c.lower_bound = spec.config.lower_bound;
   c.generator = kGeneratorTag;
-  c.call_json = call_metadata_json(t.args()).dump();
+  c.op = spec.op;
+  const engine::OperatorDescription& op = engine::find_operator(spec.op);
+  c.call_json = call_metadata_json(op.bind(t.args())).dump();
   return c;
 }
 
@@ -97,9 +100,9 @@ HostTensor checkpoint_of(const HostTensor& state, int64_t slot) {
 // Breaks the valid call of the spec's config with its error input (tensors it changed are
 // rebuilt, 0xFF bytes) and returns what the call must raise.
 engine::Expected break_call(const GoldenSpec& spec, CaseTensors& t) {
-  const auto& inputs = engine::replayssm_error_inputs();
+  const auto& inputs = engine::find_operator(spec.op).error_inputs();
   const engine::Mutation m{engine::error_input_index(inputs, spec.error_input), spec.error_variant};
-  const std::optional<engine::Expected> expected = engine::break_case(t, m);
+  const std::optional<engine::Expected> expected = engine::break_case(t, m, inputs);
   if (!expected) throw GenerationError(spec.name + ": the error input does not apply to this config");
   return *expected;
 }
@@ -115,7 +118,8 @@ GoldenCase generate_error(const GoldenSpec& spec) {
   store_step_inputs(c, t, 0);
   // The stated error must be what the reference raises, before it writes anything.
   try {
-    reference::replayssm_step(t.args(), reference::Rounding::Kernel);
+    const engine::OperatorDescription& op = engine::find_operator(spec.op);
+    op.reference_step(op.bind(t.args()), reference::Rounding::Kernel);
   } catch (const ContractError& e) {
     if (e.id() != expected.id || e.what() != expected.message)
       throw GenerationError(fmt::format("{}: expected {} \"{}\", the reference raised {} \"{}\"", spec.name,
@@ -158,6 +162,7 @@ std::set<Feature> row_features(const GoldenSpec& spec) {
 
 GoldenCase generate_case(const GoldenSpec& spec) {
   if (spec.is_error()) return generate_error(spec);
+  const engine::OperatorDescription& op = engine::find_operator(spec.op);
   CaseTensors t = materialize(spec.config);
   const HostTensor out_buffer = t.out;  // NaN bytes: every step must write all of out
   GoldenCase c = header_of(spec, t);
@@ -169,7 +174,7 @@ GoldenCase generate_case(const GoldenSpec& spec) {
     note_features(t, step, seen);
     store_step_inputs(c, t, step);
     std::memcpy(t.out.storage().data(), out_buffer.storage().data(), out_buffer.storage().size());
-    reference::replayssm_step(t.args(), reference::Rounding::Kernel);
+    op.reference_step(op.bind(t.args()), reference::Rounding::Kernel);
     c.tensors.emplace(step_name(c, step, "expected.out"), t.out);
     for (int64_t row = 0; row < spec.config.B && step + 1 < c.steps; ++row) {
       const auto slot = static_cast<int64_t>(t.ssm_state_indices.get_linear(row));

@@ -19,6 +19,7 @@ struct ManifestEntry {
   int64_t steps = 1;
   int64_t bytes = 0;
   std::string sha256;
+  std::string op = "kda_replayssm";  // the operator; "op" is written only for another one
 };
 
 struct Manifest {

@@ -95,7 +95,7 @@ RegenReport regen(const RegenOptions& o) {
     report.total_bytes += rc.bytes;
     manifest.cases.push_back({spec.name, file_field(o.manifest, path), c.kind == CaseKind::Step ? "step" : "error",
                               spec.purpose, to_string(spec.config), c.steps, rc.bytes,
-                              sha256_hex(std::span<const std::byte>(bytes))});
+                              sha256_hex(std::span<const std::byte>(bytes)), spec.op});
     report.cases.push_back(std::move(rc));
   }
   if (fs::exists(o.dir))

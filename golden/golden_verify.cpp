@@ -74,13 +74,13 @@ void fold(Comparison& into, const std::vector<double>& e, const std::vector<doub
 
 void verify_error(const GoldenCase& c, engine::Backend& backend, CaseVerification& r) {
   StepTensors call = load_call(c);
-  if (!c.call_json.empty() && call_metadata_json(call.args()).dump() != c.call_json)
+  if (!c.call_json.empty() && call_metadata_json(backend.op().bind(call.args())).dump() != c.call_json)
     r.failure = "kda.call does not describe the case's tensors";
   std::vector<std::vector<std::byte>> before;
   for (auto& [name, t] : written_tensors(call)) before.push_back(t->storage());
   const engine::WrittenBytes written_before = engine::snapshot_written(call.args());
   try {
-    backend.step(call.args());
+    backend.step(backend.op().bind(call.args()));
     r.failure = fmt::format("accepted a call that must raise {}", c.expected_id);
     return;
   } catch (const ContractError& e) {
@@ -159,6 +159,10 @@ CaseVerification verify_case(const GoldenCase& c, engine::Backend& backend) {
   r.name = c.name;
   r.backend = backend.name();
   r.kind = c.kind;
+  if (c.op != backend.op().name) {
+    r.failure = fmt::format("a case of {}, but the backend implements {}", c.op, backend.op().name);
+    return r;
+  }
   try {
     if (c.kind == CaseKind::Error) {
       verify_error(c, backend, r);
@@ -189,7 +193,7 @@ CaseVerification verify_case(const GoldenCase& c, engine::Backend& backend) {
       const StepExpectation x = model.step(call.args());
       for (auto& g : gaps) g.snapshot();
       const engine::WrittenBytes before = engine::snapshot_written(call.args());
-      backend.step(call.args());
+      backend.step(backend.op().bind(call.args()));
       check_backend_state(backend, call.args(), d, t);
       if (r.failure.empty())
         if (const std::string f = engine::footprint_violation(before, call.args(), d, engine::plan_rows(call.args(), d));

@@ -9,6 +9,8 @@
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
 #include "kernels/launch_mutants.hpp"
+#include "contract/validate_packed_decode.hpp"
+#include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_params.hpp"
 
 namespace kda::cuda {
@@ -63,15 +65,15 @@ detail::ReplayParams make_params(const StepArgs& a, const Dims& d, DLTensor* row
   p.A_log = ref(*a.A_log);
   p.dt_bias = split_last(*a.dt_bias, d.K, 0);
   p.state = ref(*a.initial_state);
-  p.d_cache = ref(*a.d_cache);
-  p.k_cache = ref(*a.k_cache);
-  p.g_cache = ref(*a.g_cache);
+  if (a.d_cache != nullptr) p.d_cache = ref(*a.d_cache);  // absent for the plain packed decode
+  if (a.k_cache != nullptr) p.k_cache = ref(*a.k_cache);
+  if (a.g_cache != nullptr) p.g_cache = ref(*a.g_cache);
   p.out = ref(*a.out);  // [B, 1, HV, V]: drop the size-1 dim
   p.out.stride[1] = p.out.stride[2];
   p.out.stride[2] = p.out.stride[3];
   p.out.stride[3] = 0;
   p.indices = ref(*a.ssm_state_indices);
-  p.write_pos = ref(*a.write_pos);
+  if (a.write_pos != nullptr) p.write_pos = ref(*a.write_pos);
   if (a.force_flush != nullptr) p.force_flush = ref(*a.force_flush);
   if (row_status != nullptr) p.row_status = ref(*row_status);
   p.scale = static_cast<float>(a.scale);
@@ -107,10 +109,10 @@ void dense_layouts(ReplayParams& p) {
 
 }  // namespace detail
 
-Dims replayssm_decode(const StepArgs& args, cudaStream_t stream, DLTensor* row_status) {
-  const Dims dims = validate(args, Backend::Cuda);
-  if (row_status != nullptr) check_row_status(*row_status, *args.mixed_qkv, dims.B);
-  const detail::ReplayParams p = make_params(args, dims, row_status);
+namespace {
+
+// Launches p on the tensors' device.
+void launch(const StepArgs& args, const detail::ReplayParams& p, cudaStream_t stream) {
   if (detail::replayssm_blocks(p) > 0x7fffffff)
     throw std::invalid_argument("replayssm_decode: B*HV*V tiles exceed the grid limit");
 
@@ -122,6 +124,25 @@ Dims replayssm_decode(const StepArgs& args, cudaStream_t stream, DLTensor* row_s
   const cudaError_t launched = detail::launch_replayssm(p, stream);
   if (device != current) check_cuda(cudaSetDevice(current), "cudaSetDevice (restore)");
   check_cuda(launched, "kernel launch");
+}
+
+}  // namespace
+
+Dims replayssm_decode(const StepArgs& args, cudaStream_t stream, DLTensor* row_status) {
+  const Dims dims = validate(args, Backend::Cuda);
+  if (row_status != nullptr) check_row_status(*row_status, *args.mixed_qkv, dims.B);
+  launch(args, make_params(args, dims, row_status), stream);
+  return dims;
+}
+
+Dims packed_decode(const StepArgs& given, cudaStream_t stream, DLTensor* row_status) {
+  const StepArgs args = packed_decode_args(given);
+  const Dims dims = validate_packed_decode(args, Backend::Cuda);
+  if (row_status != nullptr) check_row_status(*row_status, *args.mixed_qkv, dims.B);
+  detail::ReplayParams p = make_params(args, dims, row_status);
+  p.L = 1;  // one token, flushed: ReplaySSM's L = 1 path
+  p.plain = true;
+  launch(args, p, stream);
   return dims;
 }
 

@@ -27,6 +27,8 @@ struct RowVerdict {
   bool flush = false;
 };
 
+// kPlain (the plain packed decode): no write_pos, cursor 0, every row flushes.
+template <bool kPlain = false>
 __device__ __forceinline__ RowVerdict row_values(const ReplayParams& p, int64_t row) {
   RowVerdict r;
   r.slot = load_int(p.indices, row);
@@ -35,6 +37,10 @@ __device__ __forceinline__ RowVerdict row_values(const ReplayParams& p, int64_t 
     return r;
   }
   if (r.slot >= p.slots) r.status |= kRowSlotOutOfRange;
+  if constexpr (kPlain) {
+    r.flush = true;
+    return r;
+  }
   r.cursor = reinterpret_cast<const int32_t*>(p.write_pos.ptr)[row * p.write_pos.stride[0]];
   if (r.cursor < 0 || r.cursor >= p.L) r.status |= kRowCursorOutOfRange;
   const bool forced =
@@ -74,8 +80,17 @@ __device__ __forceinline__ float beta_of(float b, int32_t b_dtype) {
   return round_to(b_dtype, 1.0f / (1.0f + e));
 }
 
+// The plain packed decode's beta: the same float32 sigmoid, not rounded through b's dtype.
+__device__ __forceinline__ float beta_plain(float b) {
+  const float e = static_cast<float>(exp(-static_cast<double>(b)));
+  return 1.0f / (1.0f + e);
+}
+
+template <bool kPlain = false>
 __device__ __forceinline__ float head_beta(const ReplayParams& p, int64_t row, int64_t hv) {
-  return beta_of(load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype), p.b.dtype);
+  const float b = load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype);
+  if constexpr (kPlain) return beta_plain(b);
+  return beta_of(b, p.b.dtype);
 }
 
 // Element offsets of q, k (query head h) and v (value head hv) of a row in mixed_qkv.

@@ -45,6 +45,10 @@ struct ReplayParams {
   // kernels then stage those blocks with no per-CTA alignment decisions (dense_layouts()).
   bool rings_dense = false;  // d_cache, k_cache and g_cache
   bool state_dense = false;  // initial_state
+  // The plain packed decode (spec/packed-decode.md): L = 1, no rings, write_pos or
+  // force_flush (null); every row flushes at cursor 0, and beta stays float32 instead of
+  // going through b's dtype. Selects the kernels' kPlain instantiation.
+  bool plain = false;
 };
 
 // Sets rings_dense and state_dense from the tensors' addresses and strides.

@@ -128,7 +128,8 @@ __device__ __forceinline__ float record_coefficients(const float (&ring_w)[kReco
 
 // SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)
 // move as straight vector accesses.
-template <int NC, int32_t SDT>
+// kPlain: the plain packed decode (ReplayParams::plain).
+template <int NC, int32_t SDT, bool kPlain>
 __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ring_kernel(const ReplayParams p) {
   __shared__ __align__(16) HeadShared sh;
   extern __shared__ __align__(16) char rows_tile[];  // the tile: the CTA's checkpoint rows [cta_rows][K]
@@ -146,7 +147,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
 
   // Memory round 1: everything that does not depend on the slot, all in flight together.
   const QkvOffsets qkv = qkv_offsets(p, row, hv, h);
-  RowVerdict r = row_values(p, row);
+  RowVerdict r = row_values<kPlain>(p, row);
   float q_raw = 0.0f, k_raw = 0.0f, gate_c = 0.0f, v_raw = 0.0f;
   if (column) {
     q_raw = load_float(p.qkv.ptr, qkv.q0 + tid, p.qkv.dtype);
@@ -193,7 +194,10 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   }
   cp_async_commit();
   // beta (a double exp) by one thread that computes no column, while the copies land.
-  if (tid == blockDim.x - 1) beta_sh = beta_of(b_raw, p.b.dtype);
+  if (tid == blockDim.x - 1) {
+    if constexpr (kPlain) beta_sh = beta_plain(b_raw);
+    else beta_sh = beta_of(b_raw, p.b.dtype);
+  }
   cp_async_wait_prior<1>();
   if (__syncthreads_or(dup)) r.status |= kRowDuplicateSlot;
   publish_row_status(p, row, hv, vc, r.status);
@@ -372,13 +376,12 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   }
 }
 
-}  // namespace
-
-cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stream) {
+template <bool kPlain>
+cudaError_t launch_short_ring(const ReplayParams& p, cudaStream_t stream) {
   return launch_instantiation(p, [&](auto nc, auto sdt) {
     constexpr int NC = decltype(nc)::value;
     constexpr int32_t SDT = decltype(sdt)::value;
-    const auto kernel = replayssm_short_ring_kernel<NC, SDT>;
+    const auto kernel = replayssm_short_ring_kernel<NC, SDT, kPlain>;
     constexpr int max_tile = max_tile_bytes<NC, SDT>();
     int tile = 0;
     if constexpr (max_tile > 0) {
@@ -403,6 +406,12 @@ cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stre
     kernel<<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kRowsPerWarp), tile, stream>>>(p);
     return cudaGetLastError();
   });
+}
+
+}  // namespace
+
+cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stream) {
+  return p.plain ? launch_short_ring<true>(p, stream) : launch_short_ring<false>(p, stream);
 }
 
 }  // namespace kda::cuda::detail

@@ -33,8 +33,9 @@ constexpr int kRecordChunk = 16;  // ring deltas staged in shared memory per pas
 constexpr int NC = 4;  // columns per lane: a chunk is 128 columns
 
 // Warp-uniform: every lane returns the same verdict.
+template <bool kPlain>
 __device__ RowVerdict judge_row(const ReplayParams& p, int64_t row) {
-  RowVerdict r = row_values(p, row);
+  RowVerdict r = row_values<kPlain>(p, row);
   if (r.slot >= 0 && __any_sync(kFullMask, slot_taken_elsewhere(p, row, r.slot, threadIdx.x & 31, 32)))
     r.status |= kRowDuplicateSlot;
   return r;
@@ -71,6 +72,7 @@ __device__ bool load_qk(const ReplayParams& p, const Token& t, int64_t chunk, fl
   return true;
 }
 
+template <bool kPlain>
 __device__ Token make_token(const ReplayParams& p, int64_t row, int64_t hv) {
   Token t;
   t.row = row;
@@ -99,7 +101,7 @@ __device__ Token make_token(const ReplayParams& p, int64_t row, int64_t hv) {
     for (int n = 0; n < NC; ++n) kq += (k[n] / t.k_norm) * (q[n] / t.q_norm * p.scale);
   }
   t.kq = warp_sum(kq);
-  t.beta = head_beta(p, row, hv);
+  t.beta = head_beta<kPlain>(p, row, hv);
   t.A = head_A(p, hv);
   return t;
 }
@@ -195,6 +197,8 @@ __device__ void store_checkpoint(const ReplayParams& p, const RowVerdict& r, int
   }
 }
 
+// kPlain: the plain packed decode (ReplayParams::plain).
+template <bool kPlain>
 __global__ void __launch_bounds__(kWarpsPerCta * 32, 4) replayssm_step_kernel(const ReplayParams p) {
   __shared__ __align__(16) float staged_deltas[kWarpsPerCta][kRecordChunk * kRowsPerWarp];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -208,14 +212,14 @@ __global__ void __launch_bounds__(kWarpsPerCta * 32, 4) replayssm_step_kernel(co
   const int nrows = static_cast<int>(min64(kRowsPerWarp, p.V - v_first));
   const int64_t out_row = row * p.out.stride[0] + hv * p.out.stride[1];
 
-  const RowVerdict r = judge_row(p, row);
+  const RowVerdict r = judge_row<kPlain>(p, row);
   if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && threadIdx.x == 0)
     reinterpret_cast<int32_t*>(p.row_status.ptr)[row * p.row_status.stride[0]] = r.status;
   if (r.status != kRowOk) {
     if (lane < nrows) store_float(p.out.ptr, out_row + (v_first + lane) * p.out.stride[2], p.out.dtype, 0.0f);
     return;
   }
-  const Token t = make_token(p, row, hv);
+  const Token t = make_token<kPlain>(p, row, hv);
   const int64_t chunks = p.K / (32 * NC);
   float* staged = staged_deltas[warp];
 
@@ -269,8 +273,8 @@ int64_t replayssm_wide_blocks(const ReplayParams& p) {
 
 cudaError_t launch_replayssm_wide(const ReplayParams& p, cudaStream_t stream) {
   const int64_t warps = min64(kWarpsPerCta, (p.V + kRowsPerWarp - 1) / kRowsPerWarp);
-  replayssm_step_kernel<<<static_cast<unsigned>(replayssm_wide_blocks(p)), static_cast<unsigned>(32 * warps), 0,
-                          stream>>>(p);
+  const auto kernel = p.plain ? replayssm_step_kernel<true> : replayssm_step_kernel<false>;
+  kernel<<<static_cast<unsigned>(replayssm_wide_blocks(p)), static_cast<unsigned>(32 * warps), 0, stream>>>(p);
   return cudaGetLastError();
 }
 

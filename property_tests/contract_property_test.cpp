@@ -1,14 +1,14 @@
-// The contract's main property: a random VALID call is accepted with the right dims; a random
-// set of error inputs (engine/replayssm_error_inputs.hpp) then raises the id and exact message
-// of the earliest mutated check, and every raised message matches exactly one catalog
-// pattern. The case count comes from RC_PARAMS (ctest sets max_success=10000).
+// The contract's main property, for every operator of the table (engine/operator.hpp): a
+// random VALID call is accepted with the right dims; a random set of the operator's error
+// inputs then raises the id and exact message of the earliest mutated check, and every raised
+// message matches exactly one catalog pattern, an entry that names the operator. The case
+// count comes from RC_PARAMS (ctest sets max_success=10000).
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include "contract/error_catalog.hpp"
 #include "contract/validate.hpp"
-#include "engine/replayssm_call.hpp"
-#include "engine/replayssm_error_inputs.hpp"
+#include "engine/operator.hpp"
 #include "property_tests/rc_chooser.hpp"
 
 namespace kda::test {
@@ -18,11 +18,11 @@ using engine::CallConfig;
 using engine::CallSpec;
 using engine::Expected;
 
-// Runs validate() and returns the error it raised (id empty when it accepted).
-Expected run(const CallSpec& spec, Dims* dims = nullptr) {
+// Runs the operator's validate() and returns the error it raised (id empty when it accepted).
+Expected run(const engine::OperatorDescription& op, const CallSpec& spec, Dims* dims = nullptr) {
   engine::BuiltCall call(spec);
   try {
-    const Dims d = validate(engine::step_args(call), spec.backend);
+    const Dims d = op.validate(op.bind(engine::step_args(call)), spec.backend);
     if (dims) *dims = d;
     return {};
   } catch (const ContractError& e) {
@@ -30,20 +30,25 @@ Expected run(const CallSpec& spec, Dims* dims = nullptr) {
   }
 }
 
+bool names_operator(const std::string& id, std::string_view op) {
+  const CatalogEntry* e = find_catalog_entry(id);
+  return e && std::find(e->operators.begin(), e->operators.end(), op) != e->operators.end();
+}
+
 RC_GTEST_PROP(ContractProperty, ValidCallsPassAndEarliestMutationWins, ()) {
-  const CallConfig config = *testing::gen_call_config(engine::limits::contract_calls()).as("config");
-  const testing::MutationSet mutations = *testing::gen_mutation_set().as("mutations");
+  const engine::OperatorDescription& op = **rc::gen::elementOf(engine::operators()).as("operator");
+  const CallConfig config = *testing::gen_call_config(engine::limits::contract_calls(), op).as("config");
+  const testing::MutationSet mutations = *testing::gen_mutation_set(4, op).as("mutations");
 
-  const CallSpec valid = engine::make_valid_spec(config);
+  const CallSpec valid = op.valid_spec(config);
   Dims dims;
-  const Expected base = run(valid, &dims);
+  const Expected base = run(op, valid, &dims);
   RC_ASSERT(base.id == "");
-  RC_ASSERT(dims == config.dims());
+  RC_ASSERT(dims == op.dims_of(config));
 
-  engine::MutationTarget target{valid, config.dims(), config.B};
-  const engine::MutationResult result =
-      engine::apply_mutations(engine::replayssm_error_inputs(), target, mutations.items);
-  const Expected raised = run(target.spec);
+  engine::MutationTarget target{valid, op.dims_of(config), config.B};
+  const engine::MutationResult result = engine::apply_mutations(op.error_inputs(), target, mutations.items);
+  const Expected raised = run(op, target.spec);
   if (!result.expected) {
     RC_TAG(std::string("accepted"));
     RC_ASSERT(raised.id == "");
@@ -53,6 +58,7 @@ RC_GTEST_PROP(ContractProperty, ValidCallsPassAndEarliestMutationWins, ()) {
   RC_ASSERT(raised.id == result.expected->id);
   RC_ASSERT(raised.message == result.expected->message);
   RC_ASSERT(catalog_ids_matching(raised.message) == std::vector<std::string>{raised.id});
+  RC_ASSERT(names_operator(raised.id, op.name));
 }
 
 // Every error input, alone, on a few fixed configs and each of its variants: the raised error
@@ -75,30 +81,33 @@ TEST(ContractMutations, EachMutationAloneRaisesItsOwnCheck) {
   configs[2].force_flush = false;
   configs[2].B = 7;
   configs[3].B = configs[3].H = configs[3].group = configs[3].K = configs[3].V = configs[3].L = configs[3].slots = 1;
-  const auto& inputs = engine::replayssm_error_inputs();
-  int applied = 0, declined = 0;
-  for (const CallConfig& c : configs) {
-    for (std::size_t input = 0; input < inputs.size(); ++input) {
-      for (uint32_t variant = 0; variant < 48; ++variant) {
-        engine::MutationTarget t{engine::make_valid_spec(c), c.dims(), c.B};
-        const engine::Mutation m{input, variant};
-        const engine::MutationResult r = engine::apply_mutations(inputs, t, {m});
-        if (!r.expected) {
-          ++declined;
-          continue;
+  for (const engine::OperatorDescription* op : engine::operators()) {
+    SCOPED_TRACE(std::string(op->name));
+    const auto& inputs = op->error_inputs();
+    int applied = 0, declined = 0;
+    for (const CallConfig& c : configs) {
+      for (std::size_t input = 0; input < inputs.size(); ++input) {
+        for (uint32_t variant = 0; variant < 48; ++variant) {
+          engine::MutationTarget t{op->valid_spec(c), op->dims_of(c), c.B};
+          const engine::Mutation m{input, variant};
+          const engine::MutationResult r = engine::apply_mutations(inputs, t, {m});
+          if (!r.expected) {
+            ++declined;
+            continue;
+          }
+          ++applied;
+          const Expected raised = run(*op, t.spec);
+          ASSERT_EQ(raised.id, r.expected->id) << inputs[input].label << "#" << variant << " on " << to_string(c);
+          ASSERT_EQ(raised.message, r.expected->message) << inputs[input].label << "#" << variant;
         }
-        ++applied;
-        const Expected raised = run(t.spec);
-        ASSERT_EQ(raised.id, r.expected->id) << inputs[input].label << "#" << variant << " on " << to_string(c);
-        ASSERT_EQ(raised.message, r.expected->message) << inputs[input].label << "#" << variant;
       }
     }
+    // On the first three configs no input declines; on the K = V = 1 one only V8 (one-element
+    // out) and V21 (every q size divides by K = 1) do.
+    const int per_config = static_cast<int>(inputs.size()) * 48;
+    EXPECT_EQ(declined, 2 * 48);
+    EXPECT_EQ(applied, 4 * per_config - declined);
   }
-  // On the first three configs no input declines; on the K = V = 1 one only V8 (one-element
-  // out) and V21 (every q size divides by K = 1) do.
-  const int per_config = static_cast<int>(inputs.size()) * 48;
-  EXPECT_EQ(declined, 2 * 48);
-  EXPECT_EQ(applied, 4 * per_config - declined);
 }
 
 }  // namespace

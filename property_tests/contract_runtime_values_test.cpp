@@ -68,7 +68,10 @@ TEST(ContractRuntimeValues, RefusesIndicesThatAreNotOnTheHost) {
   HostTensor meta = HostTensor::metadata(to_dl(ScalarType::Int32), {2}, {1}, {kDLCPU, 0});
   args.write_pos = &meta.dl();  // no data
   EXPECT_THROW(check_runtime_values(args, dims), std::invalid_argument);
+  // An operator without rings has no write_pos: only the slot checks run.
   args.write_pos = nullptr;
+  EXPECT_NO_THROW(check_runtime_values(args, dims));
+  args.ssm_state_indices = nullptr;
   EXPECT_THROW(check_runtime_values(args, dims), std::invalid_argument);
 }
 

@@ -4,6 +4,7 @@
 # explore further by hand.
 set(kda_reference_suites
   reference_key_property
+  reference_operators_key_property
   reference_properties
   reference_footprint
   reference_cases

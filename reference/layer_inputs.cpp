@@ -27,9 +27,12 @@ TokenInputs<Scalar> load_token(const StepArgs& args, const Dims& dims) {
   TokenInputs<Scalar> in;
   in.slot = io::read_indices(*args.ssm_state_indices);
   const int64_t qkv_dim = 2 * dims.H * dims.K + dims.HV * dims.V;
-  // mixed_qkv and b: unit last stride (V2, V4), any row stride; a: contiguous (W1).
+  // mixed_qkv and b: unit last stride (V2, V4), any row stride. a: contiguous (W1) for
+  // ReplaySSM, which may make it 3-D; 2-D with a unit last stride (V3, V4) for the plain
+  // packed decode, whose rows may be padded.
   io::gather(*args.mixed_qkv, {0, dims.B, io::stride_of(*args.mixed_qkv, 0), qkv_dim, 1}, in.qkv);
-  io::gather(*args.a, {0, dims.B, dims.HV * dims.K, dims.HV * dims.K, 1}, in.a);
+  const int64_t a_row_stride = args.a->ndim == 2 ? io::stride_of(*args.a, 0) : dims.HV * dims.K;
+  io::gather(*args.a, {0, dims.B, a_row_stride, dims.HV * dims.K, 1}, in.a);
   io::gather(*args.b, {0, dims.B, io::stride_of(*args.b, 0), dims.HV, 1}, in.b);
   return in;
 }

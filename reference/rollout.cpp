@@ -39,10 +39,12 @@ Matrix<double> read_block(const DLTensor& t, int64_t i0, int64_t i1, int64_t row
   return m;
 }
 
-RolloutReport play(const CaseConfig& config, const Subject& subject, const RolloutBounds& bounds, CaseTensors& t) {
+RolloutReport play(const CaseConfig& config, const Subject& subject, const RolloutBounds& bounds, CaseTensors& t,
+                   bool beta_through_b = true) {
   const Dims d = dims_of(config);
   StepArgs args = t.args();
-  const auto params = load_params<double>(args, d);
+  auto params = load_params<double>(args, d);
+  if (!beta_through_b) params.beta_dtype = ScalarType::Float32;
   // The ground truth starts from the state the step rebuilds (checkpoint + records up to each
   // row's cursor), so the comparison holds from the first token. The error budget (when the
   // bounds carry rounding rates) starts from the same checkpoint and records.
@@ -142,7 +144,8 @@ std::string RolloutReport::summary() const {
                      states.describe(), pass() ? "" : " | FAILED");
 }
 
-RolloutReport run_rollout(const CaseConfig& config, const StepFunction& step, const RolloutBounds& bounds) {
+RolloutReport run_rollout(const CaseConfig& config, const StepFunction& step, const RolloutBounds& bounds,
+                          bool beta_through_b) {
   CaseTensors t = materialize(config);
   Subject s;
   s.step = [&](CaseTensors& c, const TokenInputs<double>&, const std::vector<int64_t>&, const std::vector<int64_t>&) {
@@ -150,7 +153,7 @@ RolloutReport run_rollout(const CaseConfig& config, const StepFunction& step, co
     return read_out(c);
   };
   s.checkpoint = read_checkpoint;
-  return play(config, s, bounds, t);
+  return play(config, s, bounds, t, beta_through_b);
 }
 
 RolloutReport run_rollout(const CaseConfig& config, const StepFunction& step, double output_bound,

@@ -44,8 +44,10 @@ using StepFunction = std::function<void(const StepArgs&)>;
 RolloutReport run_rollout(const CaseConfig& config, RolloutModel model);
 // Runs any step function with the given bounds (tolerance.hpp): with bounds.rates set (as
 // rollout_bounds() sets them) every comparison uses the running ErrorBudget's bound, else
-// the fixed bounds.output / bounds.state.
-RolloutReport run_rollout(const CaseConfig& config, const StepFunction& step, const RolloutBounds& bounds);
+// the fixed bounds.output / bounds.state. `beta_through_b` false: the truth keeps beta in
+// float32 (the plain packed decode's function) instead of rounding it through b's dtype.
+RolloutReport run_rollout(const CaseConfig& config, const StepFunction& step, const RolloutBounds& bounds,
+                          bool beta_through_b = true);
 // The same with fixed bounds (no gate-mass term).
 RolloutReport run_rollout(const CaseConfig& config, const StepFunction& step, double output_bound,
                           double state_bound);

@@ -113,23 +113,27 @@ CaseOutcome from_verification(const golden::CaseVerification& v, const golden::L
   return o;
 }
 
-// A golden suite over the loaded set; one extra case reports set-level problems.
-SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, const BackendMaker& backend,
-                       const std::string& backend_name) {
+// A golden suite over the loaded set's cases of the operator (and the unreadable ones); one
+// extra case reports set-level problems.
+SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, const engine::OperatorDescription& op,
+                       const BackendMaker& backend, const std::string& backend_name) {
   SuiteSpec s;
   s.name = info.name;
   s.backend = info.backend;
   s.what = info.what;
+  std::vector<std::size_t> cases;
+  for (std::size_t i = 0; i < set.cases.size(); ++i)
+    if (!set.cases[i].problem.empty() || set.cases[i].c.op == op.name) cases.push_back(i);
   const bool set_problems = !set.problems.empty();
-  s.cases = static_cast<int64_t>(set.cases.size()) + (set_problems ? 1 : 0);
-  s.run = [&set, backend, backend_name](int64_t i, int worker) {
-    if (i == static_cast<int64_t>(set.cases.size())) {
+  s.cases = static_cast<int64_t>(cases.size()) + (set_problems ? 1 : 0);
+  s.run = [&set, cases, backend, backend_name](int64_t i, int worker) {
+    if (i == static_cast<int64_t>(cases.size())) {
       CaseOutcome o;
       o.pass = false;
       o.detail = "golden set: " + fmt::format("{}", fmt::join(set.problems, "; "));
       return o;
     }
-    const golden::LoadedCase& lc = set.cases[static_cast<std::size_t>(i)];
+    const golden::LoadedCase& lc = set.cases[cases[static_cast<std::size_t>(i)]];
     if (!lc.problem.empty()) {
       CaseOutcome o;
       o.pass = false;
@@ -155,13 +159,14 @@ CaseOutcome outside_envelope_case(engine::Backend& b, const CaseConfig& c, int64
     return o;
   }
   const CaseConfig& x = outside[static_cast<std::size_t>(i) % outside.size()];
-  CaseTensors t = materialize(x);
+  CaseTensors t = materialize(b.op().fit_case(x));
   const std::string why = engine::refusal_problem(b, t.args());
   o.pass = why.empty();
   o.detail = fmt::format("{} (outside: {}): {}", to_string(x), b.envelope().excludes(x),
                          why.empty() ? "refused, nothing written" : why);
   if (!o.pass) o.headline = fmt::format("outside the envelope ({}), token 0: {}", b.envelope().excludes(x), why);
-  o.replay = fmt::format("kda-harness case \"{}\" --backend {}", to_string(x), b.spec());
+  o.replay = fmt::format("kda-harness case \"{}\" --backend {}{}", to_string(x), b.spec(),
+                         b.op().name == "kda_replayssm" ? std::string() : " --op " + std::string(b.op().name));
   return o;
 }
 
@@ -173,9 +178,10 @@ const std::vector<SuiteInfo>& suite_catalog() {
                           "or two error inputs raise the earliest check's exact catalog error", 40000},
       {"contract-catalogue", "cpu", "the error inputs (every check, every variant, sets of up to four) over random "
                                     "valid calls of the contract tests' ranges", 100000},
-      {"reference", "cpu", "CPU reference (kernel rounding points) vs the float64 plain recurrence over random "
-                           "rollouts, within the dtype-derived bounds", 8000},
-      {"pure-double", "cpu", "float64 ReplaySSM model vs the float64 plain recurrence (1e-10) over random rollouts",
+      {"reference", "cpu", "the operator's CPU reference (kernel rounding points) vs the float64 plain recurrence "
+                           "over random rollouts, within the dtype-derived bounds", 8000},
+      {"pure-double", "cpu", "float64 ReplaySSM model vs the float64 plain recurrence (1e-10) over random rollouts "
+                             "(of the operator's cases: L = 1 for the plain packed decode)",
        5000},
       {"golden", "cpu", "the golden set (hashes, then every case) on the CPU reference", -1},
       {"kernel", "cuda", "the backend (CUDA kernel or plugin) vs the CPU reference step by step: outputs, checkpoints, "
@@ -193,16 +199,17 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
   std::vector<SuiteSpec> out;
   std::vector<int> devices = o.gpus.empty() ? gpus.devices : o.gpus;
   std::string gpu_skip;
+  const engine::OperatorDescription& op = *o.op;
   BackendMaker judged;  // the backend the backend suites judge, per worker
   std::string judged_name, judged_spec;
   if (!o.plugin.empty()) {
-    judged = [spec = o.plugin](int) { return engine::make_backend(spec); };
+    judged = [spec = o.plugin, &op](int) { return engine::make_backend(spec, op); };
     judged_name = judged(0)->name();
     judged_spec = o.plugin;
   } else {
     if (!o.cuda) gpu_skip = "not requested (--backend cpu)";
     else if (devices.empty()) gpu_skip = gpus.reason.empty() ? "no usable GPU" : gpus.reason;
-    judged = [devices](int w) { return engine::make_cuda_backend(devices[w % devices.size()]); };
+    judged = [devices, &op](int w) { return engine::make_cuda_backend(devices[w % devices.size()], op); };
     judged_name = judged_spec = "cuda";
   }
   for (const SuiteInfo& info : suite_catalog()) {
@@ -213,10 +220,10 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
     if (auto it = o.counts.find(info.name); it != o.counts.end()) count = it->second;
     SuiteSpec s;
     if (info.name == "golden") {
-      s = golden_suite(info, golden, [](int) { return engine::make_reference_backend(reference::Rounding::Kernel); },
+      s = golden_suite(info, golden, op, [&op](int) { return engine::make_reference_backend(reference::Rounding::Kernel, op); },
                        "reference");
     } else if (info.name == "golden-kernel") {
-      s = golden_suite(info, golden, judged, judged_name);
+      s = golden_suite(info, golden, op, judged, judged_name);
     } else {
       s.name = info.name;
       s.backend = info.backend;
@@ -225,25 +232,28 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       const uint64_t seed = o.seed;
       const double budget = o.work_budget, gpu_budget = o.gpu_work_budget;
       if (info.name == "contract") {
-        s.run = [seed](int64_t i, int) {
+        s.run = [seed, &op](int64_t i, int) {
           return from_contract_case(
-              contract_sweep_case(seed, static_cast<uint64_t>(i), engine::limits::sweep_calls(), 6, 2),
+              contract_sweep_case(op, seed, static_cast<uint64_t>(i), engine::limits::sweep_calls(), 6, 2),
                                     fmt::format("kda-harness check --suites contract --seed {} (sweep case {})", seed, i));
         };
       } else if (info.name == "contract-catalogue") {
-        s.run = [seed](int64_t i, int) {
+        s.run = [seed, &op](int64_t i, int) {
           return from_contract_case(
-              contract_sweep_case(seed + 1, static_cast<uint64_t>(i), engine::limits::contract_calls(), 4, 4),
+              contract_sweep_case(op, seed + 1, static_cast<uint64_t>(i), engine::limits::contract_calls(), 4, 4),
               fmt::format("kda-harness check --suites contract-catalogue --seed {} (case {})", seed, i));
         };
       } else if (info.name == "reference") {
-        s.run = [seed, budget](int64_t i, int) {
-          return from_rollout(reference::run_rollout(check_case(seed, i, budget), reference::RolloutModel::Kernel),
+        s.run = [seed, budget, &op](int64_t i, int) {
+          const CaseConfig c = op.fit_case(check_case(seed, i, budget));
+          const auto step = [&op](const StepArgs& a) { op.reference_step(op.bind(a), reference::Rounding::Kernel); };
+          return from_rollout(reference::run_rollout(c, step, reference::rollout_bounds(c), op.beta_through_b),
                               "reference");
         };
       } else if (info.name == "pure-double") {
-        s.run = [seed, budget](int64_t i, int) {
-          return from_rollout(reference::run_rollout(check_case(seed + 1, i, budget), reference::RolloutModel::PureDouble),
+        s.run = [seed, budget, &op](int64_t i, int) {
+          const CaseConfig c = op.fit_case(check_case(seed + 1, i, budget));
+          return from_rollout(reference::run_rollout(c, reference::RolloutModel::PureDouble),
                               "pure-double");
         };
       } else if (info.name == "kernel") {

@@ -25,7 +25,7 @@ namespace kda::cli {
 namespace {
 
 struct CaseArgs {
-  std::string target, backend = "reference", against = "truth";
+  std::string target, backend = "reference", against = "truth", op = "kda_replayssm";
   int gpu = -1;
   double memory_budget_mib = kDefaultMemoryBudgetMiB, work_budget = kDefaultCaseWorkBudget;
 };
@@ -39,7 +39,7 @@ int verdict(bool pass, const std::string& what) {
 std::unique_ptr<engine::Backend> make(const CaseArgs& a) {
   const std::string spec = a.backend == "cuda" && a.gpu >= 0 ? fmt::format("cuda:{}", a.gpu) : a.backend;
   try {
-    return engine::make_backend(spec);
+    return engine::make_backend(spec, engine::find_operator(a.op));
   } catch (const std::exception& e) {
     std::cerr << "kda-harness case: --backend " << spec << ": " << e.what() << "\n";
     return nullptr;
@@ -59,7 +59,9 @@ int run_file(const CaseArgs& a) {
     std::cerr << "kda-harness case: pure-double runs config lines only\n";
     return kUsage;
   }
-  const std::unique_ptr<engine::Backend> backend = make(a);
+  CaseArgs for_case = a;
+  for_case.op = c.op;  // the file names its operator
+  const std::unique_ptr<engine::Backend> backend = make(for_case);
   if (!backend) return 1;
   std::cout << fmt::format("case {} ({}, {} step(s)){}\n", c.name, c.kind == golden::CaseKind::Step ? "step" : "error",
                            c.steps, c.purpose.empty() ? "" : ": " + c.purpose);
@@ -101,14 +103,15 @@ int run_config(const CaseArgs& a) {
       std::cerr << "kda-harness case: pure-double is judged against the truth only\n";
       return kUsage;
     }
-    const reference::RolloutReport r = reference::run_rollout(config, reference::RolloutModel::PureDouble);
+    const reference::RolloutReport r =
+        reference::run_rollout(engine::find_operator(a.op).fit_case(config), reference::RolloutModel::PureDouble);
     std::cout << "pure-double vs the float64 plain recurrence:\n" << r.summary() << "\n";
     return verdict(r.pass(), fmt::format("pure-double vs the float64 plain recurrence, {} step(s)", config.steps));
   }
   const std::unique_ptr<engine::Backend> backend = make(a);
   if (!backend) return 1;
   if (const std::string outside = backend->envelope().excludes(config); !outside.empty()) {
-    CaseTensors t = materialize(config);
+    CaseTensors t = materialize(backend->op().fit_case(config));
     const std::string why = engine::refusal_problem(*backend, t.args());
     std::cout << fmt::format("{}: the case lies outside its envelope ({}): {}\n", backend->name(), outside,
                              why.empty() ? "refused, nothing written" : why);
@@ -134,6 +137,7 @@ void register_case(CLI::App& app) {
                   "config lines: truth (the float64 plain recurrence, default) or reference (the CPU reference, "
                   "step by step)")
       ->check(CLI::IsMember({"truth", "reference"}));
+  add_op_option(cmd, a->op);
   cmd->add_option("--gpu", a->gpu, "GPU to use (default: the first usable one)");
   cmd->add_option("--memory-budget", a->memory_budget_mib,
                   "Refuse a config line whose estimated memory exceeds this many MiB (default 4096)")

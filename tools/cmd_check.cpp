@@ -32,7 +32,7 @@ struct CheckArgs {
   std::vector<int> gpus;
   double scale = 1.0, work_budget = 3e7, gpu_work_budget = 2e7;
   uint64_t seed = 1;
-  std::string backend = "all", json, junit, manifest;
+  std::string backend = "all", json, junit, manifest, op = "kda_replayssm";
   int jobs = 0;
   double progress_every = 5;
   bool no_progress = false, list = false;
@@ -88,10 +88,11 @@ int run_check(const CheckArgs& a) {
   }
   // With a report on stdout, the text goes to stderr so that stdout is the report alone.
   std::ostream& text = a.json == "-" || a.junit == "-" ? std::cerr : std::cout;
+  o.op = &engine::find_operator(a.op);
   if (a.backend.rfind("plugin:", 0) == 0) {
     // Judge the plugin: the backend suites only (the CPU suites judge the harness itself).
     try {
-      const auto b = engine::make_backend(a.backend);
+      const auto b = engine::make_backend(a.backend, *o.op);
       text << fmt::format("kda-harness check: backend {} ({} profile), envelope {}\n", b->name(),
                                engine::name_of(b->profile()), b->envelope().describe());
     } catch (const std::exception& e) {
@@ -125,7 +126,7 @@ int run_check(const CheckArgs& a) {
     std::cerr << "kda-harness check: --backend cuda, but " << gpus.reason << "\n";
     return 1;
   }
-  text << fmt::format("kda-harness check: seed {}, {} worker thread(s), GPUs: {}\n", o.seed, o.jobs,
+  text << fmt::format("kda-harness check: {}, seed {}, {} worker thread(s), GPUs: {}\n", o.op->name, o.seed, o.jobs,
                            gpus.devices.empty() ? (o.cuda ? "none (" + gpus.reason + ")" : std::string("not used"))
                                                 : fmt::format("{}", fmt::join(gpus.names, ", ")));
   const auto start = std::chrono::steady_clock::now();
@@ -148,6 +149,7 @@ int run_check(const CheckArgs& a) {
   bool written = true;
   if (!a.json.empty()) {
     nlohmann::ordered_json opts;
+    opts["op"] = std::string(o.op->name);
     opts["seed"] = o.seed;
     opts["scale"] = o.scale;
     opts["backend"] = a.backend;
@@ -175,6 +177,7 @@ void register_check(CLI::App& app) {
   cmd->add_option("--backend", a->backend,
                   "cpu, cuda, all (default: all that this machine has), or plugin:PATH (a kernel behind "
                   "include/kda_harness/plugin.h: the backend suites judge it)");
+  add_op_option(cmd, a->op);
   cmd->add_option("--gpus", a->gpus, "GPUs to use (comma-separated device ids; default every usable one)")->delimiter(',');
   cmd->add_option("--jobs,-j", a->jobs, "Worker threads (default: hardware threads)");
   cmd->add_option("--work-budget", a->work_budget, "Reference work per random CPU rollout");

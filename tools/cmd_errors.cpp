@@ -1,7 +1,9 @@
 // `kda-harness errors`: the error catalog. Plain: one line per entry (id, origin, message).
 // ID: that entry's section of docs/errors.md. --records: every entry as a record of the seed
 // dataset's schema, each in its {"record", "datasetVersion"} envelope, as a JSON array.
-// --markdown: docs/errors.md.
+// --markdown: docs/errors.md (every operator's entries). --op: only the entries that operator
+// raises (the list, the records).
+#include <algorithm>
 #include <iostream>
 
 #include "contract/error_catalog.hpp"
@@ -12,9 +14,13 @@ namespace kda::cli {
 namespace {
 
 struct ErrorsArgs {
-  std::string id;
+  std::string id, op = "kda_replayssm";
   bool records = false, markdown = false;
 };
+
+bool raised_by(const CatalogEntry& e, const std::string& op) {
+  return std::find(e.operators.begin(), e.operators.end(), op) != e.operators.end();
+}
 
 int run_errors(const ErrorsArgs& a) {
   if (!a.id.empty()) {
@@ -28,12 +34,16 @@ int run_errors(const ErrorsArgs& a) {
     return kPass;
   }
   if (a.records) {
-    std::cout << catalog_records().dump(2) << "\n";
+    nlohmann::ordered_json all = nlohmann::ordered_json::array();
+    for (const auto& e : error_catalog())
+      if (raised_by(e, a.op)) all.push_back(catalog_envelope(e));
+    std::cout << all.dump(2) << "\n";
   } else if (a.markdown) {
     std::cout << catalog_markdown();
   } else {
     for (const auto& e : error_catalog())
-      std::cout << e.id << "\t" << (e.is_extension() ? "extension" : "documented") << "\t" << e.message << "\n";
+      if (raised_by(e, a.op))
+        std::cout << e.id << "\t" << (e.is_extension() ? "extension" : "documented") << "\t" << e.message << "\n";
   }
   return kPass;
 }
@@ -46,6 +56,7 @@ void register_errors(CLI::App& app) {
   cmd->add_option("id", a->id, "One entry (e.g. R6): print its documentation, or with --records its record");
   auto* r = cmd->add_flag("--records", a->records, "Print records in the seed dataset's schema (JSON)");
   cmd->add_flag("--markdown", a->markdown, "Print docs/errors.md")->excludes(r);
+  add_op_option(cmd, a->op);
   cmd->callback([a] { set_exit_code(run_errors(*a)); });
 }
 

@@ -22,7 +22,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct GoldenArgs {
-  std::string dir, manifest, backend = "all";
+  std::string dir, manifest, backend = "all", op = "kda_replayssm";
   int gpu = -1;
   bool dry_run = false, verbose = false;
 };
@@ -63,6 +63,7 @@ int verify_on(const golden::LoadedSet& set, engine::Backend& backend, bool verbo
       ++failures;
       continue;
     }
+    if (lc.c.op != backend.op().name) continue;  // another operator's case
     const golden::CaseVerification v = golden::verify_case(lc.c, backend);
     if (v.pass()) ++passed;
     else ++failures;
@@ -93,7 +94,7 @@ int run_verify(const GoldenArgs& a) {
     return kUsage;
   }
   if (a.backend == "all" || a.backend == "reference") {
-    const auto ref = engine::make_reference_backend(reference::Rounding::Kernel);
+    const auto ref = engine::make_reference_backend(reference::Rounding::Kernel, engine::find_operator(a.op));
     failures += verify_on(set, *ref, a.verbose);
   }
   if (a.backend != "reference") {
@@ -103,7 +104,7 @@ int run_verify(const GoldenArgs& a) {
                                  : a.backend;
     std::unique_ptr<engine::Backend> b;
     try {
-      b = engine::make_backend(spec);
+      b = engine::make_backend(spec, engine::find_operator(a.op));
     } catch (const std::exception& e) {
       std::cout << "golden verify on " << spec << ": skipped: " << e.what() << "\n";
       if (a.backend != "all") ++failures;
@@ -132,6 +133,7 @@ void register_golden(CLI::App& app) {
                      "reference, cuda, all (default: all that this machine has), or any backend kda-harness case "
                      "takes (plugin:PATH, reference-double)");
   verify->add_option("--gpu", a->gpu, "GPU to use (default: the first usable one)");
+  add_op_option(verify, a->op);
   verify->add_flag("--verbose,-v", a->verbose, "Print every case's comparison, not only failures");
   verify->callback([a] { set_exit_code(run_verify(*a)); });
 }

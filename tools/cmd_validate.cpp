@@ -1,5 +1,6 @@
-// `kda-harness validate FILE.json` (or `-` for stdin): runs the contract on one call's
-// metadata. Prints `ok B=.. H=.. HV=.. K=.. V=.. L=.. slots=..` (exit 0), or the catalog id,
+// `kda-harness validate [--op OP] FILE.json` (or `-` for stdin): runs the operator's contract
+// on one call's metadata. Prints the operator's ok line (`ok B=.. H=.. HV=.. K=.. V=.. L=..
+// slots=..` for ReplaySSM, no L for the plain packed decode) (exit 0), or the catalog id,
 // the exact message, the catalog's fix and the values behind the message (exit 1). --json
 // prints the same as one JSON object (status "ok", "error" or "usage-error"). A malformed
 // file is a usage error (exit 2).
@@ -11,6 +12,7 @@
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
+#include "engine/operator.hpp"
 #include "tools/subcommands.hpp"
 #include "tools/validate_explain.hpp"
 
@@ -30,18 +32,18 @@ bool read_input(const std::string& path, std::string& text) {
   return true;
 }
 
-nlohmann::ordered_json dims_json(const Dims& d) {
-  return {{"B", d.B}, {"H", d.H}, {"HV", d.HV}, {"K", d.K}, {"V", d.V}, {"L", d.L}, {"slots", d.slots}};
+// The dims the ok line names, as a JSON object.
+nlohmann::ordered_json dims_json(const std::string& ok_line) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::object();
+  std::istringstream words(ok_line.substr(ok_line.find(' ') + 1));
+  for (std::string w; words >> w;) j[w.substr(0, w.find('='))] = std::stoll(w.substr(w.find('=') + 1));
+  return j;
 }
 
-int report_ok(const Dims& d, bool json) {
-  if (json) {
-    nlohmann::ordered_json j{{"status", "ok"}, {"dims", dims_json(d)}};
-    std::cout << j.dump(2) << "\n";
-  } else {
-    std::cout << "ok B=" << d.B << " H=" << d.H << " HV=" << d.HV << " K=" << d.K << " V=" << d.V << " L=" << d.L
-              << " slots=" << d.slots << "\n";
-  }
+int report_ok(const engine::OperatorDescription& op, const Dims& d, bool json) {
+  const std::string line = op.ok_line(d);
+  if (json) std::cout << nlohmann::ordered_json{{"status", "ok"}, {"dims", dims_json(line)}}.dump(2) << "\n";
+  else std::cout << line << "\n";
   return kPass;
 }
 
@@ -65,7 +67,7 @@ int report_error(const ContractError& e, const StepArgs& args, bool json) {
   return kFail;
 }
 
-int run_validate(const std::string& path, Backend backend, bool json) {
+int run_validate(const engine::OperatorDescription& op, const std::string& path, Backend backend, bool json) {
   std::string text;
   if (!read_input(path, text)) {
     std::cerr << "kda-harness validate: cannot read " << path << "\n";
@@ -73,15 +75,15 @@ int run_validate(const std::string& path, Backend backend, bool json) {
   }
   StepTensors call;
   try {
-    call = parse_call_metadata(std::string_view(text));
+    call = parse_call_metadata(std::string_view(text), op.tensors);
   } catch (const MetadataError& e) {
     std::cerr << "kda-harness validate: usage error: " << e.what() << "\n";
     if (json) std::cout << nlohmann::ordered_json{{"status", "usage-error"}, {"message", e.what()}}.dump(2) << "\n";
     return kUsage;
   }
-  const StepArgs args = call.args();
+  const StepArgs args = op.bind(call.args());
   try {
-    return report_ok(validate(args, backend), json);
+    return report_ok(op, op.validate(args, backend), json);
   } catch (const ContractError& e) {
     return report_error(e, args, json);
   }
@@ -94,14 +96,16 @@ void register_validate(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   auto backend = std::make_shared<std::string>("any");
   auto json = std::make_shared<bool>(false);
+  auto op = std::make_shared<std::string>("kda_replayssm");
   cmd->add_option("file", *path, "JSON metadata of the call (keys = contract.md argument names), or - for stdin")
       ->required();
   cmd->add_option("--backend", *backend, "Also check the device for a backend: any, cpu or cuda")
       ->check(CLI::IsMember({"any", "cpu", "cuda"}));
+  add_op_option(cmd, *op);
   cmd->add_flag("--json", *json, "Print the verdict as one JSON object (status, dims or id, message, fix, values)");
-  cmd->callback([path, backend, json] {
+  cmd->callback([path, backend, json, op] {
     const Backend b = *backend == "cpu" ? Backend::Cpu : *backend == "cuda" ? Backend::Cuda : Backend::Any;
-    set_exit_code(run_validate(*path, b, *json));
+    set_exit_code(run_validate(engine::find_operator(*op), *path, b, *json));
   });
 }
 

@@ -6,8 +6,6 @@
 #include "contract/error_catalog.hpp"
 #include "contract/validate.hpp"
 #include "engine/counter_chooser.hpp"
-#include "engine/replayssm_call.hpp"
-#include "engine/replayssm_error_inputs.hpp"
 #include "engine/replayssm_sample_space.hpp"
 
 namespace kda::cli {
@@ -18,11 +16,11 @@ std::string dims_text(const Dims& d) {
 }
 
 // The mismatch between what validate() did and what it must do ("" when they agree).
-std::string check_call(const engine::CallSpec& spec, const std::optional<engine::Expected>& expected,
-                       const Dims& valid_dims) {
+std::string check_call(const engine::OperatorDescription& op, const engine::CallSpec& spec,
+                       const std::optional<engine::Expected>& expected, const Dims& valid_dims) {
   engine::BuiltCall built(spec);
   try {
-    const Dims d = validate(engine::step_args(built), spec.backend);
+    const Dims d = op.validate(op.bind(engine::step_args(built)), spec.backend);
     if (expected)
       return fmt::format("accepted ({}), expected {} \"{}\"", dims_text(d), expected->id, expected->message);
     if (d != valid_dims) return "validate() returned " + dims_text(d) + ", built with " + dims_text(valid_dims);
@@ -43,27 +41,27 @@ std::string check_call(const engine::CallSpec& spec, const std::optional<engine:
 
 }  // namespace
 
-SweepResult contract_sweep_case(uint64_t seed, uint64_t index, const engine::SampleLimits& limits, int mutation_sets,
-                                int max_mutations) {
+SweepResult contract_sweep_case(const engine::OperatorDescription& op, uint64_t seed, uint64_t index,
+                                const engine::SampleLimits& limits, int mutation_sets, int max_mutations) {
   engine::CounterChooser choose(seed, engine::stream::kContractCalls, index);
-  const engine::CallConfig config = engine::sample_call_config(choose, limits);
-  const engine::CallSpec valid = engine::make_valid_spec(config);
+  const engine::CallConfig config = op.sample_call(choose, limits);
+  const engine::CallSpec valid = op.valid_spec(config);
   SweepResult r;
   r.config = engine::to_string(config);
   ++r.validations;
-  if (std::string why = check_call(valid, std::nullopt, config.dims()); !why.empty()) {
+  if (std::string why = check_call(op, valid, std::nullopt, op.dims_of(config)); !why.empty()) {
     r.pass = false;
     r.detail = "valid call: " + why;
     return r;
   }
-  const auto& inputs = engine::replayssm_error_inputs();
+  const auto& inputs = op.error_inputs();
   for (int set = 0; set < mutation_sets; ++set) {
     const std::vector<engine::Mutation> mutations = engine::sample_mutations(choose, inputs.size(), max_mutations);
-    engine::MutationTarget target{valid, config.dims(), config.B};
+    engine::MutationTarget target{valid, op.dims_of(config), config.B};
     const engine::MutationResult applied = engine::apply_mutations(inputs, target, mutations);
     if (!applied.expected) continue;  // none of them could break its check on this call
     ++r.validations;
-    if (std::string why = check_call(target.spec, applied.expected, config.dims()); !why.empty()) {
+    if (std::string why = check_call(op, target.spec, applied.expected, op.dims_of(config)); !why.empty()) {
       r.pass = false;
       r.detail = fmt::format("mutations {}: {}", engine::describe(inputs, applied.applied), why);
       return r;

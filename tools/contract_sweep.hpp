@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/operator.hpp"
 #include "engine/sample_space.hpp"
 
 namespace kda::cli {
@@ -18,9 +19,9 @@ struct SweepResult {
   std::string detail;       // the first mismatch
 };
 
-// One case: the valid call `index` of `seed` and `mutation_sets` sets of up to
-// `max_mutations` error inputs applied to it.
-SweepResult contract_sweep_case(uint64_t seed, uint64_t index, const engine::SampleLimits& limits,
+// One case of the operator: its valid call `index` of `seed` and `mutation_sets` sets of up
+// to `max_mutations` of its error inputs applied to it.
+SweepResult contract_sweep_case(const engine::OperatorDescription& op, uint64_t seed, uint64_t index, const engine::SampleLimits& limits,
                                 int mutation_sets, int max_mutations);
 
 }  // namespace kda::cli

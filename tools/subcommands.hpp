@@ -6,6 +6,9 @@
 #include "tools/exit_code.hpp"
 
 namespace kda::cli {
+// --op kda_replayssm|kda_packed_decode (engine/operator.hpp's table), into `op`.
+void add_op_option(CLI::App* cmd, std::string& op);  // op_option.cpp
+
 void register_validate(CLI::App& app);  // cmd_validate.cpp
 void register_errors(CLI::App& app);    // cmd_errors.cpp
 void register_case(CLI::App& app);      // cmd_case.cpp

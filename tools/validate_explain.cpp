@@ -24,7 +24,7 @@ Derived derive(const StepArgs& a) {
   if (a.mixed_qkv->ndim == 2) d.qkv_dim = a.mixed_qkv->shape[1];
   const DLTensor& st = *a.initial_state;
   if (st.ndim == 4) d.slots = st.shape[0], d.HV = st.shape[1], d.V = st.shape[2], d.K = st.shape[3];
-  if (a.d_cache->ndim >= 3) d.L = a.d_cache->shape[2];
+  if (a.d_cache && a.d_cache->ndim >= 3) d.L = a.d_cache->shape[2];
   if (d.qkv_dim && d.HV && d.K && *d.K > 0) {
     const i128 qk = static_cast<i128>(*d.qkv_dim) - static_cast<i128>(*d.HV) * *d.V;
     d.H = qk / 2 / *d.K;

@@ -1,6 +1,8 @@
 // This project's CUDA kernel behind the plugin ABI: what a user gets when they point the
 // harness at a CUDA library of their own, with ours in its place. The harness drives it
 // exactly as it would drive theirs (`--backend plugin:libkda_cuda_kernel_plugin.so`).
+// Built twice: for ReplaySSM, and with KDA_PLUGIN_PACKED_DECODE for the plain packed decode
+// (libkda_cuda_packed_decode_plugin.so; `check --op kda_packed_decode`).
 //
 // The ABI carries no per-row status, so a row the kernel would flag at run time (a slot out
 // of range, a cursor outside the ring, two rows on one slot) must be refused before launch:
@@ -15,9 +17,27 @@
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
+#include "contract/validate_packed_decode.hpp"
 #include "engine/plugin_call.hpp"
 #include "kda_harness/plugin.h"
+#include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_decode.hpp"
+
+#ifdef KDA_PLUGIN_PACKED_DECODE
+constexpr const char* kName = "kda-cuda-packed-decode";
+constexpr const char* kOp = kda::engine::kPackedDecodeOp;
+constexpr auto kValidate = &kda::validate_packed_decode;
+constexpr auto kLaunch = &kda::cuda::packed_decode;
+#else
+// A planted-bug copy (plugins/CMakeLists.txt) names itself.
+#ifndef KDA_CUDA_PLUGIN_NAME
+#define KDA_CUDA_PLUGIN_NAME "kda-cuda-kernel"
+#endif
+constexpr const char* kName = KDA_CUDA_PLUGIN_NAME;
+constexpr const char* kOp = kda::engine::kReplaySsmOp;
+constexpr auto kValidate = &kda::validate;
+constexpr auto kLaunch = &kda::cuda::replayssm_decode;
+#endif
 
 namespace {
 
@@ -39,15 +59,16 @@ kda::HostTensor to_host(const DLTensor& dev) {
 int32_t step(void*, const kda_call* call) {
   try {
     kda::StepArgs a = kda::engine::step_args_of(*call);
-    const kda::Dims d = kda::validate(a, kda::Backend::Cuda);
-    kda::HostTensor idx = to_host(*a.ssm_state_indices), pos = to_host(*a.write_pos);
+    const kda::Dims d = kValidate(a, kda::Backend::Cuda);
+    kda::HostTensor idx = to_host(*a.ssm_state_indices);
+    kda::HostTensor pos = a.write_pos ? to_host(*a.write_pos) : kda::HostTensor();
     kda::HostTensor ff = a.force_flush ? to_host(*a.force_flush) : kda::HostTensor();
     kda::StepArgs host = a;
     host.ssm_state_indices = &idx.dl();
-    host.write_pos = &pos.dl();
+    host.write_pos = a.write_pos ? &pos.dl() : nullptr;
     host.force_flush = a.force_flush ? &ff.dl() : nullptr;
     kda::check_runtime_values(host, d);
-    kda::cuda::replayssm_decode(a, static_cast<cudaStream_t>(call->stream));
+    kLaunch(a, static_cast<cudaStream_t>(call->stream), nullptr);
     return 0;
   } catch (const std::exception& e) {
     last_error_text = e.what();
@@ -57,14 +78,10 @@ int32_t step(void*, const kda_call* call) {
 
 const char* last_error(void*) { return last_error_text.c_str(); }
 
-#ifndef KDA_CUDA_PLUGIN_NAME
-#define KDA_CUDA_PLUGIN_NAME "kda-cuda-kernel"
-#endif
-
 const kda_plugin kPlugin = {
     KDA_PLUGIN_ABI_VERSION,
-    KDA_CUDA_PLUGIN_NAME,
-    "kda_replayssm",
+    kName,
+    kOp,
     KDA_PROFILE_HELION,
     // Every dtype, index type, size and layout the contract allows, on the GPU.
     {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_INDICES, 1, int64_t{1} << 20,

@@ -1,0 +1,27 @@
+#include "engine/operator.hpp"
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace kda::engine {
+
+const std::vector<const OperatorDescription*>& operators() {
+  static const std::vector<const OperatorDescription*> table = {&replayssm_operator(), &packed_decode_operator()};
+  return table;
+}
+
+const OperatorDescription& find_operator(std::string_view name) {
+  for (const OperatorDescription* op : operators())
+    if (op->name == name) return *op;
+  throw std::invalid_argument(fmt::format("unknown operator '{}' ({})", name, operator_names(", ")));
+}
+
+std::string operator_names(std::string_view separator) {
+  std::string s;
+  for (const OperatorDescription* op : operators())
+    s += (s.empty() ? "" : std::string(separator)) + std::string(op->name);
+  return s;
+}
+
+}  // namespace kda::engine

@@ -1,0 +1,57 @@
+// The operators the harness judges, each a description in the style of PyTorch's OpInfo: its
+// name (the plugin ABI's `op`, the CLI's --op), its tensor arguments, its contract, its
+// reference step, its sample space (valid calls, and the case configs whose tensors it
+// reads) and its error inputs. The suites, fuzz targets and subcommands take a description
+// and never branch on which one it is; adding an operator is one entry in operators().
+//
+// Every operator takes its arguments as StepArgs by contract.md's names; bind() leaves null
+// the tensors the operator does not take (the plain packed decode has no rings, write_pos or
+// force_flush), so one materialized case serves every operator.
+#pragma once
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cases/case_config.hpp"
+#include "contract/step_args.hpp"
+#include "contract/validate.hpp"
+#include "engine/call_description.hpp"
+#include "engine/error_inputs.hpp"
+#include "engine/replayssm_call.hpp"
+#include "engine/sample_space.hpp"
+#include "reference/replayssm_step.hpp"
+
+namespace kda::engine {
+
+struct OperatorDescription {
+  std::string_view name;                      // "kda_replayssm"
+  std::string_view summary;                   // one line
+  std::span<const std::string_view> tensors;  // in the signature's order; force_flush optional
+  StepArgs (*bind)(StepArgs args);            // null what the operator does not take
+  Dims (*validate)(const StepArgs& args, kda::Backend backend);
+  Dims (*reference_step)(const StepArgs& args, reference::Rounding rounding);
+  const std::vector<ErrorInput>& (*error_inputs)();
+  // A valid call within the limits, and its metadata; the dims validate() must return.
+  CallConfig (*sample_call)(Chooser& c, const SampleLimits& limits);
+  CallSpec (*valid_spec)(const CallConfig& c);
+  Dims (*dims_of)(const CallConfig& c);
+  // A case config made one of this operator's (the fields it has no use for neutral).
+  CaseConfig (*fit_case)(CaseConfig c);
+  // Its function rounds beta through b's dtype (ReplaySSM) or keeps it in float32.
+  bool beta_through_b;
+  // "ok B=3 H=2 HV=4 K=128 V=128 slots=5": what `validate` prints for an accepted call.
+  std::string (*ok_line)(const Dims& d);
+};
+
+// The table, kda_replayssm first (the default).
+const std::vector<const OperatorDescription*>& operators();
+// The named operator; std::invalid_argument naming the known ones otherwise.
+const OperatorDescription& find_operator(std::string_view name);
+// "kda_replayssm|kda_packed_decode".
+std::string operator_names(std::string_view separator = "|");
+
+const OperatorDescription& replayssm_operator();
+const OperatorDescription& packed_decode_operator();
+
+}  // namespace kda::engine

@@ -1,0 +1,14 @@
+// The plain packed KDA decode as an operator description (spec/packed-decode.md): a
+// ReplaySSM call without rings, write_pos or force_flush, `a` 2-D and `dt_bias` 1-D.
+#pragma once
+#include <vector>
+
+#include "engine/error_inputs.hpp"
+#include "engine/operator.hpp"
+
+namespace kda::engine {
+
+// Its error inputs, in its check order (packed_decode_error_inputs.cpp).
+std::vector<ErrorInput> packed_decode_error_inputs();
+
+}  // namespace kda::engine

@@ -1,0 +1,108 @@
+// The golden cases of the plain packed decode (spec/packed-decode.md). Each config is made
+// one of the operator's cases (L = 1, no force_flush, 2-D `a`, 1-D `dt_bias`), so its files
+// hold the ReplaySSM call at L = 1 that the config materializes; the operator reads its own
+// tensors of it. Two error cases are the layouts ReplaySSM's wrapper flattens and this
+// operator refuses.
+#include <fmt/format.h>
+
+#include <array>
+
+#include "engine/operator.hpp"
+#include "golden/golden_catalog.hpp"
+
+namespace kda::golden {
+namespace {
+
+constexpr ScalarType kF32 = ScalarType::Float32, kBF16 = ScalarType::BFloat16, kF16 = ScalarType::Float16;
+constexpr const char* kOp = "kda_packed_decode";
+
+std::string_view short_name(ScalarType t) { return t == kF32 ? "f32" : t == kBF16 ? "bf16" : "f16"; }
+
+// B=3 rows, one query head, two value heads, K=V=16, 4 slots, one token.
+CaseConfig small(uint64_t seed) {
+  CaseConfig c;
+  c.B = 3; c.H = 1; c.HV = 2; c.K = 16; c.V = 16; c.slots = 4; c.pad_fraction = 0.34; c.steps = 1;
+  c.seed = seed;
+  return engine::packed_decode_operator().fit_case(c);
+}
+
+GoldenSpec spec(std::string name, std::string purpose, const CaseConfig& c, std::vector<Feature> features = {}) {
+  GoldenSpec s;
+  s.name = "packed_" + name;
+  s.purpose = "plain packed decode: " + purpose;
+  s.op = kOp;
+  s.config = engine::packed_decode_operator().fit_case(c);
+  s.features = std::move(features);
+  return s;
+}
+
+}  // namespace
+
+void add_packed_decode_cases(std::vector<GoldenSpec>& out) {
+  // act x state x out (the ring dtype is not this operator's): 27 cases, the other flags
+  // rotating as in ReplaySSM's dtype cases.
+  const std::array<ScalarType, 3> types = {kF32, kBF16, kF16};
+  int i = 0;
+  for (ScalarType act : types)
+    for (ScalarType state : types)
+      for (ScalarType o : types) {
+        CaseConfig c = small(2000 + i);
+        c.act_dtype = act; c.state_dtype = state; c.out_dtype = o;
+        c.l2norm = i % 3 != 2;
+        c.index_dtype = i % 4 == 3 ? ScalarType::Int64 : ScalarType::Int32;
+        if (i % 5 == 4) c.lower_bound = -5.0;
+        out.push_back(spec(fmt::format("dtype_{}_{}_{}", short_name(act), short_name(state), short_name(o)),
+                           fmt::format("dtype combination act={} state={} out={} (one step, K=V=16)", name_of(act),
+                                       name_of(state), name_of(o)),
+                           c));
+        ++i;
+      }
+  for (int64_t ratio : {1, 2, 8}) {
+    CaseConfig c = small(2040 + ratio);
+    c.H = ratio == 8 ? 1 : 2; c.HV = c.H * ratio; c.steps = 2;
+    out.push_back(spec(fmt::format("gqa_ratio_{}", ratio),
+                       fmt::format("grouped heads HV/H = {} (H={}, HV={}), two tokens", ratio, c.H, c.HV), c));
+  }
+  {
+    CaseConfig c = small(2011);
+    c.B = 5; c.slots = 6; c.pad_fraction = 0.4; c.index_dtype = ScalarType::Int64;
+    out.push_back(spec("padding_rows_int64", "padding rows (out row zero, state untouched), int64 indices", c,
+                       {Feature::Padding}));
+  }
+  {
+    CaseConfig c = small(2051);
+    c.lower_bound = -5.0; c.steps = 2;
+    out.push_back(spec("bounded_gate", "the bounded gate, lower_bound = -5 (two tokens)", c));
+  }
+  for (bool l2 : {true, false}) {
+    CaseConfig c = small(l2 ? 2061 : 2062);
+    c.l2norm = l2;
+    out.push_back(spec(l2 ? "l2norm_on" : "l2norm_off",
+                       l2 ? "use_qk_l2norm_in_kernel = true" : "use_qk_l2norm_in_kernel = false", c));
+  }
+  {
+    CaseConfig c = small(2001);
+    c.envelope = true; c.steps = 3;
+    out.push_back(spec("envelope_strided",
+                       "slot-padded initial_state, row-padded mixed_qkv and b (stored compact, strides in the "
+                       "metadata; three tokens)",
+                       c));
+  }
+  {
+    CaseConfig c = small(2101);
+    c.H = 2; c.HV = 4; c.steps = 9;
+    out.push_back(spec("rollout_gqa_9_tokens", "a 9-token rollout (GQA 2), every token's outputs stored", c));
+  }
+  // The layouts that ReplaySSM's wrapper flattens (its a3d_dtbias2d case) and this operator
+  // refuses: V3 (error input variant 0: a as [B, HV, K]) and V5 (variant 1: dt_bias as [HV, K]).
+  GoldenSpec a3d = spec("error_a_3d", "a as [B, HV, K] fails V3 (ReplaySSM flattens it)", small(2071));
+  a3d.error_input = "V3";
+  a3d.error_variant = 0;
+  out.push_back(a3d);
+  GoldenSpec dt2d = spec("error_dt_bias_2d", "dt_bias as [HV, K] fails V5 (ReplaySSM flattens it)", small(2072));
+  dt2d.error_input = "V5";
+  dt2d.error_variant = 1;
+  out.push_back(dt2d);
+}
+
+}  // namespace kda::golden
