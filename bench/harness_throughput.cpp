@@ -1,4 +1,4 @@
-// CPU throughput of the harness (issue 7, "Harness throughput"): how many reference
+// CPU throughput of the harness: how many reference
 // rollouts per second the property tests and the fuzzers can afford at K = V = 128.
 // Google Benchmark; items_per_second is rollouts/s (or steps/s for the step benchmarks).
 #include <benchmark/benchmark.h>

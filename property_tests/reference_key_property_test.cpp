@@ -1,4 +1,4 @@
-// THE KEY PROPERTY (issue 3, property 1): a ReplaySSM rollout gives the plain recurrence's
+// THE KEY PROPERTY (semantics.md): a ReplaySSM rollout gives the plain recurrence's
 // outputs at every token and its state at every flush.
 // - pure double (ReplayModel<double>, float64 rings): relative error <= 1e-10;
 // - the kernel's rounding points (replayssm_step, Rounding::Kernel) and no intermediate
@@ -82,7 +82,7 @@ TEST(ReferenceKeyProperty, RolloutEqualsPlainRecurrence) {
   print_worst("rounding off vs plain float64 (the kernel's bound):", off, false);
 }
 
-// The throughput figure of issue 3 at Kimi-Linear's head size (printed, never asserted).
+// The reference's throughput at Kimi-Linear's head size (printed, never asserted).
 TEST(ReferenceKeyProperty, ThroughputAtK128V128) {
   const CaseConfig c = parse_case_config("B=3 H=2 HV=4 K=128 V=128 L=16 slots=5 steps=32 seed=7");
   const int n = case_count("KDA_REFERENCE_THROUGHPUT_ROLLOUTS", 10);

@@ -1,5 +1,5 @@
 // The ground truth checked by a second, independent transcription of semantics.md in scalar
-// loops over the tensors (no Eigen, no shared helpers); then issue 3, properties 2 and 4:
+// loops over the tensors (no Eigen, no shared helpers); then the properties of the reference:
 // (2) with L = 1 every step flushes, and one step is exactly one plain decode step: in
 //     float64 arithmetic (Rounding::Off) the stored out and checkpoint are the plain
 //     float64 results rounded once to their dtypes;

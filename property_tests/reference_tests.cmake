@@ -1,5 +1,5 @@
 # Tests of the reference area (reference/, cases/): the key property and the other
-# properties of issue 3, plus the case generator's own tests. RapidCheck runs with a fixed
+# properties of the reference, plus the case generator's own tests. RapidCheck runs with a fixed
 # seed under ctest (reproducible CI); set RC_PARAMS="seed=N" and KDA_REFERENCE_CASES=M to
 # explore further by hand.
 set(kda_reference_suites

@@ -142,7 +142,7 @@ RecordBounds record_bounds(double output, ScalarType ring_dtype);
 double record_floor(int64_t n, ScalarType t);
 
 // Pure float64 ReplaySSM (ReplayModel<double>) vs the plain float64 recurrence: the property
-// bound of issue 3, a fixed 1e-10.
+// bound of the pure-double model, a fixed 1e-10.
 inline constexpr double kPureDoubleBound = 1e-10;
 
 }  // namespace kda::reference

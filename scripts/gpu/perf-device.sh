@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One device call for a kernel version (issue 7): correctness first, then speed, within a
+# One device call for a kernel version: correctness first, then speed, within a
 # short device budget. Build here: cmake --build build-perf --target kernel_tests replayssm_bench
 # then run(command="bash scripts/gpu/perf-device.sh build-perf", carry=[the 5 kernel test
 # binaries, build-perf/property_tests/CTestTestfile.cmake, build-perf/bench/replayssm_bench]).

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Where a kernel version spends its time, in one short device call (issue 7):
+# Where a kernel version spends its time, in one short device call:
 #   ncu (--clock-control none) of one launch, with per-SASS-instruction stall samples
 #   (source page), for the cases named in PROFILE_CASES ("heads:B:L:state:mode" ...),
 #   and the SASS of every replayssm function (kernel and non-inlined callees).
