@@ -5,7 +5,6 @@
 
 #include "engine/device_mirror.hpp"
 #include "engine/gpu_probe.hpp"
-#include "engine/plugin_call.hpp"
 #include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_decode.hpp"
 
@@ -73,13 +72,8 @@ class CudaPluginBackend final : public Backend {
   Profile profile() const override { return p_.profile == KDA_PROFILE_TRITON ? Profile::Triton : Profile::Helion; }
   const OperatorDescription& op() const override { return find_operator(p_.op); }
   void step(const StepArgs& host) override {
-    mirrored_step(*mirror_, host, [this](const StepArgs& dev, cudaStream_t s, DLTensor*) {
-      const PluginCall call(dev, s, p_.op);
-      if (p_.step(p_.state, call.get()) != 0) {
-        const char* why = p_.last_error(p_.state);
-        raise_refusal(name_, why ? why : "(no message)");
-      }
-    });
+    mirrored_step(*mirror_, host,
+                  [this](const StepArgs& dev, cudaStream_t s, DLTensor*) { call_plugin(p_, name_, dev, s); });
   }
   bool guards_intact() const override { return mirror_->guards_intact(); }
 

@@ -18,8 +18,9 @@ std::unique_ptr<Backend> make_cuda_backend(int device, const OperatorDescription
 // A kDLCUDA plugin, on the current device.
 std::unique_ptr<Backend> cuda_plugin_backend(const kda_plugin& description, const std::string& what);
 
-// Raises a plugin's refusal: ContractError when the text is a catalog message, else
-// BackendRefusal (plugin_backend.cpp).
-[[noreturn]] void raise_refusal(const std::string& backend, const std::string& message);
+// One step of a plugin on `args` (tensors on the plugin's device, `stream` for CUDA plugins).
+// A refusal raises ContractError when its text is a catalog message, else BackendRefusal
+// naming `backend` (plugin_backend.cpp).
+void call_plugin(const kda_plugin& plugin, const std::string& backend, const StepArgs& args, void* stream);
 
 }  // namespace kda::engine

@@ -13,12 +13,24 @@
 
 namespace kda::engine {
 
+namespace {
+
 [[noreturn]] void raise_refusal(const std::string& backend, const std::string& message) {
   // A refusal whose text is a catalog message (a plugin that validates as SGLang's wrapper
   // does) is that contract error; any other text is the plugin's own refusal.
   const std::vector<std::string> ids = catalog_ids_matching(message);
   if (!ids.empty()) throw ContractError(fmt::format("{}", fmt::join(ids, "|")), message);
   throw BackendRefusal(fmt::format("{} refused the call: {}", backend, message));
+}
+
+}  // namespace
+
+void call_plugin(const kda_plugin& plugin, const std::string& backend, const StepArgs& args, void* stream) {
+  const PluginCall call(args, stream, plugin.op);
+  if (plugin.step(plugin.state, call.get()) != 0) {
+    const char* why = plugin.last_error(plugin.state);
+    raise_refusal(backend, why ? why : "(no message)");
+  }
 }
 
 namespace {
@@ -48,13 +60,7 @@ class CpuPluginBackend final : public Backend {
   const Envelope& envelope() const override { return envelope_; }
   Profile profile() const override { return p_.profile == KDA_PROFILE_TRITON ? Profile::Triton : Profile::Helion; }
   const OperatorDescription& op() const override { return find_operator(p_.op); }
-  void step(const StepArgs& host) override {
-    const PluginCall call(host, nullptr, p_.op);
-    if (p_.step(p_.state, call.get()) != 0) {
-      const char* why = p_.last_error(p_.state);
-      raise_refusal(name_, why ? why : "(no message)");
-    }
-  }
+  void step(const StepArgs& host) override { call_plugin(p_, name_, host, nullptr); }
 
  private:
   kda_plugin p_;

@@ -224,16 +224,22 @@ void copy_indices_as_reference_sees(const CaseTensors& gpu, CaseTensors& ref, co
     if (plans[row].status != 0) ref.ssm_state_indices.set_linear(static_cast<int64_t>(row), -1);
 }
 
-}  // namespace
-
-CaseReport run_vs_reference(const CaseConfig& given, Backend& backend, const StepMutator& mutate) {
-  const CaseConfig config = backend.op().fit_case(given);
+// A report of `backend` on `config`, judged against `against`, with nothing compared yet.
+CaseReport start_report(const CaseConfig& config, const Backend& backend, const char* against) {
   CaseReport r;
   r.config = config;
   r.backend = backend.name();
   r.backend_spec = backend.spec();
   r.op = std::string(backend.op().name);
-  r.against = "reference";
+  r.against = against;
+  return r;
+}
+
+}  // namespace
+
+CaseReport run_vs_reference(const CaseConfig& given, Backend& backend, const StepMutator& mutate) {
+  const CaseConfig config = backend.op().fit_case(given);
+  CaseReport r = start_report(config, backend, "reference");
   const OperatorDescription& op = backend.op();
   const ProfileBounds bounds = bounds_vs_reference(config, backend.profile());
   CaseTensors ref = materialize(config);
@@ -324,12 +330,7 @@ CaseReport run_vs_reference(const CaseConfig& given, Backend& backend, const Ste
 
 CaseReport run_vs_truth(const CaseConfig& given, Backend& backend) {
   const CaseConfig config = backend.op().fit_case(given);
-  CaseReport r;
-  r.config = config;
-  r.backend = backend.name();
-  r.backend_spec = backend.spec();
-  r.op = std::string(backend.op().name);
-  r.against = "truth";
+  CaseReport r = start_report(config, backend, "truth");
   // A refusal by the backend ends the rollout as a failure; any other exception (the
   // harness's own: memory, a bad config) propagates.
   struct Refused {
