@@ -64,7 +64,8 @@ void DeviceMirror::download_after_refusal(const StepArgs& h) {
   const std::vector<std::byte> out = device_of(*h.out).storage_bytes();
   const bool untouched = std::all_of(out.begin(), out.end(), [](std::byte b) { return b == std::byte{0xFF}; });
   if (!untouched) device_of(*h.out).download(*h.out);
-  for (DLTensor* t : {h.initial_state, h.d_cache, h.k_cache, h.g_cache}) device_of(*t).download(*t);
+  for (DLTensor* t : {h.initial_state, h.d_cache, h.k_cache, h.g_cache})
+    if (t != nullptr) device_of(*t).download(*t);  // an operator without rings has none
 }
 
 DLTensor* DeviceMirror::status_tensor(int64_t B) {

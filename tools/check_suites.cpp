@@ -63,24 +63,32 @@ CaseOutcome in_envelope(engine::Backend& b, const CaseConfig& drawn, const Run& 
 }
 
 // One kernel case in kInvalidRowEvery makes one row runtime-invalid at one token: its cursor
-// past the ring, or (a padding row) its slot past the pool. The backend must refuse the call
-// and write nothing, or flag the row in its status and touch nothing of it
-// (engine::run_vs_reference); the reference sees the row as padding.
+// past the ring (a live row, where the operator reads cursors) or its slot past the pool.
+// The backend must refuse the call and write nothing, or flag the row in its status and touch
+// nothing of it (engine::run_vs_reference); the reference sees the row as padding.
 constexpr int64_t kInvalidRowEvery = 5;
 struct InvalidRow {
   engine::StepMutator mutate;
   std::string what;
 };
-InvalidRow invalid_row(const CaseConfig& c, int64_t n) {
+InvalidRow invalid_row(const engine::OperatorDescription& op, const CaseConfig& c, int64_t n) {
   const int64_t token = n % c.steps, row = n % c.B;
+  // Which tensors the operator takes is what bind() keeps of a call.
+  DLTensor present{};
+  StepArgs probe;
+  probe.write_pos = &present;
+  const bool reads_cursors = op.bind(probe).write_pos != nullptr;
   InvalidRow bad;
-  bad.what = fmt::format("at token {}, row {}'s cursor set to {} (past the ring), or its slot to {} (past the pool) if it "
-                         "is a padding row",
-                         token, row, c.L, c.slots);
-  bad.mutate = [token, row](CaseTensors& t, int64_t at) {
+  bad.what = reads_cursors ? fmt::format("at token {}, row {}'s cursor set to {} (past the ring), or its slot to {} "
+                                         "(past the pool) if it is a padding row",
+                                         token, row, c.L, c.slots)
+                           : fmt::format("at token {}, row {}'s slot set to {} (past the pool)", token, row, c.slots);
+  bad.mutate = [token, row, reads_cursors](CaseTensors& t, int64_t at) {
     if (at != token) return;
-    if (t.ssm_state_indices.get_linear(row) >= 0) t.write_pos.set_linear(row, static_cast<double>(t.config.L));
-    else t.ssm_state_indices.set_linear(row, static_cast<double>(t.config.slots));
+    if (reads_cursors && t.ssm_state_indices.get_linear(row) >= 0)
+      t.write_pos.set_linear(row, static_cast<double>(t.config.L));
+    else
+      t.ssm_state_indices.set_linear(row, static_cast<double>(t.config.slots));
   };
   return bad;
 }
@@ -264,7 +272,7 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
             if (i % kOutsideEvery == kOutsideEvery - 2 && !b->envelope().just_outside(c).empty())
               return outside_envelope_case(*b, c, i / kOutsideEvery);
             if (i % kInvalidRowEvery != kInvalidRowEvery - 1) return from_report(engine::run_vs_reference(c, *b));
-            const InvalidRow bad = invalid_row(c, i / kInvalidRowEvery);
+            const InvalidRow bad = invalid_row(b->op(), c, i / kInvalidRowEvery);
             CaseOutcome o = from_report(engine::run_vs_reference(c, *b, bad.mutate));
             o.replay = fmt::format("kda-harness check --backend {} --suites kernel --seed {} --cases kernel={} (case {}: {})",
                                    spec, seed, i + 1, i, bad.what);

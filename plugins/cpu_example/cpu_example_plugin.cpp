@@ -5,6 +5,10 @@
 // computes every (row, value head) in float32 with the Helion rounding points: beta through
 // b's dtype, stores rounded to their tensors' dtypes.
 //
+// Built with KDA_EXAMPLE_PACKED_DECODE it is the plain packed decode instead
+// (spec/packed-decode.md): the same step at cursor 0, every row flushing, no ring read or
+// written, beta kept in float32, `a` and `dt_bias` taken as given.
+//
 // KDA_MUTANT selects a planted bug (plugins/cpu_example/mutants.hpp) at compile time: each
 // `planted(Mutant::X)` below marks where that bug goes. The shipped plugin is built without
 // one, and every planted() is a constant false.
@@ -17,6 +21,7 @@
 
 #include "contract/contract_error.hpp"
 #include "contract/validate.hpp"
+#include "contract/validate_packed_decode.hpp"
 #include "kda_harness/plugin.h"
 #include "plugins/cpu_example/mutants.hpp"
 #include "plugins/cpu_example/tensor_access.hpp"
@@ -26,6 +31,12 @@ namespace {
 using kda::example::Mutant;
 using kda::example::planted;
 using kda::example::Tensor;
+
+#ifdef KDA_EXAMPLE_PACKED_DECODE
+constexpr bool kPackedDecode = true;
+#else
+constexpr bool kPackedDecode = false;
+#endif
 
 thread_local std::string last_error_text;
 constexpr int64_t kMaxDim = 256;
@@ -83,7 +94,7 @@ Head load_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
   }
   const float logit = bv.flat2(row, hv);
   const float beta = planted(Mutant::BetaWithoutSigmoid) ? logit : 1.0f / (1.0f + std::exp(-logit));
-  x.beta = planted(Mutant::BetaNotRounded) ? beta : kda::example::round_to(beta, bv.dtype());
+  x.beta = planted(Mutant::BetaNotRounded) || kPackedDecode ? beta : kda::example::round_to(beta, bv.dtype());
   return x;
 }
 
@@ -166,7 +177,8 @@ int32_t step(void*, const kda_call* call) {
     const kda::StepArgs a = kda::example::step_args(*call);
     if (planted(Mutant::WritesBeforeValidating) && a.out != nullptr && kda::scalar_type_of(a.out->dtype))
       Tensor(a.out).zero_all();
-    const kda::Dims d = kda::validate(a, kda::Backend::Cpu);
+    const kda::Dims d =
+        kPackedDecode ? kda::validate_packed_decode(a, kda::Backend::Cpu) : kda::validate(a, kda::Backend::Cpu);
     kda::check_runtime_values(a, d);
     // Its own envelope (kPlugin below): a call beyond it is refused, never computed.
     if ((d.K > kMaxDim || d.V > kMaxDim) && !planted(Mutant::EnvelopeNotEnforced))
@@ -180,6 +192,10 @@ int32_t step(void*, const kda_call* call) {
         if (!planted(Mutant::PaddingNotZeroed))
           for (int64_t hv = 0; hv < d.HV; ++hv)
             for (int64_t e = 0; e < d.V; ++e) out.store4(row, 0, hv, e, 0.0f);
+        continue;
+      }
+      if (kPackedDecode) {  // one token, flushed; no ring
+        for (int64_t hv = 0; hv < d.HV; ++hv) step_head(a, d, row, hv, slot, 0, true);
         continue;
       }
       // Checked above for named rows; clamped so that any row computed stays inside the ring.
@@ -200,7 +216,7 @@ const char* last_error(void*) { return last_error_text.c_str(); }
 const kda_plugin kPlugin = {
     KDA_PLUGIN_ABI_VERSION,
     KDA_EXAMPLE_PLUGIN_NAME,
-    "kda_replayssm",
+    kPackedDecode ? "kda_packed_decode" : "kda_replayssm",
     KDA_PROFILE_HELION,
     // Every dtype and layout the contract allows; K and V up to 256 (a plain loop is slow
     // beyond that); host memory.
