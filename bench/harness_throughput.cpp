@@ -6,12 +6,12 @@
 #include "cases/case_config.hpp"
 #include "cases/case_tensors.hpp"
 #include "reference/replayssm_step.hpp"
-#include "reference/rollout.hpp"
+#include "engine/truth_oracle.hpp"
 
 namespace {
 
 using kda::CaseConfig;
-using kda::reference::RolloutModel;
+using kda::engine::ReferenceModel;
 
 // A property-test-sized case: SGLang's test shapes (H = 2, HV = 4, L = 4, B = 3) at
 // K = V = 128, 8 tokens, with padding, forced flushes and divergent cursors.
@@ -21,22 +21,22 @@ CaseConfig test_sized() {
   return c;
 }
 
-void BM_Rollout(benchmark::State& state, RolloutModel model) {
+void BM_Rollout(benchmark::State& state, ReferenceModel model) {
   CaseConfig c = test_sized();
   bool pass = true;
   for (auto _ : state) {
     ++c.seed;  // a fresh case each time, as a property test draws them
-    const auto report = kda::reference::run_rollout(c, model);
+    const auto report = kda::engine::reference_vs_truth(c, model);
     pass = pass && report.pass();
-    benchmark::DoNotOptimize(report.outputs.worst_error);
+    benchmark::DoNotOptimize(report.out.worst_error);
   }
   if (!pass) state.SkipWithError("a rollout failed its comparison");
   state.SetItemsProcessed(state.iterations());
   state.counters["tokens_per_second"] =
       benchmark::Counter(static_cast<double>(state.iterations() * c.steps), benchmark::Counter::kIsRate);
 }
-BENCHMARK_CAPTURE(BM_Rollout, kernel_rounding, RolloutModel::Kernel)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(BM_Rollout, pure_double, RolloutModel::PureDouble)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Rollout, kernel_rounding, ReferenceModel::Kernel)->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_Rollout, pure_double, ReferenceModel::PureDouble)->Unit(benchmark::kMillisecond);
 
 // One reference step (no comparison) at B rows of H = HV heads, L = 8, f32 state.
 void BM_ReferenceStep(benchmark::State& state) {

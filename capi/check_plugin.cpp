@@ -27,7 +27,7 @@
 #include "engine/replayssm_case_breaking.hpp"
 #include "engine/replayssm_error_inputs.hpp"
 #include "engine/replayssm_sample_space.hpp"
-#include "engine/run_vs_reference.hpp"
+#include "engine/run_case.hpp"
 
 namespace kda::capi {
 namespace {

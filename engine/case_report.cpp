@@ -7,7 +7,8 @@
 namespace kda::engine {
 
 bool CaseReport::pass() const {
-  return failure.empty() && out.pass && state.pass && d_ring.pass && k_ring.pass && g_ring.pass;
+  return failure.empty() && untouched_changed == 0 && out.pass && state.pass &&
+         d_ring.pass && k_ring.pass && g_ring.pass;
 }
 
 const reference::Comparison* CaseReport::worst() const {
@@ -20,35 +21,62 @@ const reference::Comparison* CaseReport::worst() const {
 }
 
 std::string CaseReport::replay() const {
+  if (!replay_line.empty()) return replay_line;
   return fmt::format("kda-harness case \"{}\" --backend {} --against {}{}", to_string(config),
                      backend_spec.empty() ? backend : backend_spec, against,
                      op == "kda_replayssm" ? std::string() : " --op " + op);
 }
 
 std::string CaseReport::headline() const {
-  if (!failure.empty()) return failure;
+  const std::string h = failure_line();
+  return h.empty() || note.empty() ? h : h + " [" + note + "]";
+}
+
+std::string CaseReport::failure_line() const {
+  const std::string prefix = name.empty() ? "" : name + ": ";
+  if (!failure.empty()) return prefix + failure;
   const std::pair<const char*, const reference::Comparison*> quantities[] = {
       {"out", &out}, {"initial_state", &state}, {"d_cache", &d_ring}, {"k_cache", &k_ring}, {"g_cache", &g_ring}};
   const reference::Comparison* w = worst();
-  for (const auto& [name, c] : quantities)
-    if (c == w && !c->pass) return fmt::format("{}: {}", name, c->describe());
-  for (const auto& [name, c] : quantities)
-    if (!c->pass) return fmt::format("{}: {}", name, c->describe());
+  for (const auto& [tensor, c] : quantities)
+    if (c == w && !c->pass) return fmt::format("{}{}: {}", prefix, tensor, c->describe());
+  for (const auto& [tensor, c] : quantities)
+    if (!c->pass) return fmt::format("{}{}: {}", prefix, tensor, c->describe());
+  if (untouched_changed) return fmt::format("{}{} elements that no step may write changed", prefix, untouched_changed);
   return "";
 }
 
 std::string CaseReport::summary() const {
-  std::string s = fmt::format("{}\n  {} vs {}: tokens {}, flushes {}, appends {}, rejected rows {}, max gate mass {:.3g}",
-                              to_string(config), backend, against, tokens, flushes, appends, rejected_rows, max_gate_mass);
-  const auto line = [&s](const char* name, const reference::Comparison& c) {
-    if (c.blocks > 0) s += fmt::format("\n  {:<6} {}", name, c.describe());
-  };
-  line("out:", out);
-  line("state:", state);
-  line("d:", d_ring);
-  line("k:", k_ring);
-  line("g:", g_ring);
-  if (!failure.empty()) s += "\n  FAILURE: " + failure;
+  std::string s;
+  if (!what.empty()) {
+    s = what;
+  } else if (against == "error") {
+    s = fmt::format("{} on {}: {}\n  raised: {}", name, backend, pass() ? "pass" : "FAIL",
+                    error_seen.empty() ? "(nothing)" : error_seen);
+    if (untouched_changed) s += fmt::format("\n  {} bytes of written tensors changed", untouched_changed);
+  } else if (!outside_envelope.empty()) {
+    s = fmt::format("{} on {}: {}\n  outside the backend's envelope ({}): {}", name.empty() ? to_string(config) : name,
+                    backend, pass() ? "pass" : "FAIL", outside_envelope,
+                    failure.empty() ? "refused, nothing written" : "NOT refused cleanly");
+  } else {
+    s = fmt::format("{}\n  {} vs {}: tokens {}, flushes {}, appends {}, rejected rows {}, max gate mass {:.3g}",
+                    name.empty() ? to_string(config) : name, backend, against, tokens, flushes, appends, rejected_rows,
+                    max_gate_mass);
+    if (against == "model") s += "\n  (no expected results in the file: compared with the float64 ReplaySSM model)";
+    const auto line = [&s](const char* quantity, const reference::Comparison& c) {
+      if (c.blocks > 0) s += fmt::format("\n  {:<6} {}", quantity, c.describe());
+    };
+    line("out:", out);
+    line("state:", state);
+    line("d:", d_ring);
+    line("k:", k_ring);
+    line("g:", g_ring);
+    if (!name.empty())
+      s += fmt::format("\n  tensors reproduced bit for bit: {}/{}; untouched elements changed: {}", tensors_bit_exact,
+                       tensors_compared, untouched_changed);
+  }
+  if (!note.empty()) s += "\n  " + note;
+  if (!failure.empty() && what.empty()) s += "\n  FAILURE: " + failure;
   return s;
 }
 

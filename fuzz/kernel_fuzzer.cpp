@@ -10,7 +10,7 @@
 // reference's side, so a flush value of the kernel's copy alone would diverge by design.)
 // Raw values that would land on a VALID slot or cursor are moved out of range (a valid but different slot or cursor would read the case's NaN-poisoned unused
 // slots and ring records, which is not what this target asks about).
-// The rollout (engine/run_vs_reference.hpp) then checks, at every step: the kernel's
+// The rollout (engine/run_case.hpp) then checks, at every step: the kernel's
 // row status flags equal the host's plan, every rejected row wrote zeros to out and touched
 // nothing else (byte footprint of every written tensor, device guard regions), and the
 // accepted rows match reference::replayssm_step within the dtype-derived bounds.
@@ -41,7 +41,7 @@
 #include "fuzz/fdp_chooser.hpp"
 #include "fuzz/fuzz_finding.hpp"
 #include "engine/backend.hpp"
-#include "engine/run_vs_reference.hpp"
+#include "engine/run_case.hpp"
 
 namespace {
 

@@ -21,15 +21,15 @@
 #include "engine/replayssm_sample_space.hpp"
 #include "fuzz/fdp_chooser.hpp"
 #include "fuzz/fuzz_finding.hpp"
-#include "reference/rollout.hpp"
+#include "engine/truth_oracle.hpp"
 
 namespace {
 
 constexpr const char* kTarget = "reference_fuzzer";
 
-const char* model_name(kda::reference::RolloutModel m) {
-  using kda::reference::RolloutModel;
-  return m == RolloutModel::Kernel ? "Rounding::Kernel" : m == RolloutModel::Off ? "Rounding::Off" : "PureDouble";
+const char* model_name(kda::engine::ReferenceModel m) {
+  using kda::engine::ReferenceModel;
+  return m == ReferenceModel::Kernel ? "Rounding::Kernel" : m == ReferenceModel::Off ? "Rounding::Off" : "PureDouble";
 }
 
 }  // namespace
@@ -53,10 +53,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     config = engine::sample_case(chooser, engine::limits::reference_fuzzing());
   }
   if (!is_valid_config(config)) fuzz::finding(kTarget, "the decoder made an invalid config: " + to_string(config));
-  for (auto model : {reference::RolloutModel::Kernel, reference::RolloutModel::Off, reference::RolloutModel::PureDouble}) {
-    reference::RolloutReport report;
+  for (auto model : {engine::ReferenceModel::Kernel, engine::ReferenceModel::Off, engine::ReferenceModel::PureDouble}) {
+    engine::CaseReport report;
     try {
-      report = reference::run_rollout(config, model);
+      report = engine::reference_vs_truth(config, model);
     } catch (const std::exception& e) {
       fuzz::finding(kTarget, std::string(model_name(model)) + " rollout threw " + typeid(e).name() + ": " + e.what() +
                                  "\ncase: " + to_string(config));

@@ -1,7 +1,9 @@
-// Verification of a golden case on a backend (the CPU reference, the CUDA kernel, ...).
+// Verification of a golden case on a backend (the CPU reference, the CUDA kernel, ...), in
+// one engine::CaseReport.
 //
-// Step cases: the backend runs every step on working copies of the case's inputs (out reset
-// to the case's NaN buffer before each step), then:
+// Step cases are played by the engine's one driver (engine/run_case.hpp: refusals, row
+// status, footprint and guards checked at every step) on working copies of the case's
+// inputs, with the file's expected tensors as the oracle:
 //   - out of every step against expected.out, per output head, with the floors of
 //     reference/compare.hpp; padding rows must be exactly zero;
 //   - the checkpoint of every slot a step flushed (the stored per-step checkpoint, or the
@@ -9,7 +11,6 @@
 //   - at the end, every checkpoint and ring record a step wrote, against the final expected
 //     tensors; every element no step may write (other slots, records at or past the cursors,
 //     the checkpoint of a row that only appended) must equal its expected bytes exactly;
-//   - bytes between strided elements (envelope gaps) must not change at any step.
 // Tolerances: engine::bounds_vs_reference for the backend's profile (two computations each
 // within the rollout bounds of the float64 recurrence), with the gate mass each (slot, head) reached;
 // ring records as the kernel suite bounds them (reference::record_bounds and record_floor:
@@ -27,34 +28,14 @@
 
 #include "contract/step_args.hpp"
 #include "engine/backend.hpp"
+#include "engine/case_report.hpp"
 #include "golden/golden_case.hpp"
 #include "reference/compare.hpp"
 
 namespace kda::golden {
 
-
-struct CaseVerification {
-  std::string name, backend;
-  CaseKind kind = CaseKind::Step;
-  bool against_model = false;  // no expected results in the file: compared with ReplayModel<double>
-  reference::Comparison out, state, d_ring, k_ring, g_ring;
-  int64_t untouched_changed = 0;  // elements no step may write that differ from the expected bytes
-  int64_t gap_bytes_changed = 0;  // bytes between strided elements that a step changed
-  int64_t tensors_compared = 0, tensors_bit_exact = 0;
-  std::string error_seen;  // error cases: "ID: message" the backend raised
-  std::string failure;     // anything that fails the case outside the comparisons
-  std::string outside_envelope;  // why the case lies outside the backend's envelope (then it must be refused)
-
-  bool pass() const;
-  // The worst error / tolerance over the comparisons (0 when nothing was compared).
-  double worst_ratio() const;
-  const reference::Comparison* worst() const;
-  std::string summary() const;  // several lines
-  std::string headline() const; // the failure in one line: what failed, and where
-};
-
 // The backend's profile decides the bounds (engine/profile.hpp); a backend that reports row
 // status or guard regions has them checked after every step.
-CaseVerification verify_case(const GoldenCase& c, engine::Backend& backend);
+engine::CaseReport verify_case(const GoldenCase& c, engine::Backend& backend);
 
 }  // namespace kda::golden

@@ -84,20 +84,6 @@ int64_t changed_elements(const HostTensor& x, const HostTensor& y, int64_t i0, i
   return changed;
 }
 
-GapWatch::GapWatch(HostTensor& t) : t_(&t), is_element_(t.storage().size(), false) {
-  const std::size_t size = size_of(t.type());
-  for (int64_t off : element_offsets(t.shape(), t.strides()))
-    for (std::size_t b = 0; b < size; ++b) is_element_[off * size + b] = true;
-}
-
-void GapWatch::snapshot() { before_ = t_->storage(); }
-
-int64_t GapWatch::changed() const {
-  int64_t n = 0;
-  for (std::size_t i = 0; i < before_.size(); ++i) n += !is_element_[i] && before_[i] != t_->storage()[i];
-  return n;
-}
-
 std::vector<double> StepExpectation::model_out(int64_t row, int64_t hv, int64_t V) const {
   const RowStep& r = rows[row];
   return r.slot < 0 ? std::vector<double>(V, 0.0) : r.heads[hv].o;

@@ -31,19 +31,6 @@ bool same_elements(const HostTensor& x, const HostTensor& y);
 // How many elements of block [i0, i1, (i2 or all when < 0), :] differ in their bytes.
 int64_t changed_elements(const HostTensor& x, const HostTensor& y, int64_t i0, int64_t i1, int64_t i2);
 
-// Watches the bytes of a strided tensor's storage that belong to no element.
-class GapWatch {
- public:
-  explicit GapWatch(HostTensor& t);
-  void snapshot();
-  int64_t changed() const;  // gap bytes that differ from the snapshot
-
- private:
-  HostTensor* t_;
-  std::vector<bool> is_element_;
-  std::vector<std::byte> before_;
-};
-
 struct HeadStep {
   double mass = 0;        // the largest gate mass G (slot, hv) has reached (tolerance.hpp)
   double out_floor = 0;   // reference::output_floor of the head
@@ -98,7 +85,7 @@ struct Judge {
 struct FinalCheck {
   const GoldenCase& c;
   bool model_mode;
-  CaseVerification& r;
+  engine::CaseReport& r;
 
   using Key = std::array<int64_t, 3>;
   // written: the blocks the steps wrote, and how each is judged.

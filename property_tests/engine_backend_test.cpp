@@ -11,7 +11,7 @@
 #include "engine/function_backend.hpp"
 #include "engine/plugin_backend.hpp"
 #include "engine/refusal.hpp"
-#include "engine/run_vs_reference.hpp"
+#include "engine/run_case.hpp"
 #include "reference/replayssm_step.hpp"
 
 namespace kda::engine {

@@ -8,7 +8,7 @@
 
 #include "contract/tensor_view.hpp"
 #include "engine/function_backend.hpp"
-#include "engine/run_vs_reference.hpp"
+#include "engine/run_case.hpp"
 #include "plugins/cpu_example/tensor_access.hpp"
 #include "reference/replayssm_step.hpp"
 

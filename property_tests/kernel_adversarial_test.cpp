@@ -14,7 +14,7 @@
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 #include "engine/cuda_backend.hpp"
-#include "engine/run_vs_reference.hpp"
+#include "engine/run_case.hpp"
 
 namespace kda::testing {
 using ::kda::engine::CaseReport;

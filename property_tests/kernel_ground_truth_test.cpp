@@ -1,4 +1,4 @@
-// The CUDA kernel against the plain float64 recurrence (reference::run_rollout): outputs at
+// The CUDA kernel against the plain float64 recurrence (engine::run_vs_truth): outputs at
 // every token and checkpoints after every flush, within the dtype-derived rollout bounds
 // (with the driver's gate-mass term and floors).
 // KDA_GPU_TRUTH_ROLLOUTS sets the number of rollouts (default 300).
@@ -10,13 +10,13 @@
 #include <sstream>
 
 #include "property_tests/rc_chooser.hpp"
-#include "engine/device_mirror.hpp"
+#include "engine/cuda_backend.hpp"
+#include "engine/run_case.hpp"
+#include "engine/truth_oracle.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
-#include "reference/rollout.hpp"
 #include "reference/tolerance.hpp"
 
 namespace kda::testing {
-using ::kda::engine::DeviceMirror;
 namespace {
 
 TEST(KernelVsGroundTruth, RandomRollouts) {
@@ -30,22 +30,19 @@ TEST(KernelVsGroundTruth, RandomRollouts) {
   const auto result = rc::detail::checkTestable(
       [&] {
         const CaseConfig c = *gen_case(engine::limits::gpu_suites());
-        DeviceMirror mirror;
-        const auto bounds = reference::rollout_bounds(c, /*tf32_products=*/false);
-        const auto r = reference::run_rollout(
-            c, [&mirror](const StepArgs& host) { mirror.step(host); }, bounds);
+        auto backend = engine::make_cuda_backend(-1);  // fresh device buffers per rollout
+        const engine::CaseReport r = engine::run_vs_truth(c, *backend);
         if (!r.pass()) {
           // Tell a kernel fault from a tolerance-model fault (the CPU reference with the same
           // rounding points exceeds the same bounds): both fail, with different messages.
-          const auto ref = reference::run_rollout(c, reference::RolloutModel::Kernel);
+          const auto ref = engine::reference_vs_truth(c, engine::ReferenceModel::Kernel);
           if (ref.pass()) RC_FAIL("kernel: " + r.summary() + "\nCPU reference (kernel rounding) passes: " + ref.summary());
           RC_FAIL("tolerance model: the CPU rounding model exceeds the bound too\n  kernel:    " + r.summary() +
                   "\n  reference: " + ref.summary());
         }
-        if (!mirror.guards_intact()) RC_FAIL("a device guard region changed: " + to_string(c));
         ++rollouts;
-        if (r.outputs.blocks > 0) worst_out_ratio = std::max(worst_out_ratio, r.outputs.worst_error / r.outputs.tolerance);
-        if (r.states.blocks > 0) worst_state_ratio = std::max(worst_state_ratio, r.states.worst_error / r.states.tolerance);
+        if (r.out.blocks > 0) worst_out_ratio = std::max(worst_out_ratio, r.out.worst_error / r.out.tolerance);
+        if (r.state.blocks > 0) worst_state_ratio = std::max(worst_state_ratio, r.state.worst_error / r.state.tolerance);
       },
       meta, params);
   std::printf("kernel vs float64 recurrence: %lld rollouts within bounds, worst output error/bound %.3f, state %.3f\n",

@@ -14,23 +14,23 @@
 
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
-#include "reference/rollout.hpp"
+#include "engine/truth_oracle.hpp"
 
 namespace kda::testing {
 namespace {
 
-using reference::RolloutModel;
-using reference::RolloutReport;
+using engine::CaseReport;
+using engine::ReferenceModel;
 
 struct Worst {
   int64_t rollouts = 0;
   double out_ratio = 0, state_ratio = 0, out_error = 0, state_error = 0, out_bound = 0, state_bound = 0;
-  void add(const RolloutReport& r) {
+  void add(const CaseReport& r) {
     ++rollouts;
-    if (r.outputs.blocks && r.outputs.ratio() > out_ratio)
-      out_ratio = r.outputs.ratio(), out_error = r.outputs.worst_error, out_bound = r.outputs.tolerance;
-    if (r.states.blocks && r.states.ratio() > state_ratio)
-      state_ratio = r.states.ratio(), state_error = r.states.worst_error, state_bound = r.states.tolerance;
+    if (r.out.blocks && r.out.ratio() > out_ratio)
+      out_ratio = r.out.ratio(), out_error = r.out.worst_error, out_bound = r.out.tolerance;
+    if (r.state.blocks && r.state.ratio() > state_ratio)
+      state_ratio = r.state.ratio(), state_error = r.state.worst_error, state_bound = r.state.tolerance;
   }
 };
 
@@ -62,11 +62,11 @@ TEST(ReferenceKeyProperty, RolloutEqualsPlainRecurrence) {
   const auto start = std::chrono::steady_clock::now();
   check_property("ReplaySSM rollout == plain recurrence", case_count("KDA_REFERENCE_CASES", 700), [&] {
     const CaseConfig c = *gen_case(engine::limits::reference_suites());
-    const RolloutReport p = reference::run_rollout(c, RolloutModel::PureDouble);
+    const CaseReport p = engine::reference_vs_truth(c, ReferenceModel::PureDouble);
     if (!p.pass()) RC_FAIL("pure double: " + p.summary());
-    const RolloutReport k = reference::run_rollout(c, RolloutModel::Kernel);
+    const CaseReport k = engine::reference_vs_truth(c, ReferenceModel::Kernel);
     if (!k.pass()) RC_FAIL("kernel rounding: " + k.summary());
-    const RolloutReport o = reference::run_rollout(c, RolloutModel::Off);
+    const CaseReport o = engine::reference_vs_truth(c, ReferenceModel::Off);
     if (!o.pass()) RC_FAIL("rounding off: " + o.summary());
     pure.add(p);
     kernel[dtype_set(c)].add(k);
@@ -90,7 +90,7 @@ TEST(ReferenceKeyProperty, ThroughputAtK128V128) {
   for (int i = 0; i < n; ++i) {
     CaseConfig ci = c;
     ci.seed += i;
-    const RolloutReport r = reference::run_rollout(ci, RolloutModel::Kernel);
+    const CaseReport r = engine::reference_vs_truth(ci, ReferenceModel::Kernel);
     ASSERT_TRUE(r.pass()) << r.summary();
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

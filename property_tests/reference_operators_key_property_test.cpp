@@ -13,7 +13,9 @@
 #include "engine/operator.hpp"
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
-#include "reference/rollout.hpp"
+#include "engine/reference_backend.hpp"
+#include "engine/run_case.hpp"
+#include "engine/truth_oracle.hpp"
 #include "reference/tolerance.hpp"
 
 namespace kda::testing {
@@ -22,9 +24,19 @@ namespace {
 const engine::OperatorDescription& packed() { return engine::packed_decode_operator(); }
 const engine::OperatorDescription& replayssm() { return engine::replayssm_operator(); }
 
-reference::RolloutReport rollout(const engine::OperatorDescription& op, const CaseConfig& c) {
-  const auto step = [&op](const StepArgs& a) { op.reference_step(op.bind(a), reference::Rounding::Kernel); };
-  return reference::run_rollout(c, step, reference::rollout_bounds(c), op.beta_through_b);
+engine::CaseReport rollout(const engine::OperatorDescription& op, const CaseConfig& c) {
+  return engine::reference_vs_truth(c, engine::ReferenceModel::Kernel, op);
+}
+
+// The reference step of `stepped` judged against the truth with beta rounded through b's
+// dtype or not.
+engine::CaseReport rollout_vs(const engine::OperatorDescription& stepped, const CaseConfig& c, bool beta_through_b) {
+  const auto backend = engine::make_reference_backend(reference::Rounding::Kernel, stepped);
+  CaseTensors t = materialize(c);
+  engine::CaseReport r = engine::start_report(c, *backend, "truth");
+  const auto oracle = engine::truth_oracle(reference::rollout_bounds(c), beta_through_b);
+  engine::run_case({t, c.steps, [&t](int64_t token) { fill_token(t, token); }, true, nullptr}, *backend, *oracle, r);
+  return r;
 }
 
 std::vector<double> values(const HostTensor& t) {
@@ -47,7 +59,7 @@ double relative_difference(const std::vector<double>& x, const std::vector<doubl
 TEST(OperatorsKeyProperty, PackedDecodeAndReplaySSMAtL1BothEqualThePlainRecurrence) {
   check_property("both rollouts equal the plain recurrence", case_count("KDA_REFERENCE_CASES", 150), [] {
     const CaseConfig c = packed().fit_case(*gen_case(engine::limits::reference_suites(12)).as("config"));
-    const reference::RolloutReport p = rollout(packed(), c), r = rollout(replayssm(), c);
+    const engine::CaseReport p = rollout(packed(), c), r = rollout(replayssm(), c);
     RC_ASSERT(p.pass());
     RC_ASSERT(r.pass());
     RC_ASSERT(p.flushes == r.flushes);
@@ -81,8 +93,7 @@ TEST(OperatorsKeyProperty, BetaRoundingIsVisibleToTheTruth) {
     c.seed = seed;
     c.act_dtype = ScalarType::BFloat16;
     c.state_dtype = c.out_dtype = ScalarType::Float32;
-    const auto step = [](const StepArgs& a) { replayssm().reference_step(a, reference::Rounding::Kernel); };
-    failed += !reference::run_rollout(c, step, reference::rollout_bounds(c), /*beta_through_b=*/false).pass();
+    failed += !rollout_vs(replayssm(), c, /*beta_through_b=*/false).pass();
     EXPECT_TRUE(rollout(packed(), c).pass()) << to_string(c);
   }
   EXPECT_GT(failed, 0);

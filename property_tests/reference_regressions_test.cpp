@@ -7,19 +7,19 @@
 
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
-#include "reference/rollout.hpp"
+#include "engine/truth_oracle.hpp"
 
 namespace kda::testing {
 namespace {
 
-using reference::RolloutModel;
+using engine::ReferenceModel;
 
 // Kernel rounding vs the float64 recurrence, within the budget, with something compared.
 void expect_within_budget(const char* line) {
-  const auto r = reference::run_rollout(parse_case_config(line), RolloutModel::Kernel);
+  const auto r = engine::reference_vs_truth(parse_case_config(line), ReferenceModel::Kernel);
   EXPECT_TRUE(r.pass()) << r.summary();
-  EXPECT_GT(r.outputs.blocks, 0) << line;
-  EXPECT_GT(r.states.blocks, 0) << line;
+  EXPECT_GT(r.out.blocks, 0) << line;
+  EXPECT_GT(r.state.blocks, 0) << line;
 }
 
 // A gate of about -30 decays a float16 checkpoint to ~6e-7, below float16's smallest normal
@@ -74,7 +74,7 @@ TEST(ReferenceRegressions, DegenerateHeadsStayWithinTheBudget) {
     engine::SampleLimits limits = engine::limits::reference_suites(24, /*work_budget=*/1e12);  // small once K, V are
     limits.K = limits.V = {1, 4};
     const CaseConfig c = *gen_case(limits);
-    const auto r = reference::run_rollout(c, RolloutModel::Kernel);
+    const auto r = engine::reference_vs_truth(c, ReferenceModel::Kernel);
     if (!r.pass()) RC_FAIL(r.summary());
   });
 }

@@ -35,7 +35,7 @@ std::string suite_xml(const SuiteResult& r) {
   if (r.skipped()) return s + fmt::format(">\n      <skipped message=\"{}\"/>\n    </testcase>\n  </testsuite>\n", xml(r.skip_reason));
   if (!failed) return s + "/>\n  </testsuite>\n";
   std::string body;
-  for (const CaseOutcome& f : r.failures) body += f.detail + (f.replay.empty() ? "" : "\n  replay: " + f.replay) + "\n";
+  for (const engine::CaseReport& f : r.failures) body += f.summary() + "\n  replay: " + f.replay() + "\n";
   if (r.failed > static_cast<int64_t>(r.failures.size()))
     body += fmt::format("(and {} more)\n", r.failed - static_cast<int64_t>(r.failures.size()));
   s += fmt::format(">\n      <failure message=\"{} of {} cases failed\">{}</failure>\n    </testcase>\n  </testsuite>\n",

@@ -47,8 +47,8 @@ std::string failure_listing(const std::vector<SuiteResult>& results) {
   std::string s;
   for (const auto& r : results)
     for (const auto& f : r.failures) {
-      s += fmt::format("FAILED [{}] {}\n", r.name, f.detail);
-      if (!f.replay.empty()) s += fmt::format("  replay: {}\n", f.replay);
+      s += fmt::format("FAILED [{}] {}\n", r.name, f.summary());
+      if (const std::string replay = f.replay(); !replay.empty()) s += fmt::format("  replay: {}\n", replay);
     }
   return s;
 }
@@ -81,7 +81,7 @@ nlohmann::ordered_json json_report(const std::vector<SuiteResult>& results, doub
                       {"detail", r.worst_detail}};
       }
       s["failures"] = nlohmann::ordered_json::array();
-      for (const auto& f : r.failures) s["failures"].push_back({{"replay", f.replay}, {"detail", f.detail}});
+      for (const auto& f : r.failures) s["failures"].push_back({{"replay", f.replay()}, {"detail", f.summary()}});
     }
     j["suites"].push_back(std::move(s));
   }

@@ -51,21 +51,19 @@ SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t k
   auto elapsed = [&start] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
-  std::vector<CaseOutcome> outcomes(static_cast<std::size_t>(spec.cases));
+  std::vector<engine::CaseReport> outcomes(static_cast<std::size_t>(spec.cases));
   std::atomic<int64_t> next{0}, done{0}, failed{0};
   auto worker = [&](int w) {
     for (int64_t i = next++; i < spec.cases; i = next++) {
-      CaseOutcome o;
+      engine::CaseReport o;
       try {
         o = spec.run(i, w);
       } catch (const std::exception& e) {
-        o.pass = false;
-        o.detail = std::string("exception: ") + e.what();
+        o.what = o.failure = std::string("exception: ") + e.what();
       } catch (...) {  // an exception leaving a worker thread would terminate the process
-        o.pass = false;
-        o.detail = "exception of an unknown type";
+        o.what = o.failure = "exception of an unknown type";
       }
-      if (!o.pass) ++failed;
+      if (!o.pass()) ++failed;
       outcomes[static_cast<std::size_t>(i)] = std::move(o);
       ++done;
     }
@@ -80,18 +78,19 @@ SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t k
   for (auto& t : threads) t.join();
   progress.clear();
   r.seconds = elapsed();
-  for (const CaseOutcome& o : outcomes) {
-    o.pass ? ++r.passed : ++r.failed;
-    if (!o.pass && static_cast<int64_t>(r.failures.size()) < keep_failures) r.failures.push_back(o);
-    if (!o.compared) continue;
-    const bool nan = std::isnan(o.error);
-    if (!r.worst_is_nan && (nan || o.ratio() > r.worst_ratio || r.worst_tolerance == 0)) {
+  for (const engine::CaseReport& o : outcomes) {
+    o.pass() ? ++r.passed : ++r.failed;
+    if (!o.pass() && static_cast<int64_t>(r.failures.size()) < keep_failures) r.failures.push_back(o);
+    const reference::Comparison* w = o.worst();
+    if (w == nullptr) continue;
+    const bool nan = std::isnan(w->worst_error);
+    if (!r.worst_is_nan && (nan || w->ratio() > r.worst_ratio || r.worst_tolerance == 0)) {
       r.worst_is_nan = nan;
-      r.worst_ratio = nan ? NAN : o.ratio();
-      r.worst_error = o.error;
-      r.worst_tolerance = o.tolerance;
-      r.worst_replay = o.replay;
-      r.worst_detail = o.detail;
+      r.worst_ratio = nan ? NAN : w->ratio();
+      r.worst_error = w->worst_error;
+      r.worst_tolerance = w->tolerance;
+      r.worst_replay = o.replay();
+      r.worst_detail = o.summary();
     }
   }
   return r;

@@ -1,5 +1,5 @@
 // The engine of `kda-harness check`: a suite is a number of independent cases and a
-// function that runs one; run_suite() spreads the cases over worker threads (each worker
+// function that runs one (giving its engine::CaseReport); run_suite() spreads the cases over worker threads (each worker
 // has a fixed index, so a GPU suite can bind worker w to GPU w mod n), shows progress with
 // an estimate of the time left, and folds the outcomes in case order (the report does not
 // depend on thread timing).
@@ -9,17 +9,9 @@
 #include <string>
 #include <vector>
 
-namespace kda::cli {
+#include "engine/case_report.hpp"
 
-struct CaseOutcome {
-  bool pass = true;
-  bool compared = false;           // error/tolerance are meaningful
-  double error = 0, tolerance = 0; // the case's worst error and its tolerance
-  std::string replay;              // how to replay it: a `kda-harness case ...` line
-  std::string detail;              // why it failed (or the worst comparison)
-  std::string headline;            // a failure in one line: what failed, and where
-  double ratio() const { return tolerance > 0 ? error / tolerance : 0; }
-};
+namespace kda::cli {
 
 struct SuiteSpec {
   std::string name, backend;  // backend: "cpu" or "cuda"
@@ -28,7 +20,7 @@ struct SuiteSpec {
   std::string skip_reason;    // non-empty: the suite does not run (shown in the table)
   int jobs = 1;
   // Runs case `index` on worker `worker` (0 <= worker < jobs).
-  std::function<CaseOutcome(int64_t index, int worker)> run;
+  std::function<engine::CaseReport(int64_t index, int worker)> run;
 };
 
 struct SuiteResult {
@@ -38,7 +30,7 @@ struct SuiteResult {
   bool worst_is_nan = false;
   std::string worst_replay, worst_detail;
   double seconds = 0;
-  std::vector<CaseOutcome> failures;  // the first few
+  std::vector<engine::CaseReport> failures;  // the first few
   bool skipped() const { return !skip_reason.empty(); }
   bool ok() const { return failed == 0; }
 };

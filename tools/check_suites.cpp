@@ -11,54 +11,27 @@
 #include "golden/golden_verify.hpp"
 #include "engine/reference_backend.hpp"
 #include "engine/replayssm_sample_space.hpp"
-#include "engine/run_vs_reference.hpp"
+#include "engine/run_case.hpp"
+#include "engine/truth_oracle.hpp"
 #include "reference/replayssm_step.hpp"
-#include "reference/rollout.hpp"
 #include "tools/contract_sweep.hpp"
 
 namespace kda::cli {
 namespace {
 
-CaseOutcome from_rollout(const reference::RolloutReport& r, const std::string& backend) {
-  CaseOutcome o;
-  o.pass = r.pass();
-  for (const auto* c : {&r.outputs, &r.states}) {
-    if (c->blocks == 0) continue;
-    if (!o.compared || std::isnan(c->worst_error) || c->ratio() > o.ratio()) {
-      o.compared = true;
-      o.error = c->worst_error;
-      o.tolerance = c->tolerance;
-    }
-  }
-  o.replay = fmt::format("kda-harness case \"{}\" --backend {}", to_string(r.config), backend);
-  o.detail = r.summary();
-  return o;
-}
-
-CaseOutcome from_report(const engine::CaseReport& r) {
-  CaseOutcome o;
-  o.pass = r.pass();
-  if (const reference::Comparison* w = r.worst()) {
-    o.compared = true;
-    o.error = w->worst_error;
-    o.tolerance = w->tolerance;
-  }
-  o.replay = r.replay();
-  o.detail = r.summary();
-  if (!o.pass) o.headline = r.headline();
-  return o;
+// A case that ran nothing: `what` says what it was; it fails with `failure` when given.
+engine::CaseReport no_run(std::string what, std::string failure) {
+  engine::CaseReport r;
+  r.what = std::move(what);
+  r.failure = std::move(failure);
+  return r;
 }
 
 // A case of a backend suite: the drawn config moved into the backend's envelope.
 template <class Run>
-CaseOutcome in_envelope(engine::Backend& b, const CaseConfig& drawn, const Run& run) {
+engine::CaseReport in_envelope(engine::Backend& b, const CaseConfig& drawn, const Run& run) {
   const std::optional<CaseConfig> c = b.envelope().fit(drawn);
-  if (!c) {
-    CaseOutcome o;
-    o.pass = false;
-    o.detail = "no case fits the backend's envelope: " + b.envelope().describe();
-    return o;
-  }
+  if (!c) return no_run(to_string(drawn), "no case fits the backend's envelope: " + b.envelope().describe());
   return run(*c);
 }
 
@@ -83,12 +56,12 @@ InvalidRow invalid_row(const engine::OperatorDescription& op, const CaseConfig& 
                                          "(past the pool) if it is a padding row",
                                          token, row, c.L, c.slots)
                            : fmt::format("at token {}, row {}'s slot set to {} (past the pool)", token, row, c.slots);
-  bad.mutate = [token, row, reads_cursors](CaseTensors& t, int64_t at) {
+  bad.mutate = [token, row, reads_cursors, L = c.L, slots = c.slots](CaseTensors& t, int64_t at) {
     if (at != token) return;
     if (reads_cursors && t.ssm_state_indices.get_linear(row) >= 0)
-      t.write_pos.set_linear(row, static_cast<double>(t.config.L));
+      t.write_pos.set_linear(row, static_cast<double>(L));
     else
-      t.ssm_state_indices.set_linear(row, static_cast<double>(t.config.slots));
+      t.ssm_state_indices.set_linear(row, static_cast<double>(slots));
   };
   return bad;
 }
@@ -98,27 +71,11 @@ CaseConfig check_case(uint64_t seed, int64_t i, double work_budget) {
   return engine::draw_case(seed, static_cast<uint64_t>(i), engine::limits::check_cases(work_budget));
 }
 
-CaseOutcome from_contract_case(const SweepResult& r, std::string replay) {
-  CaseOutcome c;
-  c.pass = r.pass;
-  c.detail = r.pass ? r.config : r.config + ": " + r.detail;
-  c.replay = std::move(replay);
+engine::CaseReport from_contract_case(const SweepResult& r, std::string replay) {
+  engine::CaseReport c = no_run(r.pass ? r.config : r.config + ": " + r.detail, r.pass ? "" : r.detail);
+  c.against = "contract";
+  c.replay_line = std::move(replay);
   return c;
-}
-
-CaseOutcome from_verification(const golden::CaseVerification& v, const golden::LoadedCase& lc,
-                              const std::string& backend) {
-  CaseOutcome o;
-  o.pass = v.pass();
-  if (const reference::Comparison* w = v.worst()) {
-    o.compared = true;
-    o.error = w->worst_error;
-    o.tolerance = w->tolerance;
-  }
-  o.replay = fmt::format("kda-harness case {} --backend {}", lc.path.string(), backend);
-  o.detail = v.summary();
-  if (!o.pass) o.headline = v.headline();
-  return o;
 }
 
 // A golden suite over the loaded set's cases of the operator (and the unreadable ones); one
@@ -136,20 +93,18 @@ SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, cons
   s.cases = static_cast<int64_t>(cases.size()) + (set_problems ? 1 : 0);
   s.run = [&set, cases, backend, backend_name](int64_t i, int worker) {
     if (i == static_cast<int64_t>(cases.size())) {
-      CaseOutcome o;
-      o.pass = false;
-      o.detail = "golden set: " + fmt::format("{}", fmt::join(set.problems, "; "));
-      return o;
+      const std::string problems = "golden set: " + fmt::format("{}", fmt::join(set.problems, "; "));
+      return no_run(problems, problems);
     }
     const golden::LoadedCase& lc = set.cases[cases[static_cast<std::size_t>(i)]];
     if (!lc.problem.empty()) {
-      CaseOutcome o;
-      o.pass = false;
-      o.detail = fmt::format("golden case {}: {}", lc.entry.name, lc.problem);
-      return o;
+      const std::string problem = fmt::format("golden case {}: {}", lc.entry.name, lc.problem);
+      return no_run(problem, problem);
     }
     const std::unique_ptr<engine::Backend> b = backend(worker);
-    return from_verification(golden::verify_case(lc.c, *b), lc, backend_name);
+    engine::CaseReport r = golden::verify_case(lc.c, *b);
+    r.replay_line = fmt::format("kda-harness case {} --backend {}", lc.path.string(), backend_name);
+    return r;
   };
   return s;
 }
@@ -159,22 +114,17 @@ constexpr int64_t kOutsideEvery = 10;
 
 // A call just outside the backend's envelope (the i-th way out of it from config c): the
 // backend must refuse it and write nothing.
-CaseOutcome outside_envelope_case(engine::Backend& b, const CaseConfig& c, int64_t i) {
+engine::CaseReport outside_envelope_case(engine::Backend& b, const CaseConfig& c, int64_t i) {
   const std::vector<CaseConfig> outside = b.envelope().just_outside(c);
-  CaseOutcome o;
-  if (outside.empty()) {
-    o.detail = "the envelope is the whole contract: nothing lies outside it";
-    return o;
-  }
+  if (outside.empty()) return no_run("the envelope is the whole contract: nothing lies outside it", "");
   const CaseConfig& x = outside[static_cast<std::size_t>(i) % outside.size()];
   CaseTensors t = materialize(b.op().fit_case(x));
   const std::string why = engine::refusal_problem(b, t.args());
-  o.pass = why.empty();
-  o.detail = fmt::format("{} (outside: {}): {}", to_string(x), b.envelope().excludes(x),
-                         why.empty() ? "refused, nothing written" : why);
-  if (!o.pass) o.headline = fmt::format("outside the envelope ({}), token 0: {}", b.envelope().excludes(x), why);
-  o.replay = fmt::format("kda-harness case \"{}\" --backend {}{}", to_string(x), b.spec(),
-                         b.op().name == "kda_replayssm" ? std::string() : " --op " + std::string(b.op().name));
+  engine::CaseReport o = engine::start_report(x, b, "reference");
+  o.outside_envelope = b.envelope().excludes(x);
+  if (!why.empty()) o.failure = fmt::format("outside the envelope ({}), token 0: {}", o.outside_envelope, why);
+  o.replay_line = fmt::format("kda-harness case \"{}\" --backend {}{}", to_string(x), b.spec(),
+                              b.op().name == "kda_replayssm" ? std::string() : " --op " + std::string(b.op().name));
   return o;
 }
 
@@ -253,16 +203,15 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
         };
       } else if (info.name == "reference") {
         s.run = [seed, budget, &op](int64_t i, int) {
-          const CaseConfig c = op.fit_case(check_case(seed, i, budget));
-          const auto step = [&op](const StepArgs& a) { op.reference_step(op.bind(a), reference::Rounding::Kernel); };
-          return from_rollout(reference::run_rollout(c, step, reference::rollout_bounds(c), op.beta_through_b),
-                              "reference");
+          const auto reference = engine::make_reference_backend(reference::Rounding::Kernel, op);
+          return engine::run_vs_truth(check_case(seed, i, budget), *reference);
         };
       } else if (info.name == "pure-double") {
         s.run = [seed, budget, &op](int64_t i, int) {
-          const CaseConfig c = op.fit_case(check_case(seed + 1, i, budget));
-          return from_rollout(reference::run_rollout(c, reference::RolloutModel::PureDouble),
-                              "pure-double");
+          engine::CaseReport r = engine::run_model_vs_truth(op.fit_case(check_case(seed + 1, i, budget)));
+          r.replay_line = fmt::format("kda-harness case \"{}\" --backend pure-double --against truth{}", to_string(r.config),
+                                      op.name == "kda_replayssm" ? std::string() : " --op " + std::string(op.name));
+          return r;
         };
       } else if (info.name == "kernel") {
         s.run = [seed, gpu_budget, judged, spec = judged_spec](int64_t i, int w) {
@@ -271,12 +220,13 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
             // A backend that computes a call it declares it refuses dies here too, early.
             if (i % kOutsideEvery == kOutsideEvery - 2 && !b->envelope().just_outside(c).empty())
               return outside_envelope_case(*b, c, i / kOutsideEvery);
-            if (i % kInvalidRowEvery != kInvalidRowEvery - 1) return from_report(engine::run_vs_reference(c, *b));
+            if (i % kInvalidRowEvery != kInvalidRowEvery - 1) return engine::run_vs_reference(c, *b);
             const InvalidRow bad = invalid_row(b->op(), c, i / kInvalidRowEvery);
-            CaseOutcome o = from_report(engine::run_vs_reference(c, *b, bad.mutate));
-            o.replay = fmt::format("kda-harness check --backend {} --suites kernel --seed {} --cases kernel={} (case {}: {})",
-                                   spec, seed, i + 1, i, bad.what);
-            if (!o.pass) o.headline += fmt::format(" [this case: {}]", bad.what);
+            engine::CaseReport o = engine::run_vs_reference(c, *b, bad.mutate);
+            o.replay_line = fmt::format(
+                "kda-harness check --backend {} --suites kernel --seed {} --cases kernel={} (case {}: {})", spec, seed,
+                i + 1, i, bad.what);
+            o.note = "this case: " + bad.what;
             return o;
           });
         };
@@ -284,7 +234,7 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {
           const auto b = judged(w);
           return in_envelope(*b, check_case(seed + 3, i, gpu_budget),
-                             [&](const CaseConfig& c) { return from_report(engine::run_vs_truth(c, *b)); });
+                             [&](const CaseConfig& c) { return engine::run_vs_truth(c, *b); });
         };
       } else if (info.name == "envelope") {
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {

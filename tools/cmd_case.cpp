@@ -14,10 +14,10 @@
 #include "golden/golden_verify.hpp"
 #include "golden/safetensors.hpp"
 #include "reference/replayssm_step.hpp"
-#include "reference/rollout.hpp"
+#include "engine/truth_oracle.hpp"
 #include "engine/backend.hpp"
 #include "engine/refusal.hpp"
-#include "engine/run_vs_reference.hpp"
+#include "engine/run_case.hpp"
 #include "tools/case_budget.hpp"
 #include "tools/subcommands.hpp"
 
@@ -68,7 +68,7 @@ int run_file(const CaseArgs& a) {
   if (c.config) std::cout << "  config: " << to_string(*c.config) << "\n";
   if (c.kind == golden::CaseKind::Error)
     std::cout << fmt::format("  expected: {} \"{}\"\n", c.expected_id, c.expected_message);
-  const golden::CaseVerification v = golden::verify_case(c, *backend);
+  const engine::CaseReport v = golden::verify_case(c, *backend);
   std::cout << v.summary() << "\n";
   return verdict(v.pass(), fmt::format("{} on {}", c.name, backend->name()));
 }
@@ -103,8 +103,7 @@ int run_config(const CaseArgs& a) {
       std::cerr << "kda-harness case: pure-double is judged against the truth only\n";
       return kUsage;
     }
-    const reference::RolloutReport r =
-        reference::run_rollout(engine::find_operator(a.op).fit_case(config), reference::RolloutModel::PureDouble);
+    const engine::CaseReport r = engine::run_model_vs_truth(engine::find_operator(a.op).fit_case(config));
     std::cout << "pure-double vs the float64 plain recurrence:\n" << r.summary() << "\n";
     return verdict(r.pass(), fmt::format("pure-double vs the float64 plain recurrence, {} step(s)", config.steps));
   }

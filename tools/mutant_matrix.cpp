@@ -25,18 +25,17 @@ SuiteRun run_until_kill(const SuiteSpec& spec) {
   r.suite = spec.name;
   const double start = thread_cpu_seconds();
   for (int64_t i = 0; i < spec.cases; ++i) {
-    CaseOutcome o;
+    engine::CaseReport o;
     try {
       o = spec.run(i, 0);
     } catch (const std::exception& e) {
-      o.pass = false;
-      o.headline = o.detail = std::string("exception: ") + e.what();
+      o.what = o.failure = std::string("exception: ") + e.what();
     }
     ++r.cases;
-    if (!o.pass) {
+    if (!o.pass()) {
       r.killed = true;
-      r.message = o.headline.empty() ? o.detail : o.headline;
-      r.replay = o.replay;
+      r.message = o.headline().empty() ? o.summary() : o.headline();
+      r.replay = o.replay();
       break;
     }
   }

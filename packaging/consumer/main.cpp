@@ -5,7 +5,7 @@
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
 #include "engine/backend.hpp"
-#include "engine/run_vs_reference.hpp"
+#include "engine/run_case.hpp"
 #include "kda_harness/plugin.h"
 
 int main() {

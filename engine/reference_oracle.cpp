@@ -1,4 +1,4 @@
-#include "engine/run_vs_reference.hpp"
+#include "engine/reference_oracle.hpp"
 
 #include <fmt/format.h>
 
@@ -7,18 +7,12 @@
 #include <cmath>
 #include <cstring>
 #include <map>
-#include <new>
-#include <sstream>
 #include <vector>
 
-#include "contract/tensor_view.hpp"
-#include "contract/validate.hpp"
+#include "cases/case_tensors.hpp"
 #include "engine/element_note.hpp"
-#include "engine/row_plan.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/replayssm_model.hpp"
-#include "reference/replayssm_step.hpp"
-#include "reference/rollout.hpp"
 #include "reference/tolerance.hpp"
 
 namespace kda::engine {
@@ -130,7 +124,7 @@ std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::v
 // that nothing moved them since). checkpoint_terms[slot * HV + hv]: the term size of the
 // checkpoint's last flush (0: never flushed), set by a step's flushes, used by all_records.
 // `before`: the backend's bytes before the step (nullptr at the end of the rollout).
-void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const std::vector<RowPlan>& plans,
+void compare_step(CaseTensors& ref, StepTensors& gpu, const Dims& dims, const std::vector<RowPlan>& plans,
                   const std::vector<HeadScale>& scales, bool all_records, std::vector<double>& checkpoint_terms,
                   const ProfileBounds& rb, CaseReport& r, const std::string& where, const WrittenBytes* before,
                   Writers& writers) {
@@ -202,165 +196,53 @@ void compare_step(CaseTensors& ref, CaseTensors& gpu, const Dims& dims, const st
   fold(r.g_ring, g.compare(rec.g));
 }
 
-std::string status_mismatch(const std::vector<RowPlan>& plans, const std::vector<int32_t>& got) {
-  if (got.size() != plans.size()) return "status has " + std::to_string(got.size()) + " rows";
-  for (std::size_t row = 0; row < plans.size(); ++row)
-    if (got.at(row) != plans[row].status)
-      return "row " + std::to_string(row) + ": kernel status " + std::to_string(got[row]) + ", expected " +
-             std::to_string(plans[row].status);
-  return "";
-}
-
-// Copies the bytes (the tensor keeps its storage, so device mirrors keyed by it stay valid).
+// Copies the bytes (the tensor keeps its storage).
 void copy_bytes(HostTensor& to, const HostTensor& from) {
   std::memcpy(to.storage().data(), from.storage().data(), from.storage().size());
 }
 
 // The reference's view of an adversarial step: every row the plan rejects becomes padding.
-void copy_indices_as_reference_sees(const CaseTensors& gpu, CaseTensors& ref, const std::vector<RowPlan>& plans) {
+void copy_indices_as_reference_sees(const StepTensors& gpu, CaseTensors& ref, const std::vector<RowPlan>& plans) {
   copy_bytes(ref.ssm_state_indices, gpu.ssm_state_indices);
   copy_bytes(ref.write_pos, gpu.write_pos);
   for (std::size_t row = 0; row < plans.size(); ++row)
     if (plans[row].status != 0) ref.ssm_state_indices.set_linear(static_cast<int64_t>(row), -1);
 }
 
-// A report of `backend` on `config`, judged against `against`, with nothing compared yet.
-CaseReport start_report(const CaseConfig& config, const Backend& backend, const char* against) {
-  CaseReport r;
-  r.config = config;
-  r.backend = backend.name();
-  r.backend_spec = backend.spec();
-  r.op = std::string(backend.op().name);
-  r.against = against;
-  return r;
-}
+class ReferenceOracle final : public Oracle {
+ public:
+  ReferenceOracle(const CaseConfig& config, const OperatorDescription& op, Profile profile)
+      : op_(op), bounds_(bounds_vs_reference(config, profile)), ref_(materialize(config)),
+        checkpoint_terms_(static_cast<std::size_t>(config.slots * config.HV), 0.0) {}
+
+  void before_step(const StepView& v) override {
+    if (v.token > 0) fill_token(ref_, v.token);
+    copy_indices_as_reference_sees(v.tensors, ref_, v.plans);
+    scales_ = head_scales(ref_, v.dims, v.plans);
+  }
+  void judge_step(const StepView& v, CaseReport& r) override {
+    op_.reference_step(op_.bind(ref_.args()), reference::Rounding::Kernel);
+    compare_step(ref_, v.tensors, v.dims, v.plans, scales_, false, checkpoint_terms_, bounds_, r, v.where, &v.before,
+                 writers_);
+  }
+  void finish(const StepView& v, CaseReport& r) override {
+    compare_step(ref_, v.tensors, v.dims, v.plans, std::vector<HeadScale>(v.dims.B * v.dims.HV), true,
+                 checkpoint_terms_, bounds_, r, "end of rollout", nullptr, writers_);
+  }
+
+ private:
+  const OperatorDescription& op_;
+  ProfileBounds bounds_;
+  CaseTensors ref_;
+  std::vector<double> checkpoint_terms_;
+  std::vector<HeadScale> scales_;
+  Writers writers_;
+};
 
 }  // namespace
 
-CaseReport run_vs_reference(const CaseConfig& given, Backend& backend, const StepMutator& mutate) {
-  const CaseConfig config = backend.op().fit_case(given);
-  CaseReport r = start_report(config, backend, "reference");
-  const OperatorDescription& op = backend.op();
-  const ProfileBounds bounds = bounds_vs_reference(config, backend.profile());
-  CaseTensors ref = materialize(config);
-  CaseTensors gpu = materialize(config);
-  std::vector<RowPlan> plans;
-  Dims dims;
-  std::vector<double> checkpoint_terms(static_cast<std::size_t>(config.slots * config.HV), 0.0);
-  Writers writers;
-  for (int64_t t = 0; t < config.steps; ++t) {
-    if (t > 0) {
-      fill_token(ref, t);
-      fill_token(gpu, t);
-    }
-    // A mutation lasts one step: afterwards the caller's own indices and cursors return.
-    const HostTensor indices = gpu.ssm_state_indices, cursors = gpu.write_pos;
-    if (mutate) mutate(gpu, t);
-    // A case's tensors are a ReplaySSM call (at L = 1 for an operator without rings, which
-    // then flushes every row): its rows are planned as ReplaySSM's, and the backend gets
-    // the arguments its operator takes.
-    dims = validate(gpu.args(), kda::Backend::Cpu);
-    plans = plan_rows(gpu.args(), dims);
-    const bool any_rejected = std::any_of(plans.begin(), plans.end(), [](const RowPlan& p) { return p.rejected(); });
-    copy_indices_as_reference_sees(gpu, ref, plans);
-    // out poisoned before every step (as a GPU backend's mirror does): an element the step
-    // leaves unwritten shows as NaN, and is reported as unwritten.
-    std::memset(gpu.out.storage().data(), 0xFF, gpu.out.storage().size());
-    const WrittenBytes before = snapshot_written(gpu.args());
-    const std::vector<HeadScale> scales = head_scales(ref, dims, plans);
-    const std::string where = "token " + std::to_string(t);
-
-    std::string refused;
-    try {
-      backend.step(op.bind(gpu.args()));
-    } catch (const std::bad_alloc&) {
-      throw;  // the harness's own memory, not the backend's verdict
-    } catch (const std::exception& e) {
-      refused = e.what();
-    }
-    std::optional<std::vector<int32_t>> status = backend.row_status();
-    if (!status && any_rejected) {
-      // A backend that cannot report rows must raise on runtime-invalid indices, and write nothing.
-      if (refused.empty()) r.failure = where + ": a row with an invalid slot or cursor was not refused";
-      else if (std::string f = any_change(before, gpu.args()); !f.empty())
-        r.failure = where + ": refused, but wrote: " + f;
-      ++r.tokens;
-      if (!r.failure.empty()) return r;
-      for (const RowPlan& p : plans) r.rejected_rows += p.rejected();
-      copy_bytes(gpu.ssm_state_indices, indices);
-      copy_bytes(gpu.write_pos, cursors);
-      copy_bytes(ref.ssm_state_indices, indices);
-      copy_bytes(ref.write_pos, cursors);
-      continue;
-    }
-    if (!refused.empty()) {
-      r.failure = where + ": the backend refused a valid call: " + refused;
-      return r;
-    }
-    op.reference_step(op.bind(ref.args()), reference::Rounding::Kernel);
-    ++r.tokens;
-    if (r.failure.empty()) {
-      if (status) {
-        if (std::string m = status_mismatch(plans, *status); !m.empty()) r.failure = where + ": " + m;
-      }
-      if (r.failure.empty()) {
-        if (std::string f = footprint_violation(before, gpu.args(), dims, plans); !f.empty()) r.failure = where + ": " + f;
-        else if (!backend.guards_intact()) r.failure = where + ": a device guard region changed";
-      }
-    }
-    compare_step(ref, gpu, dims, plans, scales, false, checkpoint_terms, bounds, r, where, &before, writers);
-    for (const RowPlan& p : plans) {
-      if (!p.accepted()) r.rejected_rows += p.rejected();
-      else p.flush ? ++r.flushes : ++r.appends;
-    }
-    if (!r.pass()) return r;
-    copy_bytes(gpu.ssm_state_indices, indices);
-    copy_bytes(gpu.write_pos, cursors);
-    advance_cursors(ref);
-    advance_cursors(gpu);
-    for (std::size_t row = 0; row < plans.size(); ++row)  // a rejected row did nothing: keep its cursor
-      if (plans[row].status != 0) gpu.write_pos.set_linear(row, cursors.get_linear(row));
-    for (std::size_t row = 0; row < plans.size(); ++row)  // plans use the advanced cursors
-      plans[row].cursor = static_cast<int64_t>(gpu.write_pos.get_linear(static_cast<int64_t>(row)));
-  }
-  compare_step(ref, gpu, dims, plans, std::vector<HeadScale>(dims.B * dims.HV), true, checkpoint_terms, bounds, r,
-               "end of rollout", nullptr, writers);
-  return r;
-}
-
-CaseReport run_vs_truth(const CaseConfig& given, Backend& backend) {
-  const CaseConfig config = backend.op().fit_case(given);
-  CaseReport r = start_report(config, backend, "truth");
-  // A refusal by the backend ends the rollout as a failure; any other exception (the
-  // harness's own: memory, a bad config) propagates.
-  struct Refused {
-    std::string what;
-  };
-  reference::RolloutReport rr;
-  try {
-    rr = reference::run_rollout(
-        config,
-        [&backend](const StepArgs& host) {
-          try {
-            backend.step(backend.op().bind(host));
-          } catch (const std::bad_alloc&) {
-            throw;
-          } catch (const std::exception& e) {
-            throw Refused{e.what()};
-          }
-        },
-        bounds_vs_truth(config, backend.profile()), backend.op().beta_through_b);
-  } catch (const Refused& e) {
-    r.failure = "the backend refused a valid call: " + e.what;
-    return r;
-  }
-  r.tokens = rr.tokens;
-  r.flushes = rr.flushes;
-  r.max_gate_mass = rr.max_gate_mass;
-  r.out = rr.outputs;
-  r.state = rr.states;
-  if (!backend.guards_intact()) r.failure = "a device guard region changed";
-  return r;
+std::unique_ptr<Oracle> reference_oracle(const CaseConfig& config, const OperatorDescription& op, Profile profile) {
+  return std::make_unique<ReferenceOracle>(config, op, profile);
 }
 
 }  // namespace kda::engine

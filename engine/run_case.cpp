@@ -1,0 +1,146 @@
+#include "engine/run_case.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <optional>
+
+#include "contract/validate.hpp"
+#include "engine/reference_oracle.hpp"
+#include "engine/truth_oracle.hpp"
+
+namespace kda::engine {
+namespace {
+
+std::string status_mismatch(const std::vector<RowPlan>& plans, const std::vector<int32_t>& got) {
+  if (got.size() != plans.size()) return "status has " + std::to_string(got.size()) + " rows";
+  for (std::size_t row = 0; row < plans.size(); ++row)
+    if (got.at(row) != plans[row].status)
+      return "row " + std::to_string(row) + ": kernel status " + std::to_string(got[row]) + ", expected " +
+             std::to_string(plans[row].status);
+  return "";
+}
+
+// Copies the bytes (the tensor keeps its storage, so device mirrors keyed by it stay valid).
+void copy_bytes(HostTensor& to, const HostTensor& from) {
+  std::memcpy(to.storage().data(), from.storage().data(), from.storage().size());
+}
+
+// The caller's protocol after a step: an accepted row's cursor goes to 0 after a flush, else
+// one on; padding and rejected rows keep theirs.
+void advance_cursors(HostTensor& write_pos, const std::vector<RowPlan>& plans) {
+  for (std::size_t row = 0; row < plans.size(); ++row)
+    if (plans[row].accepted())
+      write_pos.set_linear(static_cast<int64_t>(row), plans[row].flush ? 0.0 : static_cast<double>(plans[row].cursor + 1));
+}
+
+CaseReport run_config(const CaseConfig& given, Backend& backend, const std::string& against,
+                      const std::function<std::unique_ptr<Oracle>(const CaseConfig&)>& make_oracle,
+                      const StepMutator& mutate) {
+  const CaseConfig config = backend.op().fit_case(given);
+  CaseReport r = start_report(config, backend, against);
+  CaseTensors t = materialize(config);
+  const std::unique_ptr<Oracle> oracle = make_oracle(config);
+  CasePlay play{t, config.steps, [&t](int64_t token) { fill_token(t, token); }, true, nullptr};
+  if (mutate) play.mutate = [&t, &mutate](int64_t token) { mutate(t, token); };
+  run_case(play, backend, *oracle, r);
+  return r;
+}
+
+}  // namespace
+
+CaseReport start_report(const CaseConfig& config, const Backend& backend, const std::string& against) {
+  CaseReport r;
+  r.config = config;
+  r.backend = backend.name();
+  r.backend_spec = backend.spec();
+  r.op = std::string(backend.op().name);
+  r.against = against;
+  return r;
+}
+
+void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport& r) {
+  const OperatorDescription& op = backend.op();
+  StepTensors& t = play.tensors;
+  std::vector<RowPlan> plans;
+  Dims dims;
+  std::optional<WrittenBytes> before;
+  for (int64_t token = 0; token < play.steps; ++token) {
+    if (token > 0 && play.load) play.load(token);
+    // A mutation lasts one step: afterwards the case's own indices and cursors return.
+    const HostTensor indices = t.ssm_state_indices, cursors = t.write_pos;
+    if (play.mutate) play.mutate(token);
+    // The case's tensors are a ReplaySSM call (at L = 1 for an operator without rings,
+    // which then flushes every row): its rows are planned as ReplaySSM's, and the backend
+    // gets the arguments its operator takes.
+    dims = validate(t.args(), kda::Backend::Cpu);
+    plans = plan_rows(t.args(), dims);
+    const bool any_rejected = std::any_of(plans.begin(), plans.end(), [](const RowPlan& p) { return p.rejected(); });
+    std::memset(t.out.storage().data(), 0xFF, t.out.storage().size());  // NaN: unwritten elements show
+    before = snapshot_written(t.args());
+    const std::string where = "token " + std::to_string(token);
+    const StepView view{token, where, t, dims, plans, *before};
+    oracle.before_step(view);
+
+    std::string refused;
+    try {
+      backend.step(op.bind(t.args()));
+    } catch (const std::bad_alloc&) {
+      throw;  // the harness's own memory, not the backend's verdict
+    } catch (const std::exception& e) {
+      refused = e.what();
+      if (refused.empty()) refused = "(an exception without a message)";
+    }
+    ++r.tokens;
+    const std::optional<std::vector<int32_t>> status = backend.row_status();
+    if (!status && any_rejected) {
+      // A backend that cannot report rows must raise on runtime-invalid indices, and write nothing.
+      if (refused.empty()) r.failure = where + ": a row with an invalid slot or cursor was not refused";
+      else if (std::string f = any_change(*before, t.args()); !f.empty()) r.failure = where + ": refused, but wrote: " + f;
+      if (!r.failure.empty()) return;
+      for (const RowPlan& p : plans) r.rejected_rows += p.rejected();
+      copy_bytes(t.ssm_state_indices, indices);
+      copy_bytes(t.write_pos, cursors);
+      continue;
+    }
+    if (!refused.empty()) {
+      r.failure = where + ": the backend refused a valid call: " + refused;
+      return;
+    }
+    if (status) {
+      if (std::string m = status_mismatch(plans, *status); !m.empty()) r.failure = where + ": " + m;
+    }
+    if (r.failure.empty()) {
+      if (std::string f = footprint_violation(*before, t.args(), dims, plans); !f.empty()) r.failure = where + ": " + f;
+      else if (!backend.guards_intact()) r.failure = where + ": a device guard region changed";
+    }
+    oracle.judge_step(view, r);
+    for (const RowPlan& p : plans) {
+      if (!p.accepted()) r.rejected_rows += p.rejected();
+      else p.flush ? ++r.flushes : ++r.appends;
+    }
+    if (!r.pass()) return;
+    copy_bytes(t.ssm_state_indices, indices);
+    copy_bytes(t.write_pos, cursors);
+    if (play.advance_cursors) advance_cursors(t.write_pos, plans);
+    for (std::size_t row = 0; row < plans.size(); ++row)  // the end check sees the advanced cursors
+      plans[row].cursor = static_cast<int64_t>(t.write_pos.get_linear(static_cast<int64_t>(row)));
+  }
+  if (!before) return;
+  oracle.finish({play.steps, "end of rollout", t, dims, plans, *before}, r);
+}
+
+CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const StepMutator& mutate) {
+  return run_config(
+      config, backend, "reference",
+      [&backend](const CaseConfig& c) { return reference_oracle(c, backend.op(), backend.profile()); }, mutate);
+}
+
+CaseReport run_vs_truth(const CaseConfig& config, Backend& backend) {
+  return run_config(
+      config, backend, "truth",
+      [&backend](const CaseConfig& c) { return truth_oracle(bounds_vs_truth(c, backend.profile()), backend.op().beta_through_b); },
+      nullptr);
+}
+
+}  // namespace kda::engine

@@ -1,0 +1,118 @@
+#include "reference/truth_tracker.hpp"
+
+#include <fmt/format.h>
+
+#include "reference/replayssm_model.hpp"
+#include "reference/tensor_io.hpp"
+
+namespace kda::reference {
+namespace {
+
+Comparison compare_head(const double* expected, const double* actual, int64_t n, double bound, double floor,
+                        std::string where) {
+  Comparison c = compare({expected, static_cast<size_t>(n)}, {actual, static_cast<size_t>(n)}, n, bound, {&floor, 1});
+  c.where = std::move(where);
+  return c;
+}
+
+// Reads the [rows, cols] block at (i0, i1) of a 4-D tensor [., ., rows, cols].
+Matrix<double> read_block(const DLTensor& t, int64_t i0, int64_t i1, int64_t rows, int64_t cols) {
+  Matrix<double> m;
+  io::gather(t, {i0 * io::stride_of(t, 0) + i1 * io::stride_of(t, 1), rows, io::stride_of(t, 2), cols, io::stride_of(t, 3)}, m);
+  return m;
+}
+
+}  // namespace
+
+Matrix<double> read_out(const DLTensor& out, const Dims& d) {
+  Matrix<double> m;
+  io::gather(out, {0, d.B, d.HV * d.V, d.HV * d.V, 1}, m);
+  return m;
+}
+
+Matrix<double> read_checkpoint(const DLTensor& s, const Dims& d, int64_t slot, int64_t hv) {
+  Matrix<double> m;
+  io::gather(s, {slot * io::stride_of(s, 0) + hv * io::stride_of(s, 1), d.V, io::stride_of(s, 2), d.K, io::stride_of(s, 3)},
+             m);
+  return m;
+}
+
+TruthTracker::TruthTracker(const StepArgs& args, const Dims& d, const RolloutBounds& bounds, ScalarType out_dtype,
+                           ScalarType state_dtype, bool beta_through_b)
+    : d_(d), bounds_(bounds), out_dtype_(out_dtype), state_dtype_(state_dtype), params_(load_params<double>(args, d)),
+      plain_(d) {
+  if (!beta_through_b) params_.beta_dtype = ScalarType::Float32;
+  // The truth and the error budget (when the bounds carry rounding rates) start from the
+  // state the step rebuilds: the checkpoint and the records up to each row's cursor.
+  if (bounds.rates) budget_.emplace(*bounds.rates, d);
+  const auto initial = ReplayModel<double>::from_tensors(args, d);
+  const auto slots = io::read_indices(*args.ssm_state_indices);
+  const std::vector<int64_t> cursors =
+      args.write_pos ? io::read_indices(*args.write_pos) : std::vector<int64_t>(d.B, 0);
+  for (int64_t row = 0; row < d.B; ++row) {
+    if (slots[row] < 0) continue;
+    for (int64_t hv = 0; hv < d.HV; ++hv) {
+      plain_.at(slots[row], hv) = initial.rebuilt_state(slots[row], hv, cursors[row]);
+      if (budget_)
+        budget_->start(slots[row], hv, initial.checkpoint(slots[row], hv),
+                       read_block(*args.d_cache, slots[row], hv, cursors[row], d.V),
+                       read_block(*args.k_cache, slots[row], hv / (d.HV / d.H), cursors[row], d.K),
+                       read_block(*args.g_cache, slots[row], hv, cursors[row], d.K), cursors[row]);
+    }
+  }
+}
+
+void TruthTracker::advance(const StepArgs& args, const std::vector<int64_t>& slots) {
+  TokenInputs<double> inputs = load_token<double>(args, d_);
+  inputs.slot = slots;
+  const auto write_pos = args.write_pos ? io::read_indices(*args.write_pos) : std::vector<int64_t>(d_.B, 0);
+  const auto force = args.force_flush ? io::read_indices(*args.force_flush) : std::vector<int64_t>(d_.B, 0);
+  slots_ = slots;
+  flush_.assign(d_.B, false);
+  heads_.clear();
+  before_.clear();
+  for (int64_t row = 0; row < d_.B; ++row) {
+    if (slots[row] < 0) continue;
+    // ReplaySSM flushes at the ring's last record or when forced; an operator without a
+    // ring (write_pos absent) at every token.
+    flush_[row] = !args.write_pos || write_pos[row] == d_.L - 1 || force[row] != 0;
+    flushes_ += flush_[row];
+    for (int64_t hv = 0; hv < d_.HV; ++hv) {
+      heads_.push_back(prepare_head(params_, inputs, row, hv));
+      before_.push_back(plain_.at(slots[row], hv));
+    }
+  }
+  truth_out_ = plain_step(plain_, params_, inputs);
+}
+
+void TruthTracker::judge(int64_t token, const Matrix<double>& out,
+                         const std::function<Matrix<double>(int64_t, int64_t)>& checkpoint, Comparison& outputs,
+                         Comparison& states) {
+  std::size_t head = 0;
+  for (int64_t row = 0; row < d_.B; ++row) {
+    const int64_t slot = slots_[row];
+    for (int64_t hv = 0; hv < d_.HV; ++hv) {
+      const std::string where = fmt::format("token {} row {} slot {} hv {}", token, row, slot, hv);
+      const int64_t o = hv * d_.V;
+      if (slot < 0) {  // padding: truth 0 and floor 0 demand exact zeros
+        outputs.merge(
+            compare_head(truth_out_.row(row).data() + o, out.row(row).data() + o, d_.V, bounds_.output, 0, where));
+        continue;
+      }
+      const HeadToken<double>& h = heads_[head];
+      const Matrix<double>& S = plain_.at(slot, hv);
+      ErrorBudget::TokenBounds b{bounds_.output, bounds_.state};
+      if (budget_) b = budget_->token(slot, hv, before_[head], h, S, flush_[row]);
+      ++head;
+      outputs.merge(compare_head(truth_out_.row(row).data() + o, out.row(row).data() + o, d_.V, b.output,
+                                 output_floor(S.norm(), h.q_scaled.norm(), d_.K, d_.V, out_dtype_), where));
+      if (flush_[row]) {
+        const Matrix<double> actual = checkpoint(slot, hv);
+        states.merge(compare_head(S.data(), actual.data(), d_.V * d_.K, b.state, state_floor(d_.V, d_.K, state_dtype_),
+                                  where + " (flush)"));
+      }
+    }
+  }
+}
+
+}  // namespace kda::reference

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Stages what the GPU machine needs from a build into one compressed file under build-carry/
+# (the device tool carries at most 64 MiB and 8 paths; stripped binaries and CTest files
+# compress to a few MB): the CLI, the CUDA plugins, the kernel tests, the fuzz targets and the
+# benchmark, with the CTest files rewritten to the staged tree build-gpu/.
+# usage: scripts/gpu/stage-carry.sh [BUILD]     then carry build-carry and, on the device,
+#        tar xJf build-carry/gpu.tar.xz && ctest --test-dir build-gpu -L gpu ...
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD="${1:-build-dev}"
+rm -rf build-gpu build-carry
+mkdir -p build-gpu build-carry
+(
+  cd "$BUILD"
+  for f in tools/kda-harness fuzz/kernel_fuzzer bench/replayssm_bench plugins/*.so property_tests/kernel_*_test \
+           capi/libkda_harness_capi.so; do
+    [ -f "$f" ] || continue
+    mkdir -p "../build-gpu/$(dirname "$f")"
+    strip -o "../build-gpu/$f" "$f"
+  done
+  find . -name CTestTestfile.cmake -not -path "*/CMakeFiles/*" | while read -r f; do
+    mkdir -p "../build-gpu/$(dirname "$f")"
+    sed "s#$PWD#$(dirname "$PWD")/build-gpu#g" "$f" >"../build-gpu/$f"
+  done
+)
+tar cJf build-carry/gpu.tar.xz build-gpu
+du -h build-carry/gpu.tar.xz
