@@ -16,8 +16,6 @@ constexpr int kCtaRows = 128;    // state rows of one CTA (a head of V = 128 in 
 constexpr int kCtaMaxK = 128;    // columns of one CTA: K <= 128
 constexpr int kRecordChunk = 16; // ring records staged per pass (static shared memory < 48 KB)
 
-__device__ __forceinline__ int dtype_bytes(int32_t dt) { return dt == kF32 ? 4 : 2; }
-
 // Ring records as staged: the gates (float32), keys and the CTA's rows of the deltas, each
 // record a 512-byte row (the keys and deltas in their cache's dtype, packed).
 struct RingChunk {
@@ -96,7 +94,7 @@ __device__ __forceinline__ void zero_out_rows(const ReplayParams& p, int64_t out
 __device__ __forceinline__ void stage_records(const ReplayParams& p, RingChunk& rc, int64_t slot, int hv, int h,
                                               int64_t v_base, int cta_rows, int jc, int jn) {
   if (jn <= 0) return;
-  const int ke = dtype_bytes(p.k_cache.dtype), de = dtype_bytes(p.d_cache.dtype);
+  const int ke = float_dtype_bytes(p.k_cache.dtype), de = float_dtype_bytes(p.d_cache.dtype);
   if (p.rings_dense) {  // rows of whole 16-byte chunks (the launcher checked): no per-CTA decisions
     const int K = static_cast<int>(p.K);
     copy_rows16(reinterpret_cast<char*>(&rc.g[0][0]), kCtaMaxK * 4, p.g_cache.ptr + off4(p.g_cache, slot, hv, jc, 0) * 4,

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 
+#include "contract/dtype_table.hpp"
 #include "kernels/dtype_convert.cuh"
 
 namespace kda::cuda::detail {
@@ -28,13 +29,13 @@ __device__ __forceinline__ uint32_t float_to_half_bits(float x, int32_t dt) {
 // first): what a vector load brings, kept packed until used (half the registers for 16 bits).
 template <int NC, int32_t DT>
 __host__ __device__ constexpr int raw_words() {
-  return (NC * (DT == kF32 ? 4 : 2) + 3) / 4;
+  return (NC * float_dtype_bytes(DT) + 3) / 4;
 }
 
 // raw = the NC elements of dtype DT at `at`, one vector access (`at` aligned to NC elements).
 template <int NC, int32_t DT>
 __device__ __forceinline__ void load_raw(const char* at, uint32_t (&raw)[raw_words<NC, DT>()]) {
-  constexpr int bytes = NC * (DT == kF32 ? 4 : 2);
+  constexpr int bytes = NC * float_dtype_bytes(DT);
   if constexpr (bytes == 16) {
     const uint4 v = *reinterpret_cast<const uint4*>(at);
     raw[0] = v.x, raw[1] = v.y, raw[2] = v.z, raw[3] = v.w;
@@ -100,7 +101,7 @@ __device__ __forceinline__ void store_cols_aligned(char* at, const float (&x)[NC
 // x[n] = element (off + n*stride) of base, n < NC.
 template <int NC>
 __device__ __forceinline__ void load_cols(const char* base, int32_t dt, int64_t off, int64_t stride, float (&x)[NC]) {
-  const int es = dt == kF32 ? 4 : 2;
+  const int es = float_dtype_bytes(dt);
   const char* at = base + off * es;
   if (stride == 1 && (reinterpret_cast<uintptr_t>(at) & (NC * es - 1)) == 0) {
     if (dt == kF32) load_cols_aligned<NC, kF32>(at, x);
@@ -115,7 +116,7 @@ __device__ __forceinline__ void load_cols(const char* base, int32_t dt, int64_t 
 // Element (off + n*stride) of base = x[n] rounded (RNE) to dt, n < NC.
 template <int NC>
 __device__ __forceinline__ void store_cols(char* base, int32_t dt, int64_t off, int64_t stride, const float (&x)[NC]) {
-  const int es = dt == kF32 ? 4 : 2;
+  const int es = float_dtype_bytes(dt);
   char* at = base + off * es;
   if (stride == 1 && (reinterpret_cast<uintptr_t>(at) & (NC * es - 1)) == 0) {
     if (dt == kF32) store_cols_aligned<NC, kF32>(at, x);

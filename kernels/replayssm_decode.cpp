@@ -96,7 +96,7 @@ namespace detail {
 void dense_layouts(ReplayParams& p) {
   // t's rows of row_elems elements, its other dims at strides stride[0..2]: 16-byte chunks?
   auto dense = [](const TensorRef& t, int64_t row_elems) {
-    const int64_t es = t.dtype == kF32 ? 4 : 2;
+    const int64_t es = float_dtype_bytes(t.dtype);
     if (t.ptr == nullptr || t.stride[3] != 1 || reinterpret_cast<uintptr_t>(t.ptr) % 16 != 0) return false;
     for (int d = 0; d < 3; ++d)
       if (t.stride[d] < 0 || (t.stride[d] * es) % 16 != 0) return false;

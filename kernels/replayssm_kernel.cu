@@ -85,7 +85,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
   for (int rr = 0; rr < kRowsPerWarp; ++rr)
 #pragma unroll
     for (int n = 0; n < NC; ++n) S[rr][n] = 0.0f;
-  constexpr int se = SDT == kF32 ? 4 : 2;
+  constexpr int se = float_dtype_bytes(SDT);
   const int64_t s_row = p.state.stride[2], s_col = p.state.stride[3];
   const int64_t s0 = r.status == kRowOk ? off4(p.state, r.slot, hv, v_first, c0) : 0;
   // Vector rows: contiguous columns and every row's lane segment aligned to NC elements.

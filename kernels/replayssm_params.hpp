@@ -1,11 +1,14 @@
 // The plain-data form of one step that the launcher hands to the CUDA kernel: raw byte
-// pointers (byte_offset applied), dtype codes and element strides. C++17 and free of
-// DLPack/contract types, so the .cu file does not depend on the C++20 headers.
+// pointers (byte_offset applied), dtype codes and element strides. C++17: of the contract
+// it takes only the dtype table (contract/dtype_table.hpp, C++17), so the .cu file does not
+// depend on the C++20 headers.
 #pragma once
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
 #include <cstdint>
+
+#include "contract/dtype_table.hpp"
 
 namespace kda::cuda::detail {
 

@@ -166,7 +166,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
 
   // Memory round 2: the warp's first rows into registers, the ring records into shared
   // memory (only for a slot and cursor inside the tensors).
-  constexpr int se = SDT == kF32 ? 4 : 2;
+  constexpr int se = float_dtype_bytes(SDT);
   WarpRows w{};
   w.row = p.state.stride[2];
   w.col = p.state.stride[3];
@@ -401,7 +401,7 @@ cudaError_t launch_short_ring(const ReplayParams& p, cudaStream_t stream) {
           return e;
         allowed.fetch_or(bit, std::memory_order_relaxed);
       }
-      tile = static_cast<int>(min64(kCtaRows, p.V) * p.K) * (SDT == kF32 ? 4 : 2);
+      tile = static_cast<int>(min64(kCtaRows, p.V) * p.K) * float_dtype_bytes(SDT);
     }
     kernel<<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kRowsPerWarp), tile, stream>>>(p);
     return cudaGetLastError();
