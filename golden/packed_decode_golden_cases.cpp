@@ -98,12 +98,16 @@ void add_packed_decode_cases(std::vector<GoldenSpec>& out) {
     // The layout this operator accepts and ReplaySSM's wrapper refuses (W1, its case
     // error_a_row_padded): `a` with padded rows, re-laid after materialization; with the
     // envelope's layouts (so a compact-only backend is expected to refuse it) and K != V.
+    // State, out and the unused rings in float32: verification bounds a case by the stored
+    // call's ring dtype too, so this keeps them as tight as this operator's own roundings,
+    // tight enough to see beta rounded through b's bfloat16.
     CaseConfig c = small(2081);
     c.H = 2; c.HV = 4; c.V = 8; c.envelope = true; c.steps = 2;
+    c.state_dtype = c.ring_dtype = c.out_dtype = kF32;
     GoldenSpec s = spec("a_row_padded",
                         fmt::format("a as [B, HV*K] with rows {} elements apart beyond HV*K (not contiguous, last "
                                     "stride 1; ReplaySSM refuses it with W1), beside the envelope's strided layouts; "
-                                    "H=2, HV=4, K=16, V=8, two tokens",
+                                    "H=2, HV=4, K=16, V=8, bfloat16 activations, float32 state and out, two tokens",
                                     kRowPadding),
                         c);
     s.a_row_padded = true;
