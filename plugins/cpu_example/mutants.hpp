@@ -2,8 +2,9 @@
 // the bug's name (plugins/CMakeLists.txt builds one library per entry of kMutants and
 // operator it is a bug of: a ring bug has no place in the plain packed decode, and each
 // operator's beta rounding is the other's bug). Each is a plausible bug of the kind real
-// decode kernels ship; `kda-harness mutants --op OP` checks that the harness catches every one. The shipped plugin has KDA_MUTANT undefined: planted() is
-// then false everywhere and the hooks compile away.
+// decode kernels ship; `kda-harness mutants --op OP` checks that the harness catches every
+// one. The shipped plugin has KDA_MUTANT undefined: planted() is then false everywhere and the
+// hooks compile away.
 #pragma once
 #include <string_view>
 
@@ -40,7 +41,7 @@ enum class Mutant : int {
   RecordDecayOffByOne,     // ring record j decayed by exp(total - prefix_{j-1}): its own gate left out
   KeyRingUnnormalized,     // the key ring stores the key before its L2 norm
   EnvelopeNotEnforced,     // K or V beyond the declared envelope computed instead of refused
-  BetaRoundedThroughB,     // the plain packed decode's beta rounded through b's dtype (it keeps sigmoid(b) in float32)
+  BetaRoundedThroughB,     // the plain packed decode's beta rounded through b's dtype (it keeps it in float32)
 };
 
 struct MutantInfo {
