@@ -128,7 +128,7 @@ def test_beta_rounded_through_b_fails_only_where_b_is_not_float32():
     assert kda_harness.check(numpy_packed_step.packed_decode_step, op=OP, config=failing.replay).passed
 
 
-def test_a_replayssm_step_is_not_a_packed_one():
+def test_a_step_that_accepts_invalid_calls_fails_the_packed_contract_suite():
     report = kda_harness.check(lambda **kw: None, op=OP, suites="contract", n=3)
     assert len(report.failures) == 3
     assert all("accepted an invalid call" in f.detail for f in report.failures)
