@@ -1,4 +1,4 @@
-// kda_cases and kda_case_*: the sample space as config lines, and a case's tensors.
+// kda_cases and kda_case_*: an operator's sample space as config lines, and a case's tensors.
 #include <cstring>
 #include <memory>
 
@@ -6,30 +6,38 @@
 #include "capi/work_budget.hpp"
 #include "cases/case_tensors.hpp"
 #include "engine/envelope.hpp"
+#include "engine/operator.hpp"
 #include "engine/plugin_call.hpp"
 #include "engine/replayssm_sample_space.hpp"
 
-struct kda_case {
-  explicit kda_case(const kda::CaseConfig& c) : tensors(kda::materialize(c)), view(tensors.args(), nullptr) {}
-  kda::CaseTensors tensors;
-  kda::engine::PluginCall view;
-};
-
 namespace {
 
-void require_replayssm(const char* op) {
-  if (op != nullptr && std::strcmp(op, kda::engine::kReplaySsmOp) != 0)
-    throw std::invalid_argument(std::string("unknown operator '") + op + "' (this library knows kda_replayssm)");
+// The named operator; NULL names the default (the table's first).
+const kda::engine::OperatorDescription& operator_named(const char* op) {
+  return op == nullptr ? *kda::engine::operators().front() : kda::engine::find_operator(op);
 }
 
 }  // namespace
+
+// The operator's case of a config line: its tensors, and the call of them it takes.
+struct kda_case {
+  kda_case(const kda::engine::OperatorDescription& op, const kda::CaseConfig& c)
+      : config(kda::to_string(op.fit_case(c))),
+        op_name(op.name),
+        tensors(kda::materialize(op.fit_case(c))),
+        view(op.bind(tensors.args()), nullptr, op_name.c_str()) {}
+  std::string config;  // the config line of the tensors (the operator's fit of the given one)
+  std::string op_name;
+  kda::CaseTensors tensors;
+  kda::engine::PluginCall view;
+};
 
 extern "C" {
 
 int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budget, const kda_envelope* envelope,
                   char* line, size_t capacity, kda_error* err) {
   return kda::capi::guarded(err, [&] {
-    require_replayssm(op);
+    const kda::engine::OperatorDescription& o = operator_named(op);
     if (index < 0) throw std::invalid_argument("case index must be >= 0");
     const double budget = work_budget > 0 ? work_budget : kda::capi::kDefaultWorkBudget;
     kda::CaseConfig c =
@@ -39,23 +47,26 @@ int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budg
       if (!fitted) throw std::invalid_argument("no case fits the envelope");
       c = *fitted;
     }
-    const std::string text = kda::to_string(c);
+    const std::string text = kda::to_string(o.fit_case(c));
     if (line == nullptr || capacity <= text.size()) throw std::invalid_argument("line buffer too small");
     std::memcpy(line, text.c_str(), text.size() + 1);
     return KDA_OK;
   });
 }
 
-int32_t kda_case_materialize(const char* line, kda_case** out, kda_error* err) {
+int32_t kda_case_materialize(const char* op, const char* line, kda_case** out, kda_error* err) {
   return kda::capi::guarded(err, [&] {
     if (line == nullptr || out == nullptr) throw std::invalid_argument("line and out must not be NULL");
     *out = nullptr;
+    const kda::engine::OperatorDescription& o = operator_named(op);
     const kda::CaseConfig c = kda::parse_case_config(line);
     if (!kda::is_valid_config(c)) throw std::invalid_argument("not a valid case config: " + std::string(line));
-    *out = new kda_case(c);
+    *out = new kda_case(o, c);
     return KDA_OK;
   });
 }
+
+const char* kda_case_config(const kda_case* c) { return c == nullptr ? nullptr : c->config.c_str(); }
 
 const kda_call* kda_case_call(const kda_case* c) { return c == nullptr ? nullptr : c->view.get(); }
 

@@ -1,28 +1,10 @@
-// kda_validate and kda_reference_step: the contract and the reference on a caller's call.
-#include <cstring>
-
+// kda_validate and kda_reference_step: the contract and the reference of the operator a
+// caller's call names (call->op).
+#include "capi/operator_args.hpp"
 #include "capi/status.hpp"
 #include "contract/validate.hpp"
-#include "engine/plugin_call.hpp"
-#include "reference/replayssm_step.hpp"
 
 namespace {
-
-// The call's arguments; every tensor but force_flush must be there.
-kda::StepArgs step_args(const kda_call* call) {
-  if (call == nullptr) throw std::invalid_argument("call is NULL");
-  for (int32_t i = 0; i < call->num_scalars; ++i)
-    if (std::strcmp(call->scalar_names[i], "scale") == 0 && call->scalar_present && !call->scalar_present[i])
-      throw std::invalid_argument("scalar 'scale' is required");
-  const kda::StepArgs a = kda::engine::step_args_of(*call);
-  const std::pair<const char*, const void*> required[] = {
-      {"mixed_qkv", a.mixed_qkv}, {"a", a.a}, {"b", a.b}, {"A_log", a.A_log}, {"dt_bias", a.dt_bias},
-      {"initial_state", a.initial_state}, {"d_cache", a.d_cache}, {"k_cache", a.k_cache}, {"g_cache", a.g_cache},
-      {"out", a.out}, {"ssm_state_indices", a.ssm_state_indices}, {"write_pos", a.write_pos}};
-  for (const auto& [name, t] : required)
-    if (t == nullptr) throw std::invalid_argument(std::string("missing tensor argument '") + name + "'");
-  return a;
-}
 
 void put_dims(const kda::Dims& d, kda_dims* out) {
   if (out != nullptr) *out = {d.B, d.H, d.HV, d.K, d.V, d.L, d.slots};
@@ -52,8 +34,9 @@ int32_t kda_capi_version(void) { return KDA_CAPI_VERSION; }
 
 int32_t kda_validate(const kda_call* call, int32_t device, int32_t check_values, kda_dims* dims, kda_error* err) {
   return kda::capi::guarded(err, [&] {
-    const kda::StepArgs args = step_args(call);
-    const kda::Dims d = kda::validate(args, backend_of(device));
+    const kda::engine::OperatorDescription& op = kda::capi::operator_of(call);
+    const kda::StepArgs args = kda::capi::operator_args(call, op);
+    const kda::Dims d = op.validate(args, backend_of(device));
     if (check_values) {
       require_host_indices(args);
       kda::check_runtime_values(args, d);
@@ -66,9 +49,10 @@ int32_t kda_validate(const kda_call* call, int32_t device, int32_t check_values,
 int32_t kda_reference_step(const kda_call* call, int32_t rounding, kda_dims* dims, kda_error* err) {
   return kda::capi::guarded(err, [&] {
     if (rounding != 0 && rounding != 1) throw std::invalid_argument("rounding must be 0 (kernel) or 1 (off)");
-    const kda::StepArgs args = step_args(call);
+    const kda::engine::OperatorDescription& op = kda::capi::operator_of(call);
+    const kda::StepArgs args = kda::capi::operator_args(call, op);
     const auto r = rounding == 0 ? kda::reference::Rounding::Kernel : kda::reference::Rounding::Off;
-    put_dims(kda::reference::replayssm_step(args, r), dims);
+    put_dims(op.reference_step(args, r), dims);
     return KDA_OK;
   });
 }

@@ -1,13 +1,15 @@
-// kda_check_plugin: the engine's judgement of a plugin (engine/), suite by suite:
+// kda_check_plugin: the engine's judgement of a plugin (engine/) as an implementation of the
+// operator it names (its `op`: that operator's cases, reference, truth and error inputs),
+// suite by suite:
 //   rollout:  drawn cases inside the plugin's envelope, step by step against the CPU
 //             reference within the bounds of the plugin's rounding profile (outputs,
 //             checkpoints, ring records, and no byte written outside the step's footprint:
 //             engine::run_vs_reference);
 //   truth:    the same draws as whole rollouts against the float64 plain recurrence
 //             (engine::run_vs_truth);
-//   contract: each documented check's error input (engine/replayssm_error_inputs.hpp) on a
-//             drawn valid case: the plugin must refuse it with the catalog's exact message and
-//             write nothing;
+//   contract: each documented check's error input (the operator's, engine/error_inputs.hpp)
+//             on a drawn valid case: the plugin must refuse it with the catalog's exact
+//             message and write nothing;
 //   envelope: a valid call just outside the plugin's envelope must be refused, nothing
 //             written (engine::Envelope::just_outside, engine::refusal_problem).
 #include <fmt/format.h>
@@ -25,7 +27,6 @@
 #include "engine/plugin_backend.hpp"
 #include "engine/refusal.hpp"
 #include "engine/replayssm_case_breaking.hpp"
-#include "engine/replayssm_error_inputs.hpp"
 #include "engine/replayssm_sample_space.hpp"
 #include "engine/run_case.hpp"
 
@@ -51,7 +52,8 @@ std::string describe(const engine::CaseReport& r) {
   return s;
 }
 
-Outcome judged(const std::string& suite, int64_t index, const CaseConfig& c, engine::Backend& b) {
+Outcome judged(const std::string& suite, int64_t index, const CaseConfig& given, engine::Backend& b) {
+  const CaseConfig c = b.op().fit_case(given);  // the case the drivers run, so the replay line is it
   const engine::CaseReport r = suite == "truth" ? engine::run_vs_truth(c, b) : engine::run_vs_reference(c, b);
   return {suite, index, r.pass(), to_string(c), describe(r)};
 }
@@ -71,24 +73,22 @@ CaseConfig inside(const engine::Backend& b, const CaseConfig& drawn) {
 // declines), one token.
 constexpr int64_t kErrorInputMinSize = 2;
 
-// The error inputs of the documented checks that raise their own id on host tensors: not the
-// device checks (V9, R9, R10), not P0 and R4-short (they raise V1's and R5's messages), not the
-// harness's extensions.
-const std::vector<std::size_t>& documented_inputs() {
-  static const std::vector<std::size_t> list = [] {
-    std::vector<std::size_t> out;
-    const auto& inputs = engine::replayssm_error_inputs();
-    for (std::size_t i = 0; i < inputs.size(); ++i) {
-      const std::string& l = inputs[i].label;
-      if (l.rfind("X-", 0) == 0 || l == "P0" || l == "R4-short" || l == "V9" || l == "R9" || l == "R10") continue;
-      out.push_back(i);
-    }
-    return out;
-  }();
-  return list;
+// The operator's error inputs of the documented checks that raise their own id on host
+// tensors: not the device checks (V9, R9, R10), not P0 and R4-short (they raise V1's and R5's
+// messages), not the harness's extensions.
+std::vector<std::size_t> documented_inputs(const engine::OperatorDescription& op) {
+  std::vector<std::size_t> out;
+  const auto& inputs = op.error_inputs();
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const std::string& l = inputs[i].label;
+    if (l.rfind("X-", 0) == 0 || l == "P0" || l == "R4-short" || l == "V9" || l == "R9" || l == "R10") continue;
+    out.push_back(i);
+  }
+  return out;
 }
 
-// A valid case for the error inputs: drawn, inside the envelope, with B, HV, K, V >= 2.
+// A valid case of the backend's operator for the error inputs: drawn, inside the envelope,
+// with B, HV, K, V >= 2.
 CaseConfig error_input_base(const engine::Backend& b, uint64_t seed, int64_t index) {
   CaseConfig c = drawn(seed ^ 0xE77u, index, 2e4);
   c.B = std::max(c.B, kErrorInputMinSize);
@@ -97,7 +97,7 @@ CaseConfig error_input_base(const engine::Backend& b, uint64_t seed, int64_t ind
   c.K = std::max(c.K, kErrorInputMinSize);
   c.V = std::max(c.V, kErrorInputMinSize);
   c.steps = 1;
-  return inside(b, c);
+  return b.op().fit_case(inside(b, c));
 }
 
 std::vector<std::vector<std::byte>> written_bytes(CaseTensors& t) {
@@ -107,16 +107,17 @@ std::vector<std::vector<std::byte>> written_bytes(CaseTensors& t) {
 }
 
 Outcome contract_case(engine::Backend& b, uint64_t seed, int64_t index) {
-  const std::vector<std::size_t>& documented = documented_inputs();
+  const engine::OperatorDescription& op = b.op();
+  const std::vector<std::size_t> documented = documented_inputs(op);
   const std::size_t input = documented[static_cast<std::size_t>(index) % documented.size()];
-  const std::string& label = engine::replayssm_error_inputs()[input].label;
+  const std::string& label = op.error_inputs()[input].label;
   const CaseConfig c = error_input_base(b, seed, index);
   Outcome o{"contract", index, false, fmt::format("{} | error input {}", to_string(c), label), ""};
   CaseTensors t = materialize(c);
-  const std::optional<engine::Expected> broken = engine::break_case(t, {input, 0});
+  const std::optional<engine::Expected> broken = engine::break_case(t, {input, 0}, op.error_inputs());
   if (!broken) throw std::logic_error(fmt::format("error input {} does not apply to {}", label, to_string(c)));
   try {
-    validate(t.args());
+    op.validate(op.bind(t.args()), Backend::Any);
     throw std::logic_error(fmt::format("error input {} did not make validate() raise", label));
   } catch (const ContractError& e) {
     if (e.id() != broken->id || e.what() != broken->message)
@@ -128,7 +129,7 @@ Outcome contract_case(engine::Backend& b, uint64_t seed, int64_t index) {
   std::string raised;
   bool refused = true;
   try {
-    b.step(t.args());
+    b.step(op.bind(t.args()));
     refused = false;
   } catch (const ContractError& e) {
     raised = e.what();
@@ -143,10 +144,10 @@ Outcome contract_case(engine::Backend& b, uint64_t seed, int64_t index) {
 }
 
 Outcome envelope_case(engine::Backend& b, uint64_t seed, int64_t index) {
-  const CaseConfig c = inside(b, drawn(seed ^ 0xE17u, index, 2e4));
+  const CaseConfig c = b.op().fit_case(inside(b, drawn(seed ^ 0xE17u, index, 2e4)));
   const std::vector<CaseConfig> outside = b.envelope().just_outside(c);
   if (outside.empty()) return {"envelope", index, true, to_string(c), "the envelope is the whole contract: nothing lies outside it"};
-  CaseConfig x = outside[static_cast<std::size_t>(index) % outside.size()];
+  CaseConfig x = b.op().fit_case(outside[static_cast<std::size_t>(index) % outside.size()]);
   x.steps = 1;
   const std::string why = b.envelope().excludes(x);
   Outcome o{"envelope", index, true, fmt::format("{} | outside the envelope: {}", to_string(x), why), ""};

@@ -3,7 +3,8 @@
  * and, on an error, fills a kda_error with the catalog id and the exact catalog message.
  *
  * Tensors go in as the plugin ABI's kda_call (include/kda_harness/plugin.h): arguments by
- * their contract.md names. The harness borrows them for the duration of the call.
+ * their contract.md names, the operator in its `op` ("kda_replayssm", "kda_packed_decode":
+ * kda_operators()). The harness borrows them for the duration of the call.
  */
 #ifndef KDA_CAPI_H
 #define KDA_CAPI_H
@@ -17,14 +18,14 @@
 extern "C" {
 #endif
 
-#define KDA_CAPI_VERSION 1
+#define KDA_CAPI_VERSION 2
 
 #define KDA_CAPI_EXPORT __attribute__((visibility("default")))
 
 /* Status codes. */
 #define KDA_OK 0
 #define KDA_CONTRACT_ERROR 1   /* the call breaks the contract: id and message from the catalog */
-#define KDA_BAD_ARGUMENT 2     /* the request itself is malformed (unknown op, bad config line) */
+#define KDA_BAD_ARGUMENT 2     /* the request itself is malformed (unknown op, a tensor missing or not the op's, bad config line) */
 #define KDA_INTERNAL_ERROR 3   /* anything else the harness raised */
 #define KDA_BUFFER_TOO_SMALL 4 /* a report did not fit: *needed holds its size */
 
@@ -33,7 +34,8 @@ typedef struct kda_error {
   char message[4096]; /* the exact message, NUL-terminated (truncated only past 4095 bytes) */
 } kda_error;
 
-/* What validation infers (contract.md: B, H, HV, K, V, L; slots = initial_state.shape[0]). */
+/* What validation infers (contract.md: B, H, HV, K, V, L; slots = initial_state.shape[0]; L is 0
+ * for an operator without rings). */
 typedef struct kda_dims {
   int64_t B, H, HV, K, V, L, slots;
 } kda_dims;
@@ -45,24 +47,36 @@ typedef struct kda_dims {
 
 KDA_CAPI_EXPORT int32_t kda_capi_version(void);
 
-/* validate(): every check of contract.md in its order, metadata only. With check_values set
- * (host index tensors only) the runtime-value extensions too. */
+/* The operators, comma-separated, the default first: "kda_replayssm,kda_packed_decode". */
+KDA_CAPI_EXPORT const char* kda_operators(void);
+/* The tensor arguments of operator `op`, comma-separated in its signature's order, an optional
+ * one marked with a trailing '?' ("...,write_pos,force_flush?"); NULL for an unknown op. */
+KDA_CAPI_EXPORT const char* kda_operator_tensors(const char* op);
+
+/* validate(): every check of call->op's contract in its order, metadata only. With
+ * check_values set (host index tensors only) the runtime-value extensions too. The call must
+ * hold every tensor the operator takes (force_flush may be absent) and no other. */
 KDA_CAPI_EXPORT int32_t kda_validate(const kda_call* call, int32_t device, int32_t check_values, kda_dims* dims, kda_error* err);
 
-/* One reference step in place on host tensors; rounding 0: the kernel's rounding points,
- * 1: none (double arithmetic). Validates first and writes nothing on an error. */
+/* One reference step of call->op in place on host tensors; rounding 0: the kernel's rounding
+ * points, 1: none (double arithmetic). Validates first and writes nothing on an error. */
 KDA_CAPI_EXPORT int32_t kda_reference_step(const kda_call* call, int32_t rounding, kda_dims* dims, kda_error* err);
 
 /* Case `index` of the sample space of `seed`, drawn with about `work_budget` reference work
- * (<= 0: the default) and moved inside `envelope` (NULL: none): its one-line config, the
- * line `kda-harness case "<line>"` replays. */
+ * (<= 0: the default), moved inside `envelope` (NULL: none) and made one of operator `op`'s
+ * (NULL: the default): its one-line config, the line `kda-harness case "<line>" --op OP`
+ * replays. */
 KDA_CAPI_EXPORT int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budget, const kda_envelope* envelope,
                   char* line, size_t capacity, kda_error* err);
 
-/* A case's tensors, materialized from its config line (owned by the handle). */
+/* A case's tensors, materialized from its config line made one of operator `op`'s (NULL: the
+ * default), owned by the handle. */
 typedef struct kda_case kda_case;
-KDA_CAPI_EXPORT int32_t kda_case_materialize(const char* line, kda_case** out, kda_error* err);
-/* The case's call (step 0): pointers into the handle, valid until kda_case_free. */
+KDA_CAPI_EXPORT int32_t kda_case_materialize(const char* op, const char* line, kda_case** out, kda_error* err);
+/* The config line the tensors are of (the operator's fit of the given line). */
+KDA_CAPI_EXPORT const char* kda_case_config(const kda_case* c);
+/* The case's call of the operator (step 0; only the tensors it takes): pointers into the
+ * handle, valid until kda_case_free. */
 KDA_CAPI_EXPORT const kda_call* kda_case_call(const kda_case* c);
 KDA_CAPI_EXPORT void kda_case_free(kda_case* c);
 
@@ -77,7 +91,8 @@ typedef struct kda_check_options {
   const char* config;  /* a config line (a failure's replay): the rollout of that case alone; NULL: none */
 } kda_check_options;
 
-/* Runs the suites against the plugin. The report is JSON, NUL-terminated:
+/* Runs the suites against the plugin, as an implementation of the operator it names (its
+ * `op`): that operator's cases, reference and error inputs. The report is JSON, NUL-terminated:
  *   {"plugin": NAME, "cases": [{"suite", "index", "pass", "replay", "detail"}...]}
  * where replay is the config line (rollout), followed by " | error input ID" (contract) or
  * " | outside the envelope: WHAT" (envelope); the suites are described in check_plugin.cpp.

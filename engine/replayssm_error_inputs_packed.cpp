@@ -1,5 +1,6 @@
 // P0, W1, W2 and V1-V22. Each breaks its own check; none breaks an earlier one (the comments
 // say why where it is not obvious).
+#include "cases/row_padding.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
 #include "engine/replayssm_error_inputs.hpp"
@@ -32,9 +33,20 @@ std::vector<ErrorInput> validator_error_inputs() {
   }});
   in.push_back({"W1", [](MutationTarget& t, uint32_t v) -> Out {
     TensorSpec& a = t.spec.at("a");
-    if (v % 3 == 2 && product(a.shape) >= 2) double_strides(a);
-    else if (v % 3 == 1) { auto sh = a.shape; sh.resize(4, 1); a.reshape(sh); }
-    else a.reshape({product(a.shape)});
+    // Row-padded (a slice of a wider buffer): every last stride 1, so only W1's contiguity
+    // sees it; the plain packed decode, which has no W1, accepts this layout.
+    if (v % 4 == 3 && a.shape.size() >= 2 && a.shape[0] >= 2 && product(a.shape) >= 2) {
+      a.reshape(a.shape);
+      a.strides = row_padded_strides(a.shape);
+    } else if (v % 4 == 2 && product(a.shape) >= 2) {
+      double_strides(a);
+    } else if (v % 4 == 1) {
+      auto sh = a.shape;
+      sh.resize(4, 1);
+      a.reshape(sh);
+    } else {
+      a.reshape({product(a.shape)});
+    }
     return expect("W1");
   }});
   in.push_back({"W2", [](MutationTarget& t, uint32_t v) -> Out {

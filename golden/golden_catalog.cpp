@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <tuple>
 
+#include "cases/row_padding.hpp"
 #include "golden/golden_catalog.hpp"
 #include "golden/golden_generate.hpp"
 
@@ -201,7 +202,8 @@ GoldenSpec error_case(std::string name, std::string purpose, CaseConfig config, 
 }
 
 // The error inputs' variants named here: R6 #0 HV heads where H != HV, #1 ring length L+1,
-// #4 four times H heads; R8 #0 bfloat16; X-RING-SLOTS #0 d_cache with one slot more.
+// #4 four times H heads; R8 #0 bfloat16; X-RING-SLOTS #0 d_cache with one slot more; W1 #3
+// a row-padded `a`.
 void add_error_cases(std::vector<GoldenSpec>& out) {
   CaseConfig gqa = small(81);
   gqa.H = 2; gqa.HV = 4;
@@ -221,6 +223,15 @@ void add_error_cases(std::vector<GoldenSpec>& out) {
   out.push_back(error_case("error_ring_slots", "harness extension X-RING-SLOTS: d_cache with one slot more than "
                                                "initial_state",
                            small(83), "X-RING-SLOTS", 0));
+  // The layout that the plain packed decode accepts (its case packed_a_row_padded, the same
+  // shapes and layouts) and this wrapper refuses: W1 #3, `a` with padded rows.
+  CaseConfig padded = small(84);
+  padded.H = 2; padded.HV = 4; padded.envelope = true;
+  out.push_back(error_case("error_a_row_padded",
+                           fmt::format("W1: a as [B, HV*K] with rows {} elements apart beyond HV*K (not contiguous, "
+                                       "though every last stride is 1; the plain packed decode accepts it)",
+                                       kRowPadding),
+                           padded, "W1", 3));
 }
 
 std::vector<GoldenSpec> build() {

@@ -32,6 +32,10 @@ struct GoldenSpec {
   // input, so overriding it changes nothing else in the case.
   std::map<int64_t, std::vector<int32_t>> forced;
   std::vector<Feature> features;
+  // `a` re-laid row-padded (cases/row_padding.hpp) after the config is materialized, so the
+  // values and every other case's random draws stay as they are. The config line does not
+  // record it: `kda-harness case "<config>"` replays `a` compact, the file replays it padded.
+  bool a_row_padded = false;
   // Error cases: the label of the error input that breaks the valid call of `config`, and
   // which of its variants.
   std::string error_input;

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "cases/case_tensors.hpp"
+#include "cases/row_padding.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
 #include "engine/replayssm_case_breaking.hpp"
@@ -22,6 +23,14 @@ void apply_script(const GoldenSpec& spec, CaseTensors& t, int64_t step) {
   if (!t.force_flush || static_cast<int64_t>(it->second.size()) != spec.config.B)
     throw GenerationError(spec.name + ": scripted flushes need force_flush present and one value per row");
   for (int64_t row = 0; row < spec.config.B; ++row) t.force_flush->set_linear(row, it->second[row]);
+}
+
+// The materialized case with the spec's layout applied (later tokens are written into it
+// through its strides).
+CaseTensors materialize_spec(const GoldenSpec& spec) {
+  CaseTensors t = materialize(spec.config);
+  if (spec.a_row_padded) t.a = row_padded(t.a);
+  return t;
 }
 
 // Adds the row patterns of the current step.
@@ -108,7 +117,7 @@ engine::Expected break_call(const GoldenSpec& spec, CaseTensors& t) {
 }
 
 GoldenCase generate_error(const GoldenSpec& spec) {
-  CaseTensors t = materialize(spec.config);
+  CaseTensors t = materialize_spec(spec);
   const engine::Expected expected = break_call(spec, t);
   GoldenCase c = header_of(spec, t);
   c.kind = CaseKind::Error;
@@ -163,7 +172,7 @@ std::set<Feature> row_features(const GoldenSpec& spec) {
 GoldenCase generate_case(const GoldenSpec& spec) {
   if (spec.is_error()) return generate_error(spec);
   const engine::OperatorDescription& op = engine::find_operator(spec.op);
-  CaseTensors t = materialize(spec.config);
+  CaseTensors t = materialize_spec(spec);
   const HostTensor out_buffer = t.out;  // NaN bytes: every step must write all of out
   GoldenCase c = header_of(spec, t);
   store_invariant_inputs(c, t);

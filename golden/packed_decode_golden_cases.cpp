@@ -2,11 +2,12 @@
 // one of the operator's cases (L = 1, no force_flush, 2-D `a`, 1-D `dt_bias`), so its files
 // hold the ReplaySSM call at L = 1 that the config materializes; the operator reads its own
 // tensors of it. Two error cases are the layouts ReplaySSM's wrapper flattens and this
-// operator refuses.
+// operator refuses; one step case is the layout it accepts and ReplaySSM's wrapper refuses.
 #include <fmt/format.h>
 
 #include <array>
 
+#include "cases/row_padding.hpp"
 #include "engine/operator.hpp"
 #include "golden/golden_catalog.hpp"
 
@@ -92,6 +93,25 @@ void add_packed_decode_cases(std::vector<GoldenSpec>& out) {
     CaseConfig c = small(2101);
     c.H = 2; c.HV = 4; c.steps = 9;
     out.push_back(spec("rollout_gqa_9_tokens", "a 9-token rollout (GQA 2), every token's outputs stored", c));
+  }
+  {
+    // The layout this operator accepts and ReplaySSM's wrapper refuses (W1, its case
+    // error_a_row_padded): `a` with padded rows, re-laid after materialization; with the
+    // envelope's layouts (so a compact-only backend is expected to refuse it) and K != V.
+    // State, out and the unused rings in float32: verification bounds a case by the stored
+    // call's ring dtype too, so this keeps them as tight as this operator's own roundings,
+    // tight enough to see beta rounded through b's bfloat16.
+    CaseConfig c = small(2081);
+    c.H = 2; c.HV = 4; c.V = 8; c.envelope = true; c.steps = 2;
+    c.state_dtype = c.ring_dtype = c.out_dtype = kF32;
+    GoldenSpec s = spec("a_row_padded",
+                        fmt::format("a as [B, HV*K] with rows {} elements apart beyond HV*K (not contiguous, last "
+                                    "stride 1; ReplaySSM refuses it with W1), beside the envelope's strided layouts; "
+                                    "H=2, HV=4, K=16, V=8, bfloat16 activations, float32 state and out, two tokens",
+                                    kRowPadding),
+                        c);
+    s.a_row_padded = true;
+    out.push_back(s);
   }
   // The layouts that ReplaySSM's wrapper flattens (its a3d_dtbias2d case) and this operator
   // refuses: V3 (error input variant 0: a as [B, HV, K]) and V5 (variant 1: dt_bias as [HV, K]).

@@ -1,5 +1,6 @@
-// `kda-harness mutants`: the harness judges itself. Every plugin with a planted bug found in
-// the plugins folder runs through the default check's backend suites (tools/mutant_matrix.hpp),
+// `kda-harness mutants [--op OP]`: the harness judges itself. Every plugin of operator OP with
+// a planted bug found in the plugins folder runs through the default check's backend suites
+// (tools/mutant_matrix.hpp),
 // each stopped at its first kill; the unmutated plugin runs the same cases and must pass.
 // Prints the kill matrix (mutant x suite: cases until the kill, CPU seconds) and each
 // mutant's first failure with its replay line. Exit 0 only when every mutant is killed
@@ -22,7 +23,7 @@ namespace kda::cli {
 namespace {
 
 struct MutantsArgs {
-  std::string backend = "cpu", dir, manifest;
+  std::string backend = "cpu", op = "kda_replayssm", dir, manifest;
   int64_t cases = 100;
   uint64_t seed = 1;
   double cpu_budget = 10, gpu_work_budget = 2e7;
@@ -73,7 +74,7 @@ std::string matrix(const std::vector<PluginRun>& runs) {
 int run_mutants(const MutantsArgs& a) {
   PluginFamily family;
   try {
-    family = plugin_family(a.backend);
+    family = plugin_family(a.backend, a.op);
   } catch (const std::exception& e) {
     std::cerr << "kda-harness mutants: " << e.what() << "\n";
     return 2;
@@ -91,13 +92,14 @@ int run_mutants(const MutantsArgs& a) {
     return 1;
   }
   MatrixOptions o;
+  o.op = &engine::find_operator(a.op);
   o.cases = a.cases;
   o.seed = a.seed;
   o.gpu_work_budget = a.gpu_work_budget;
   o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::cout << fmt::format("kda-harness mutants: {} mutants of {} in {}; suites {} (up to {} cases each, golden: the "
-                           "whole set), seed {}, {} at once\n",
-                           found.mutants.size(), family.control, dir.string(), fmt::join(mutant_suites(), ", "),
+  std::cout << fmt::format("kda-harness mutants: {} mutants of {} ({}) in {}; suites {} (up to {} cases each, golden: "
+                           "the operator's whole set), seed {}, {} at once\n",
+                           found.mutants.size(), family.control, a.op, dir.string(), fmt::join(mutant_suites(), ", "),
                            o.cases, o.seed, o.jobs);
   std::cout.flush();
   const golden::LoadedSet set =
@@ -162,6 +164,7 @@ void register_mutants(CLI::App& app) {
   auto a = std::make_shared<MutantsArgs>();
   cmd->add_option("--backend", a->backend, "cpu (the CPU example's mutants) or cuda (the CUDA kernel's)")
       ->check(CLI::IsMember({"cpu", "cuda"}));
+  add_op_option(cmd, a->op);
   cmd->add_option("--dir", a->dir, "Folder of the plugins (default: the build's plugins folder, ../plugins from this "
                                    "executable)");
   cmd->add_option("--cases", a->cases, "Cases per random suite before a mutant counts as surviving it")

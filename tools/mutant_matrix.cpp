@@ -50,6 +50,7 @@ PluginRun judge(const std::filesystem::path& plugin, bool control, const golden:
   run.control = control;
   run.name = plugin.filename().string();
   CheckOptions o;
+  o.op = mo.op;
   o.plugin = "plugin:" + plugin.string();
   o.cpu = o.cuda = false;
   o.seed = mo.seed;
@@ -59,7 +60,7 @@ PluginRun judge(const std::filesystem::path& plugin, bool control, const golden:
     if (s != "golden-kernel") o.counts[s] = mo.cases;
   }
   try {
-    run.name = engine::make_backend(o.plugin)->name();
+    run.name = engine::make_backend(o.plugin, *o.op)->name();
     if (run.name.rfind("plugin:", 0) == 0) run.name = run.name.substr(7);
     for (const SuiteSpec& spec : build_suites(o, engine::GpuProbe{}, golden)) run.suites.push_back(run_until_kill(spec));
   } catch (const std::exception& e) {
@@ -75,10 +76,24 @@ PluginRun judge(const std::filesystem::path& plugin, bool control, const golden:
 
 }  // namespace
 
-PluginFamily plugin_family(const std::string& backend) {
-  if (backend == "cpu") return {"libkda_cpu_example.so", "libkda_cpu_example_mutant_"};
-  if (backend == "cuda") return {"libkda_cuda_kernel_plugin.so", "libkda_cuda_kernel_mutant_"};
-  throw std::invalid_argument("--backend takes cpu or cuda, not " + backend);
+PluginFamily plugin_family(const std::string& backend, const std::string& op) {
+  struct Row {
+    std::string backend, op;
+    PluginFamily family;
+  };
+  // Where plugins/CMakeLists.txt builds each family's mutants (no CUDA mutants of the plain
+  // packed decode yet).
+  static const std::vector<Row> table = {
+      {"cpu", "kda_replayssm", {"libkda_cpu_example.so", "libkda_cpu_example_mutant_"}},
+      {"cpu", "kda_packed_decode", {"libkda_cpu_example_packed_decode.so", "libkda_cpu_example_packed_decode_mutant_"}},
+      {"cuda", "kda_replayssm", {"libkda_cuda_kernel_plugin.so", "libkda_cuda_kernel_mutant_"}},
+  };
+  std::string known;
+  for (const Row& r : table) {
+    if (r.backend == backend && r.op == op) return r.family;
+    known += (known.empty() ? "" : ", ") + r.backend + " " + r.op;
+  }
+  throw std::invalid_argument("no mutants of " + op + " for --backend " + backend + " (there are: " + known + ")");
 }
 
 FoundPlugins find_plugins(const std::filesystem::path& dir, const PluginFamily& family) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/operator.hpp"
 #include "golden/golden_set.hpp"
 
 namespace kda::cli {
@@ -17,8 +18,10 @@ struct PluginFamily {
   std::string control;        // "libkda_cpu_example.so"
   std::string mutant_prefix;  // "libkda_cpu_example_mutant_": every "<prefix>*.so" is a mutant
 };
-// "cpu": the CPU example plugin; "cuda": this project's CUDA kernel. Throws for another name.
-PluginFamily plugin_family(const std::string& backend);
+// The family of `backend` ("cpu": the CPU example plugin; "cuda": this project's CUDA
+// kernel) for operator `op`, from one table keyed by both. Throws std::invalid_argument
+// naming what exists for a pair without mutants.
+PluginFamily plugin_family(const std::string& backend, const std::string& op = "kda_replayssm");
 
 struct FoundPlugins {
   std::filesystem::path control;  // empty when absent
@@ -50,6 +53,7 @@ struct PluginRun {
 };
 
 struct MatrixOptions {
+  const engine::OperatorDescription* op = &engine::replayssm_operator();  // what the plugins implement
   int64_t cases = 100;  // per random suite (the golden suite runs the whole set)
   uint64_t seed = 1;
   double gpu_work_budget = 2e7;  // the check's default

@@ -94,7 +94,9 @@ Head load_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
   }
   const float logit = bv.flat2(row, hv);
   const float beta = planted(Mutant::BetaWithoutSigmoid) ? logit : 1.0f / (1.0f + std::exp(-logit));
-  x.beta = planted(Mutant::BetaNotRounded) || kPackedDecode ? beta : kda::example::round_to(beta, bv.dtype());
+  // ReplaySSM rounds beta through b's dtype; the plain packed decode keeps it in float32.
+  const bool round_beta = kPackedDecode ? planted(Mutant::BetaRoundedThroughB) : !planted(Mutant::BetaNotRounded);
+  x.beta = round_beta ? kda::example::round_to(beta, bv.dtype()) : beta;
   return x;
 }
 
@@ -110,8 +112,10 @@ void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
   const Head x = load_head(a, d, row, hv);
   Tensor S0(a.initial_state), D(a.d_cache), Kr(a.k_cache), G(a.g_cache), out(a.out);
   const int64_t h = query_head(d, hv);
-  // The state before the token, rebuilt column by column from the checkpoint and the ring.
-  const int64_t records = planted(Mutant::RingCursorOffByOne) ? cursor + 1 : cursor;
+  // The state before the token, rebuilt column by column from the checkpoint and the ring
+  // (the plain packed decode has none: its ring tensors are null, never read, whatever bug
+  // is planted).
+  const int64_t records = kPackedDecode ? 0 : planted(Mutant::RingCursorOffByOne) ? cursor + 1 : cursor;
   std::vector<float> S(d.V * d.K), total(d.K, 0.0f), prefix(d.K, 0.0f);
   for (int64_t j = 0; j < records; ++j)
     for (int64_t c = 0; c < d.K; ++c) total[c] += G.at4(slot, hv, j, c);
@@ -144,7 +148,7 @@ void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
     }
     out.store4(row, 0, hv, e, o);
   }
-  if (flush) {
+  if (flush || kPackedDecode) {  // the plain packed decode stores the state every token, no record
     for (int64_t e = 0; e < d.V; ++e)
       for (int64_t c = 0; c < d.K; ++c) S0.store4(slot, hv, e, c, S[e * d.K + c]);
     if (planted(Mutant::FlushWritesPastSlot))  // row V: the next head's or slot's first row, or a gap

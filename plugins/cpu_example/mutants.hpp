@@ -1,8 +1,10 @@
 // Planted bugs of the CPU example plugin, one per build: KDA_MUTANT=<n> with KDA_MUTANT_NAME
-// the bug's name (plugins/CMakeLists.txt builds one library per entry of kMutants). Each is
-// a plausible bug of the kind real decode kernels ship; `kda-harness mutants` checks that
-// the harness catches every one. The shipped plugin has KDA_MUTANT undefined: planted() is
-// then false everywhere and the hooks compile away.
+// the bug's name (plugins/CMakeLists.txt builds one library per entry of kMutants and
+// operator it is a bug of: a ring bug has no place in the plain packed decode, and each
+// operator's beta rounding is the other's bug). Each is a plausible bug of the kind real
+// decode kernels ship; `kda-harness mutants --op OP` checks that the harness catches every
+// one. The shipped plugin has KDA_MUTANT undefined: planted() is then false everywhere and the
+// hooks compile away.
 #pragma once
 #include <string_view>
 
@@ -39,6 +41,7 @@ enum class Mutant : int {
   RecordDecayOffByOne,     // ring record j decayed by exp(total - prefix_{j-1}): its own gate left out
   KeyRingUnnormalized,     // the key ring stores the key before its L2 norm
   EnvelopeNotEnforced,     // K or V beyond the declared envelope computed instead of refused
+  BetaRoundedThroughB,     // the plain packed decode's beta rounded through b's dtype (it keeps it in float32)
 };
 
 struct MutantInfo {
@@ -71,6 +74,7 @@ inline constexpr MutantInfo kMutants[] = {
     {Mutant::RecordDecayOffByOne, "record-decay-off-by-one"},
     {Mutant::KeyRingUnnormalized, "key-ring-unnormalized"},
     {Mutant::EnvelopeNotEnforced, "envelope-not-enforced"},
+    {Mutant::BetaRoundedThroughB, "beta-rounded-through-b"},
 };
 
 constexpr std::string_view mutant_name(Mutant m) {

@@ -1,4 +1,5 @@
-"""The KDA ReplaySSM conformance harness from Python: the contract (validate), the reference
+"""The KDA decode-kernel conformance harness from Python: for each operator (operators():
+kda_replayssm, the default, and kda_packed_decode), the contract (validate), the reference
 (reference_step), the sample space (cases) and the suites against any callable (check), over
 tensors of any DLPack producer. The work is done by the harness's C library (_lib.py says
 where it is looked for)."""
@@ -7,7 +8,9 @@ from .checking import CaseResult, CheckReport, check, suites
 from .contract import Dims, reference_step, validate
 from .envelope import Envelope
 from .errors import ContractError, HarnessError
+from ._operators import names as operators
 from .plugin_so import PluginCallable, load_plugin
 
 __all__ = ["Case", "CaseResult", "CheckReport", "ContractError", "Dims", "Envelope", "HarnessError", "PluginCallable",
-           "case", "cases", "check", "config_line", "load_plugin", "reference_step", "suites", "validate"]
+           "case", "cases", "check", "config_line", "load_plugin", "operators", "reference_step", "suites",
+           "validate"]

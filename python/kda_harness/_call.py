@@ -1,24 +1,21 @@
-"""One call of the operator as the C side takes it (plugin.h's kda_call): the tensor
-arguments by their contract.md names, in schema order, and the three scalars."""
+"""One call of an operator as the C side takes it (plugin.h's kda_call): the operator's name,
+the tensor arguments by their contract.md names, and the three scalars."""
 import ctypes
 
-from . import _abi, _dlpack
+from . import _abi, _dlpack, _operators
 
-OP = "kda_replayssm"
-TENSOR_NAMES = ("mixed_qkv", "a", "b", "A_log", "dt_bias", "initial_state", "d_cache", "k_cache", "g_cache", "out",
-                "ssm_state_indices", "write_pos", "force_flush")
-# The tensors a step writes in place.
-WRITTEN = ("initial_state", "d_cache", "k_cache", "g_cache", "out")
+OP = _operators.DEFAULT
 SCALAR_NAMES = ("scale", "use_qk_l2norm_in_kernel", "lower_bound")
 
 
 class Call:
-    """Builds a KdaCall over the caller's tensors; keeps everything it points into alive."""
+    """Builds a KdaCall of operator `op` over the caller's tensors (name -> tensor; None:
+    absent); keeps everything it points into alive."""
 
-    def __init__(self, tensors, scale, use_qk_l2norm_in_kernel=False, lower_bound=None, stream=None):
+    def __init__(self, tensors, scale, use_qk_l2norm_in_kernel=False, lower_bound=None, stream=None, op=OP):
         self.borrowed = _dlpack.Borrowed()
         keep = self.borrowed.keep
-        names = [n for n in TENSOR_NAMES if tensors.get(n) is not None]
+        names = [n for n, t in tensors.items() if t is not None]
         dls = [_dlpack.to_dltensor(tensors[n], keep) for n in names]
         self.dltensors = dict(zip(names, dls))
         tensor_names = keep((ctypes.c_char_p * len(names))(*(n.encode() for n in names)))
@@ -28,7 +25,7 @@ class Call:
                   0.0 if lower_bound is None else float(lower_bound)]
         present = [1, 1, 0 if lower_bound is None else 1]
         self.call = _abi.KdaCall(
-            op=OP.encode(), num_tensors=len(names), tensor_names=tensor_names, tensors=pointers,
+            op=keep(op.encode()), num_tensors=len(names), tensor_names=tensor_names, tensors=pointers,
             num_scalars=3, scalar_names=keep((ctypes.c_char_p * 3)(*(n.encode() for n in SCALAR_NAMES))),
             scalar_values=keep((ctypes.c_double * 3)(*values)), scalar_present=keep((ctypes.c_uint8 * 3)(*present)),
             stream=stream)

@@ -12,7 +12,7 @@ from pathlib import Path
 from . import _abi
 
 LIBRARY_NAME = "libkda_harness_capi.so"
-EXPECTED_VERSION = 1
+EXPECTED_VERSION = 2
 
 
 def _candidates():
@@ -35,10 +35,13 @@ def _declare(lib):
     call, env = POINTER(_abi.KdaCall), POINTER(_abi.KdaEnvelope)
     sig = {
         "kda_capi_version": (c_int32, []),
+        "kda_operators": (c_char_p, []),
+        "kda_operator_tensors": (c_char_p, [c_char_p]),
         "kda_validate": (c_int32, [call, c_int32, c_int32, dims, err]),
         "kda_reference_step": (c_int32, [call, c_int32, dims, err]),
         "kda_cases": (c_int32, [c_char_p, c_uint64, c_int64, c_double, env, c_char_p, c_size_t, err]),
-        "kda_case_materialize": (c_int32, [c_char_p, POINTER(c_void_p), err]),
+        "kda_case_materialize": (c_int32, [c_char_p, c_char_p, POINTER(c_void_p), err]),
+        "kda_case_config": (c_char_p, [c_void_p]),
         "kda_case_call": (call, [c_void_p]),
         "kda_case_free": (None, [c_void_p]),
         "kda_check_plugin": (c_int32, [POINTER(_abi.KdaPlugin), POINTER(_abi.KdaCheckOptions), c_char_p, c_size_t,
@@ -57,11 +60,12 @@ def lib():
     for path in _candidates():
         tried.append(str(path))
         if path.is_file():
-            loaded = _declare(ctypes.CDLL(str(path)))
-            version = loaded.kda_capi_version()
+            loaded = ctypes.CDLL(str(path))
+            loaded.kda_capi_version.restype, loaded.kda_capi_version.argtypes = c_int32, []
+            version = loaded.kda_capi_version()  # before the other declarations: an older library lacks some
             if version != EXPECTED_VERSION:
                 raise ImportError(f"{path}: C API version {version}, this package needs {EXPECTED_VERSION}")
-            return loaded
+            return _declare(loaded)
     raise ImportError(
         "kda_harness: the C library was not found (tried: " + ", ".join(tried) + "). Install the package with "
         "`pip install ./python`, or build it with CMake (target kda_harness_capi) and set KDA_HARNESS_LIBRARY.")

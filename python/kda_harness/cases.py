@@ -1,22 +1,23 @@
-"""The harness's sample space as arrays: cases(op, n, seed) yields Case objects, each with
-its one-line config (the line `kda-harness case "<line>"` replays) and the tensors of its
-first step, deterministic on every machine."""
+"""An operator's sample space as arrays: cases(op, n, seed) yields Case objects, each with
+its one-line config (the line `kda-harness case "<line>" --op OP` replays) and the tensors of
+its first step that the operator takes, deterministic on every machine."""
 import ctypes
 from dataclasses import dataclass
 
-from . import _abi, _call, _dlpack, _frameworks, _lib, _status
+from . import _abi, _call, _dlpack, _frameworks, _lib, _operators, _status
 
 
 @dataclass
 class Case:
-    config: str     # the one-line CaseConfig
+    config: str     # the one-line CaseConfig of the tensors
     index: int      # its position in the sample space of the seed (-1: from a line)
-    tensors: dict   # name -> array, contract.md's names (force_flush absent when None)
+    tensors: dict   # name -> array, contract.md's names: the operator's (force_flush absent when None)
     scalars: dict   # scale, use_qk_l2norm_in_kernel, lower_bound
+    op: str = _call.OP  # the operator whose call the tensors are
 
     def kwargs(self):
-        """Every argument of the step, by keyword: step_fn(**case.kwargs())."""
-        return {**{n: self.tensors.get(n) for n in _call.TENSOR_NAMES}, **self.scalars}
+        """Every argument of the operator's step, by keyword: step_fn(**case.kwargs())."""
+        return {**{n: self.tensors.get(n) for n in _operators.tensor_names(self.op)}, **self.scalars}
 
 
 def _convert(dltensors, framework, device):
@@ -30,22 +31,27 @@ def _convert(dltensors, framework, device):
     raise ValueError(f"framework must be 'numpy', 'torch' or a callable, not {framework!r}")
 
 
-def case(config, framework="numpy", device=None, index=-1):
-    """The tensors of one case from its config line. framework: "numpy" (host arrays, strides
-    and NaN-filled gaps kept), "torch" (on `device`, strides kept), or a callable applied to
-    each numpy array (cupy.asarray, jax.numpy.asarray...)."""
+def case(config, framework="numpy", device=None, index=-1, op=_call.OP):
+    """The tensors of one case of operator `op` from its config line (made one of the
+    operator's first: the plain packed decode's have L = 1 and no force_flush; Case.config is
+    that line, in full). framework: "numpy" (host arrays, strides and NaN-filled gaps kept),
+    "torch" (on `device`, strides kept), or a callable applied to each numpy array
+    (cupy.asarray, jax.numpy.asarray...)."""
+    _operators.tensor_names(op)  # an unknown operator is a ValueError naming the known ones
     err, handle = _abi.KdaError(), ctypes.c_void_p()
     lib = _lib.lib()
-    _status.raise_for(lib.kda_case_materialize(config.encode(), ctypes.byref(handle), ctypes.byref(err)), err)
+    _status.raise_for(lib.kda_case_materialize(op.encode(), config.encode(), ctypes.byref(handle), ctypes.byref(err)),
+                      err)
     try:
         tensors, scalars = _call.read_call(lib.kda_case_call(handle).contents)
-        return Case(config, index, _convert(tensors, framework, device), scalars)
+        line = lib.kda_case_config(handle).decode()
+        return Case(line, index, _convert(tensors, framework, device), scalars, op)
     finally:
         lib.kda_case_free(handle)
 
 
 def config_line(index, seed=1, op=_call.OP, work_budget=None, envelope=None):
-    """The config line of case `index` of the sample space of `seed`."""
+    """The config line of case `index` of operator `op`'s sample space of `seed`."""
     err, line = _abi.KdaError(), ctypes.create_string_buffer(1024)
     env = ctypes.byref(envelope.to_c()) if envelope is not None else None
     status = _lib.lib().kda_cases(op.encode(), seed, index, work_budget or 0.0, env, line, len(line), ctypes.byref(err))
@@ -54,7 +60,7 @@ def config_line(index, seed=1, op=_call.OP, work_budget=None, envelope=None):
 
 
 def cases(op=_call.OP, n=10, seed=1, *, first=0, work_budget=None, envelope=None, framework="numpy", device=None):
-    """Yields cases first .. first+n-1 of the sample space of `seed` (inside `envelope`, an
-    Envelope, when given)."""
+    """Yields cases first .. first+n-1 of operator `op`'s sample space of `seed` (inside
+    `envelope`, an Envelope, when given)."""
     for i in range(first, first + n):
-        yield case(config_line(i, seed, op, work_budget, envelope), framework, device, index=i)
+        yield case(config_line(i, seed, op, work_budget, envelope), framework, device, index=i, op=op)

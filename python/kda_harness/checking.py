@@ -1,14 +1,15 @@
-"""check(): the harness's suites run against a Python callable with SGLang's wrapper
-signature. The callable is wrapped as a host plugin (plugin.h's kda_plugin, built here with
-ctypes) whose step lends the harness's tensors to it as the caller's framework tensors on the
-caller's device, calls it with contract.md's keyword arguments, copies every tensor back, and
-turns a ValueError into a refusal carrying its text (which the contract suite compares with
-the catalog message)."""
+"""check(): the harness's suites run against a Python callable with the signature of SGLang's
+wrapper of an operator (ReplaySSM's by default, or the plain packed decode's). The callable is
+wrapped as a host plugin of that operator (plugin.h's kda_plugin, built here with ctypes)
+whose step lends the harness's tensors to it as the caller's framework tensors on the
+caller's device, calls it with contract.md's keyword arguments (the operator's tensors),
+copies every tensor back, and turns a ValueError into a refusal carrying its text (which the
+contract suite compares with the catalog message)."""
 import ctypes
 import json
 from dataclasses import dataclass
 
-from . import _abi, _call, _frameworks, _lib, _status
+from . import _abi, _call, _frameworks, _lib, _operators, _status
 from .envelope import Envelope
 
 
@@ -48,15 +49,16 @@ class CheckReport:
 class CallablePlugin:
     """A Python step function as a kda_plugin the C library can drive."""
 
-    def __init__(self, step_fn, name, envelope, profile, framework, device):
+    def __init__(self, step_fn, name, envelope, profile, framework, device, op=_call.OP):
         self.step_fn = step_fn
+        self.tensor_names = _operators.tensor_names(op)
         self.adapter = _frameworks.adapter(framework, device)
         self.interrupt = None
         self._error = ctypes.create_string_buffer(1)
         self._step = _abi.STEP_FN(self._on_step)
         self._last_error = _abi.LAST_ERROR_FN(lambda state: ctypes.addressof(self._error))
         self.struct = _abi.KdaPlugin(
-            abi_version=_abi.KDA_PLUGIN_ABI_VERSION, name=name.encode(), op=_call.OP.encode(), profile=profile,
+            abi_version=_abi.KDA_PLUGIN_ABI_VERSION, name=name.encode(), op=op.encode(), profile=profile,
             envelope=envelope.to_c(_abi.KDL_CPU), state=None, step=self._step, last_error=self._last_error)
 
     def _refuse(self, message, code):
@@ -69,7 +71,7 @@ class CallablePlugin:
             tensors, scalars = _call.read_call(call_pointer.contents)
             lent = self.adapter.lend(tensors)
             try:
-                self.step_fn(**{name: lent.get(name) for name in _call.TENSOR_NAMES}, **scalars)
+                self.step_fn(**{name: lent.get(name) for name in self.tensor_names}, **scalars)
             finally:
                 self.adapter.give_back()
             return 0
@@ -96,24 +98,25 @@ def suites():
     return _lib.lib().kda_check_suites().decode().split(",")
 
 
-def check(step_fn, op=_call.OP, suites=None, n=20, seed=1, device="cpu", framework=None, profile=None,
+def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=None, profile=None,
           envelope=None, first=0, work_budget=None, name=None, config=None):
     """Runs the suites (default: all of suites(): rollout, truth, contract, envelope; a list or
-    comma-separated string) on cases first .. first+n-1 of each against step_fn, called as
-    step_fn(mixed_qkv=..., a=..., ..., lower_bound=...) with tensors of `framework` ("numpy"
-    on the host by default; "torch" on `device`) that it must write in place. profile
-    ("helion", "triton") and envelope (Envelope) default to the callable's kda_profile /
-    kda_envelope attributes, else "helion" and everything the contract allows. config: a
-    failure's replay line, to run that case's rollout alone (suites, n and first are then
-    ignored). Returns a CheckReport."""
-    if op != _call.OP:
-        raise ValueError(f"unknown operator {op!r} (known: {_call.OP!r})")
+    comma-separated string) on cases first .. first+n-1 of each of operator `op`'s against
+    step_fn, called as step_fn(mixed_qkv=..., a=..., ..., lower_bound=...) with the
+    operator's tensors, of `framework` ("numpy" on the host by default; "torch" on `device`),
+    that it must write in place. op ("kda_replayssm", "kda_packed_decode"), profile ("helion",
+    "triton") and envelope (Envelope) default to the callable's kda_op / kda_profile /
+    kda_envelope attributes, else "kda_replayssm", "helion" and everything the contract
+    allows. config: a failure's replay line, to run that case's rollout alone (suites, n and
+    first are then ignored). Returns a CheckReport."""
+    op = op or getattr(step_fn, "kda_op", None) or _call.OP
+    _operators.tensor_names(op)  # an unknown operator is a ValueError naming the known ones
     if framework is None:
         framework = "numpy" if device in (None, "cpu") else "torch"
     profile = _profile_code(profile if profile is not None else getattr(step_fn, "kda_profile", "helion"))
     envelope = envelope or getattr(step_fn, "kda_envelope", None) or Envelope()
     name = name or getattr(step_fn, "__qualname__", None) or type(step_fn).__name__
-    plugin = CallablePlugin(step_fn, name, envelope, profile, framework, device)
+    plugin = CallablePlugin(step_fn, name, envelope, profile, framework, device, op)
     if isinstance(suites, (list, tuple)):
         suites = ",".join(suites)
     options = _abi.KdaCheckOptions(suites=(suites or "").encode(), seed=seed, first=first, count=n,

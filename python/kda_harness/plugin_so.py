@@ -1,11 +1,11 @@
-"""A kernel shipped as a plugin shared library (plugin.h) as a Python callable with SGLang's
-wrapper signature: its tensors (torch CUDA tensors for a CUDA plugin, numpy arrays for a host
-one; any DLPack producer) go to the plugin's step as DLTensors, a refusal comes back as a
-ValueError with the plugin's last_error text. The callable carries the plugin's envelope and
-profile, which check() uses."""
+"""A kernel shipped as a plugin shared library (plugin.h) as a Python callable with the
+signature of SGLang's wrapper of the plugin's operator: its tensors (torch CUDA tensors for a
+CUDA plugin, numpy arrays for a host one; any DLPack producer) go to the plugin's step as
+DLTensors, a refusal comes back as a ValueError with the plugin's last_error text. The
+callable carries the plugin's operator, envelope and profile, which check() uses."""
 import ctypes
 
-from . import _abi, _call
+from . import _abi, _call, _operators
 from .envelope import Envelope
 
 _PROFILE_NAMES = {v: k for k, v in _abi.PROFILES.items()}
@@ -24,6 +24,7 @@ class PluginCallable:
         if self.plugin.abi_version != _abi.KDA_PLUGIN_ABI_VERSION:
             raise ValueError(f"{self.path}: plugin ABI {self.plugin.abi_version}, expected {_abi.KDA_PLUGIN_ABI_VERSION}")
         self.name = (self.plugin.name or b"").decode()
+        self.kda_op = (self.plugin.op or _call.OP.encode()).decode()
         self.kda_envelope = Envelope.from_c(self.plugin.envelope)
         self.kda_profile = _PROFILE_NAMES.get(self.plugin.profile, self.plugin.profile)
         self.device_type = self.plugin.envelope.device_type
@@ -36,10 +37,9 @@ class PluginCallable:
 
         return torch.cuda.current_stream().cuda_stream
 
-    def __call__(self, *, mixed_qkv, a, b, A_log, dt_bias, scale, initial_state, d_cache, k_cache, g_cache, out,
-                 ssm_state_indices, write_pos, force_flush=None, use_qk_l2norm_in_kernel=False, lower_bound=None):
-        tensors = {k: v for k, v in locals().items() if k in _call.TENSOR_NAMES}
-        call = _call.Call(tensors, scale, use_qk_l2norm_in_kernel, lower_bound, stream=self._stream())
+    def __call__(self, *, scale, use_qk_l2norm_in_kernel=False, lower_bound=None, **tensors):
+        tensors = _operators.call_tensors(self.kda_op, tensors, self.name or "plugin")
+        call = _call.Call(tensors, scale, use_qk_l2norm_in_kernel, lower_bound, stream=self._stream(), op=self.kda_op)
         if self.plugin.step(self.plugin.state, ctypes.byref(call.call)) != 0:
             message = self.plugin.last_error(self.plugin.state) if self.plugin.last_error else None
             raise ValueError(ctypes.string_at(message).decode("utf-8", "replace") if message else "refused")

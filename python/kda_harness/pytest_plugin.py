@@ -15,6 +15,9 @@ def pytest_addoption(parser):
     group = parser.getgroup("kda", "KDA decode-kernel conformance harness")
     group.addoption("--kda-backend", metavar="MODULE:FUNCTION",
                     help="run the harness's suites against this step function (or plugin:PATH.so)")
+    group.addoption("--kda-op", default=None,
+                    help="the operator the backend implements: kda_replayssm, kda_packed_decode (default: the "
+                         "backend's kda_op attribute, else kda_replayssm)")
     group.addoption("--kda-suites", default="", help="comma-separated suites (default: all)")
     group.addoption("--kda-n", type=int, default=20, help="cases per suite (default 20)")
     group.addoption("--kda-seed", type=int, default=1, help="seed of the sample space (default 1)")
@@ -52,8 +55,9 @@ class KdaCase(pytest.Item):
     def runtest(self):
         opt = self.config.getoption
         backend = _backend(self.config)
-        report = checking.check(backend, suites=self.suite, n=1, first=self.index, seed=opt("kda_seed"),
-                                device=opt("kda_device"), framework=opt("kda_framework"), profile=opt("kda_profile"))
+        report = checking.check(backend, op=opt("kda_op"), suites=self.suite, n=1, first=self.index,
+                                seed=opt("kda_seed"), device=opt("kda_device"), framework=opt("kda_framework"),
+                                profile=opt("kda_profile"))
         result = report.cases[0]
         if not result.passed:
             raise KdaCaseFailure(result)
@@ -62,7 +66,9 @@ class KdaCase(pytest.Item):
         if isinstance(excinfo.value, KdaCaseFailure):
             r = excinfo.value.result
             config, _, call = r.replay.partition(" | ")
-            text = f"{r.suite} case {r.index} failed: {r.detail}\nreplay: kda-harness case \"{config}\""
+            op = self.config.getoption("kda_op") or getattr(_backend(self.config), "kda_op", None)
+            flag = f" --op {op}" if op and op != "kda_replayssm" else ""
+            text = f"{r.suite} case {r.index} failed: {r.detail}\nreplay: kda-harness case \"{config}\"{flag}"
             if r.suite == "rollout":
                 text += f"\nagainst this backend: kda_harness.check(step_fn, config=\"{config}\")"
             return text + (f"\nthe call: {call}" if call else "")

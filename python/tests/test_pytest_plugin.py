@@ -40,6 +40,16 @@ def test_the_planted_bug_fails_exactly_its_cases(pytester, monkeypatch):
         assert f'kda_harness.check(step_fn, config="{lines[i]}")' in output
 
 
+def test_a_packed_decode_step_runs_as_its_operator(pytester, monkeypatch):
+    result = run(pytester, monkeypatch, "numpy_packed_step:packed_decode_step", "--kda-op", "kda_packed_decode")
+    result.assert_outcomes(passed=4 * N)
+    result = run(pytester, monkeypatch, "numpy_packed_step:packed_decode_step_beta_rounded", "--kda-op",
+                 "kda_packed_decode", "--kda-suites", "truth")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) > 0
+    assert "--op kda_packed_decode" in result.stdout.str()
+
+
 def test_a_bad_backend_spec_is_a_usage_error(pytester, monkeypatch):
     result = run(pytester, monkeypatch, "numpy_step")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
