@@ -71,9 +71,11 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     const HostTensor indices = t.ssm_state_indices, cursors = t.write_pos;
     if (play.mutate) play.mutate(token);
     // The case's tensors are a ReplaySSM call (at L = 1 for an operator without rings,
-    // which then flushes every row): its rows are planned as ReplaySSM's, and the backend
-    // gets the arguments its operator takes.
-    dims = validate(t.args(), kda::Backend::Cpu);
+    // which then flushes every row): valid for the operator (which decides what it takes: the
+    // plain packed decode takes a row-padded `a` that ReplaySSM refuses), its rows planned as
+    // ReplaySSM's, and the backend gets the arguments its operator takes.
+    dims = op.validate(op.bind(t.args()), kda::Backend::Cpu);
+    dims.L = t.d_cache.shape()[2];
     plans = plan_rows(t.args(), dims);
     const bool any_rejected = std::any_of(plans.begin(), plans.end(), [](const RowPlan& p) { return p.rejected(); });
     std::memset(t.out.storage().data(), 0xFF, t.out.storage().size());  // NaN: unwritten elements show
