@@ -2,7 +2,7 @@
 # Stages what the GPU machine needs from a build into one compressed file under build-carry/
 # (the device tool carries at most 64 MiB and 8 paths; stripped binaries and CTest files
 # compress to a few MB): the CLI, the CUDA plugins, the kernel tests, the fuzz targets and the
-# benchmark, with the CTest files rewritten to the staged tree build-gpu/.
+# benchmark, the C library and the fetched wheels, with the CTest files rewritten to the staged tree build-gpu/.
 # usage: scripts/gpu/stage-carry.sh [BUILD]     then carry build-carry and, on the device,
 #        tar xJf build-carry/gpu.tar.xz && ctest --test-dir build-gpu -L gpu ...
 set -euo pipefail
@@ -18,6 +18,7 @@ mkdir -p build-gpu build-carry
     mkdir -p "../build-gpu/$(dirname "$f")"
     strip -o "../build-gpu/$f" "$f"
   done
+  [ -d wheels ] && cp -r wheels ../build-gpu/  # python/device-tests.sh --fetch-wheels
   find . -name CTestTestfile.cmake -not -path "*/CMakeFiles/*" | while read -r f; do
     mkdir -p "../build-gpu/$(dirname "$f")"
     sed "s#$PWD#$(dirname "$PWD")/build-gpu#g" "$f" >"../build-gpu/$f"
