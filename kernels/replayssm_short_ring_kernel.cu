@@ -1,7 +1,8 @@
 // The ReplaySSM decode step on the GPU for K <= 128 and L <= 17 (at most 16 ring records:
-// one staged chunk), kernel v13 of docs/perf-notes.md (the v8 design: v10 tuned, the 16-bit
-// checkpoint tile in shared memory, staging without per-CTA decisions). Longer rings go to
-// replayssm_kernel.cu (v7), K > 128 to replayssm_wide_kernel.cu.
+// one staged chunk), kernel v14 of docs/perf-notes.md (the v8 design: v10 tuned; v13: the
+// 16-bit checkpoint tile in shared memory, staging without per-CTA decisions; v14: each
+// record's coefficients computed once per CTA). Longer rings go to replayssm_kernel.cu (v7),
+// K > 128 to replayssm_wide_kernel.cu.
 //
 // Why a kernel of its own: v7 keeps a warp's 16 checkpoint rows in 64 registers for the
 // CTA's whole life (the rank update of every ring chunk needs them), which caps it at 2 CTAs
@@ -12,8 +13,8 @@
 // not rebuild the state:
 //   S_dec k = (S0 diag(exp(total) exp(g))) k + sum_j d_j (w_j . (exp(g) k)),
 // the same for q*scale, so an append row costs two dot products with per-column weights plus
-// one scalar per record (a_j = w_j . (exp(g) k), b_j = w_j . (exp(g) q scale), computed once
-// per warp). A flush row is rebuilt as in v7 (S0 exp(total) + sum_j d_j w_j^T, then exp(g)),
+// one scalar per record (a_j = w_j . (exp(g) k), b_j = w_j . (exp(g) q scale), each computed
+// by one warp and shared through shared memory). A flush row is rebuilt as in v7 (S0 exp(total) + sum_j d_j w_j^T, then exp(g)),
 // because its checkpoint must be written. w_j and d_j are rounded to out's dtype (the spec's
 // rounding point) in both paths.
 //
@@ -25,7 +26,7 @@
 //      thread; one barrier with the duplicate verdict once the ring has landed; padding or
 //      rejected rows: zeros to out, return;
 //   3. one thread per column: g, exp(g), exp(total), w_j; all threads: d_j; barrier (the
-//      tile has landed);
+//      tile has landed); an append: record j's a_j and b_j by one warp, barrier;
 //   4. each warp, 4 rows at a time: append: the dots with exp(total) exp(g) k and
 //      exp(total) exp(g) q scale; flush: rebuild, decay, dots, and the new checkpoint rows
 //      S + d k^T; then d = beta (v - S.k), o = S.(q scale) + d k.(q scale) -> out, and for an
@@ -99,31 +100,6 @@ __device__ __forceinline__ void load_group(const ReplayParams& p, const WarpRows
     load_cols(p.state.ptr, SDT, w.off + (first + rr) * w.row, w.col, x);
     pack_raw<NC, SDT>(x, raw[rr]);
   }
-}
-
-// Lane l out: the warp's sum of w_j . (exp(g) k) (l even) or w_j . (exp(g) q scale) (l odd)
-// for record j = j0 + (l % 16) / 2, over the 8 records from j0 (zero past jn).
-template <int NC>
-__device__ __forceinline__ float record_coefficients(const float (&ring_w)[kRecordChunk][kCtaMaxK], int j0, int jn,
-                                                     int c0, bool active, const float (&eg)[NC],
-                                                     const float (&kn)[NC], const float (&qs)[NC]) {
-  float ab[16];
-#pragma unroll
-  for (int i = 0; i < 8; ++i) {
-    float sa = 0.0f, sb = 0.0f;
-    if (j0 + i < jn) {
-      float wj[NC];
-      load_shared_cols(ring_w[j0 + i], c0, active, wj);
-#pragma unroll
-      for (int n = 0; n < NC; ++n) {
-        const float we = wj[n] * eg[n];
-        sa += we * kn[n], sb += we * qs[n];
-      }
-    }
-    ab[2 * i] = sa;
-    ab[2 * i + 1] = sb;
-  }
-  return warp_reduce_scatter(ab);
 }
 
 // SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)
@@ -235,9 +211,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   round_staged_deltas(p, od, sh, jn, cta_rows, __ffs(cta_rows) - 1);
   cp_async_wait_all();
   __syncthreads();
-  if (nrows <= 0) return;
 
-  // The token's columns of this lane.
+  // The token's columns of this lane (every warp: those without rows help with the records).
   float qs[NC], kn[NC], et[NC], eg[NC], kq, k_norm = 1.0f;
   {
     float q[NC], k[NC];
@@ -263,6 +238,29 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
     load_shared_cols(sh.eg, c0, active, eg);
   }
   const float beta = beta_sh;
+
+  // An append's per-record coefficients a_j = w_j . (exp(g) k) and b_j = w_j . (exp(g) q
+  // scale): every warp needs all of them, so each is computed once, by warp j mod the CTA's
+  // warps (cta_threads(): as few as one for a small head), and shared (a block-uniform
+  // branch: r.flush is the CTA's).
+  __shared__ float2 coef_sh[kRecordChunk];
+  if (!r.flush) {
+    const int warps = static_cast<int>(blockDim.x >> 5);
+    for (int j = warp; j < jn; j += warps) {
+      float wj[NC], ab[2] = {0.0f, 0.0f};
+      load_shared_cols(sh.ring.g[j], c0, active, wj);
+#pragma unroll
+      for (int n = 0; n < NC; ++n) {
+        const float we = wj[n] * eg[n];
+        ab[0] += we * kn[n], ab[1] += we * qs[n];
+      }
+      const float sum = warp_reduce_scatter(ab);  // lane 0: a_j, lane 1: b_j
+      if (lane == 0) coef_sh[j].x = sum;
+      if (lane == 1) coef_sh[j].y = sum;
+    }
+    __syncthreads();
+  }
+  if (nrows <= 0) return;
 
   // The warp's rows, 4 at a time, the next groups loading meanwhile. Returns lane l's dot
   // (row l/2 of the warp: S.k for l even, S.(q scale) for l odd) over the columns' weights
@@ -333,16 +331,14 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   if (r.flush) {
     dot = stream_rows(std::true_type{}, kn, qs);
   } else {
-    // The records' part of lane l's dot: records 0..7, then 8..15 only where the ring holds
-    // them (16 values per reduction); then the checkpoint's per-column weights.
-    const float coef_lo = record_coefficients(sh.ring.g, 0, jn, c0, active, eg, kn, qs);
-    const float coef_hi = jn > 8 ? record_coefficients(sh.ring.g, 8, jn, c0, active, eg, kn, qs) : 0.0f;
+    // The records' part of lane l's dot (a_j for l even, b_j for l odd); then the
+    // checkpoint's per-column weights.
     const bool row_here = my_row < nrows;
 #pragma unroll
     for (int j = 0; j < kRecordChunk; ++j) {
       if (j >= jn) break;
-      const float c = __shfl_sync(kFullMask, j < 8 ? coef_lo : coef_hi, 2 * (j & 7) + (lane & 1));
-      if (row_here) records = fmaf(sh.d[j][warp * kRowsPerWarp + my_row], c, records);
+      const float2 ab = coef_sh[j];
+      if (row_here) records = fmaf(sh.d[j][warp * kRowsPerWarp + my_row], (lane & 1) ? ab.y : ab.x, records);
     }
     float x[NC], y[NC];
 #pragma unroll
