@@ -43,7 +43,7 @@ int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budg
     kda::CaseConfig c =
         kda::engine::draw_case(seed, static_cast<uint64_t>(index), kda::engine::limits::check_cases(budget));
     if (envelope != nullptr) {
-      const auto fitted = kda::engine::Envelope::from_c(*envelope).fit(c);
+      const auto fitted = kda::engine::Envelope::from_c(*envelope, o).fit(c);
       if (!fitted) throw std::invalid_argument("no case fits the envelope");
       c = *fitted;
     }

@@ -64,7 +64,7 @@ class CudaKernelBackend final : public Backend {
 class CudaPluginBackend final : public Backend {
  public:
   CudaPluginBackend(const kda_plugin& p, const std::string& what)
-      : p_(p), what_(what), name_(fmt::format("plugin:{}", p.name ? p.name : what)), envelope_(Envelope::from_c(p.envelope)),
+      : p_(p), what_(what), name_(fmt::format("plugin:{}", p.name ? p.name : what)), envelope_(Envelope::from_c(p.envelope, find_operator(p.op))),
         mirror_(std::make_unique<DeviceMirror>()) {}
   std::string name() const override { return name_; }
   std::string spec() const override { return "plugin:" + what_; }

@@ -1,5 +1,7 @@
 #include "engine/envelope.hpp"
 
+#include "engine/operator.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -51,15 +53,16 @@ uint32_t dtype_bit(ScalarType t) {
   return 0;
 }
 
-Envelope Envelope::from_c(const kda_envelope& e) {
+Envelope Envelope::from_c(const kda_envelope& e, const OperatorDescription& op) {
   Envelope v;
   v.act_dtypes = e.act_dtypes;
   v.state_dtypes = e.state_dtypes;
-  v.ring_dtypes = e.ring_dtypes;
+  const bool rings = takes(op, "d_cache");
+  v.ring_dtypes = rings ? e.ring_dtypes : KDA_DT_ALL_FLOATS;
   v.out_dtypes = e.out_dtypes;
   v.index_dtypes = e.index_dtypes;
   v.k_min = e.k_min, v.k_max = e.k_max, v.v_min = e.v_min, v.v_max = e.v_max;
-  v.l_max = e.l_max;
+  v.l_max = rings ? e.l_max : 0;
   v.strided = e.strided != 0;
   v.device = e.device_type == kDLCUDA ? Device::Cuda : Device::Cpu;
   return v;

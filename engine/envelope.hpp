@@ -13,6 +13,8 @@
 
 namespace kda::engine {
 
+struct OperatorDescription;
+
 enum class Device { Cpu, Cuda };
 
 struct Envelope {
@@ -27,7 +29,9 @@ struct Envelope {
   bool strided = true;
   Device device = Device::Cpu;
 
-  static Envelope from_c(const kda_envelope& e);
+  // The declared envelope of a plugin of `op`: for an operator without rings the ring dtypes
+  // and l_max mean nothing (they are not ways out of it).
+  static Envelope from_c(const kda_envelope& e, const OperatorDescription& op);
   // "" when the config lies inside, else the first reason it does not ("state dtype bfloat16").
   std::string excludes(const CaseConfig& c) const;
   // The config moved inside: each dtype outside its set replaced by one inside (chosen by

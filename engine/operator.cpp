@@ -1,5 +1,7 @@
 #include "engine/operator.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -22,6 +24,10 @@ std::string operator_names(std::string_view separator) {
   for (const OperatorDescription* op : operators())
     s += (s.empty() ? "" : std::string(separator)) + std::string(op->name);
   return s;
+}
+
+bool takes(const OperatorDescription& op, std::string_view tensor) {
+  return std::find(op.tensors.begin(), op.tensors.end(), tensor) != op.tensors.end();
 }
 
 }  // namespace kda::engine

@@ -44,6 +44,9 @@ struct OperatorDescription {
   std::string (*ok_line)(const Dims& d);
 };
 
+// Whether the operator takes the named tensor (its signature, OperatorDescription::tensors).
+bool takes(const OperatorDescription& op, std::string_view tensor);
+
 // The table, kda_replayssm first (the default).
 const std::vector<const OperatorDescription*>& operators();
 // The named operator; std::invalid_argument naming the known ones otherwise.

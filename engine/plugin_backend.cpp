@@ -54,7 +54,7 @@ void check_description(const kda_plugin* p, const std::string& what) {
 class CpuPluginBackend final : public Backend {
  public:
   CpuPluginBackend(const kda_plugin& p, std::string what)
-      : p_(p), what_(what), name_(fmt::format("plugin:{}", p.name ? p.name : what)), envelope_(Envelope::from_c(p.envelope)) {}
+      : p_(p), what_(what), name_(fmt::format("plugin:{}", p.name ? p.name : what)), envelope_(Envelope::from_c(p.envelope, find_operator(p.op))) {}
   std::string name() const override { return name_; }
   std::string spec() const override { return "plugin:" + what_; }
   const Envelope& envelope() const override { return envelope_; }

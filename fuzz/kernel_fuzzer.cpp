@@ -171,8 +171,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::optional<CaseConfig> fitted = backend()->envelope().fit(drawn);
   if (!fitted) return 0;
   const CaseConfig config = backend()->op().fit_case(*fitted);
-  const auto& names = backend()->op().tensors;
-  const bool has_cursors = std::find(names.begin(), names.end(), "write_pos") != names.end();
+  const bool has_cursors = engine::takes(backend()->op(), "write_pos");
   std::vector<RowMutation> mutations(static_cast<std::size_t>(config.steps * config.B));
   for (RowMutation& m : mutations) {
     m = decode_mutation(fdp, config);

@@ -2,13 +2,16 @@
 // plugin's refusal mapped onto the catalog, the refusal check, and envelopes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "cases/case_tensors.hpp"
 #include "contract/catalog_message.hpp"
 #include "contract/contract_error.hpp"
 #include "engine/backend.hpp"
 #include "engine/function_backend.hpp"
+#include "engine/operator.hpp"
 #include "engine/plugin_backend.hpp"
 #include "engine/refusal.hpp"
 #include "engine/run_case.hpp"
@@ -126,6 +129,27 @@ TEST(Envelope, FitMovesACaseInsideAndJustOutsideLiesOutside) {
   Envelope empty;
   empty.out_dtypes = 0;
   EXPECT_FALSE(empty.fit(c).has_value());
+}
+
+// A plugin's ring dtypes and longest ring are ways out of its envelope only for an operator
+// that has rings: for the plain packed decode a "call outside" by ring dtype or L would be a
+// valid call the plugin rightly computes.
+TEST(Envelope, RingFieldsBoundOnlyAnOperatorWithRings) {
+  kda_envelope declared{KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_FLOAT32, KDA_DT_ALL_FLOATS, KDA_DT_ALL_INDICES,
+                        1, 256, 1, 256, 4, 1, kDLCPU};
+  const CaseConfig c = parse_case_config("B=2 H=1 HV=1 K=16 V=16 L=4 slots=2 ring=f32");
+  const auto ways_out = [&](const OperatorDescription& op) {
+    std::set<std::string> why;
+    for (const CaseConfig& o : Envelope::from_c(declared, op).just_outside(c)) why.insert(Envelope::from_c(declared, op).excludes(o));
+    return why;
+  };
+  const auto ring_or_l = [](const std::set<std::string>& why) {
+    return std::count_if(why.begin(), why.end(),
+                         [](const std::string& w) { return w.rfind("ring dtype", 0) == 0 || w.rfind("L=", 0) == 0; });
+  };
+  EXPECT_GE(ring_or_l(ways_out(replayssm_operator())), 2);
+  EXPECT_EQ(ring_or_l(ways_out(packed_decode_operator())), 0);
+  EXPECT_EQ(Envelope::from_c(declared, packed_decode_operator()).excludes(parse_case_config("L=8 ring=bf16")), "");
 }
 
 }  // namespace

@@ -46,11 +46,7 @@ struct InvalidRow {
 };
 InvalidRow invalid_row(const engine::OperatorDescription& op, const CaseConfig& c, int64_t n) {
   const int64_t token = n % c.steps, row = n % c.B;
-  // Which tensors the operator takes is what bind() keeps of a call.
-  DLTensor present{};
-  StepArgs probe;
-  probe.write_pos = &present;
-  const bool reads_cursors = op.bind(probe).write_pos != nullptr;
+  const bool reads_cursors = engine::takes(op, "write_pos");
   InvalidRow bad;
   bad.what = reads_cursors ? fmt::format("at token {}, row {}'s cursor set to {} (past the ring), or its slot to {} "
                                          "(past the pool) if it is a padding row",

@@ -45,12 +45,12 @@ extern "C" {
 typedef struct kda_envelope {
   uint32_t act_dtypes;    /* mixed_qkv, a, b, A_log, dt_bias */
   uint32_t state_dtypes;  /* initial_state */
-  uint32_t ring_dtypes;   /* d_cache and k_cache (g_cache is float32 by contract) */
+  uint32_t ring_dtypes;   /* d_cache and k_cache (g_cache is float32 by contract); ignored for an operator without rings */
   uint32_t out_dtypes;    /* out */
   uint32_t index_dtypes;  /* ssm_state_indices (write_pos and force_flush are int32) */
   int64_t k_min, k_max;   /* head dims K and V: powers of two within [min, max] */
   int64_t v_min, v_max;
-  int64_t l_max;          /* the longest ring (d_cache.shape[2]) it takes; 0: no limit */
+  int64_t l_max;          /* the longest ring (d_cache.shape[2]) it takes; 0: no limit; ignored without rings */
   int32_t strided;        /* 1: any layout the contract allows; 0: compact tensors only */
   int32_t device_type;    /* DLDeviceType the tensors live on: kDLCPU (1) or kDLCUDA (2) */
 } kda_envelope;
