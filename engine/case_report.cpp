@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "engine/operator.hpp"
+
 namespace kda::engine {
 
 bool CaseReport::pass() const {
@@ -24,7 +26,7 @@ std::string CaseReport::replay() const {
   if (!replay_line.empty()) return replay_line;
   return fmt::format("kda-harness case \"{}\" --backend {} --against {}{}", to_string(config),
                      backend_spec.empty() ? backend : backend_spec, against,
-                     op == "kda_replayssm" ? std::string() : " --op " + op);
+                     op_flag(op));
 }
 
 std::string CaseReport::headline() const {

@@ -30,4 +30,8 @@ bool takes(const OperatorDescription& op, std::string_view tensor) {
   return std::find(op.tensors.begin(), op.tensors.end(), tensor) != op.tensors.end();
 }
 
+std::string op_flag(std::string_view op) {
+  return op == operators().front()->name ? std::string() : " --op " + std::string(op);
+}
+
 }  // namespace kda::engine

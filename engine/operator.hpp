@@ -47,6 +47,10 @@ struct OperatorDescription {
 // Whether the operator takes the named tensor (its signature, OperatorDescription::tensors).
 bool takes(const OperatorDescription& op, std::string_view tensor);
 
+// What a command line adds to name the operator: "" for the default (the table's first),
+// else " --op NAME".
+std::string op_flag(std::string_view op);
+
 // The table, kda_replayssm first (the default).
 const std::vector<const OperatorDescription*>& operators();
 // The named operator; std::invalid_argument naming the known ones otherwise.

@@ -59,7 +59,7 @@ std::unique_ptr<Oracle> truth_oracle(const reference::RolloutBounds& bounds, boo
 CaseReport run_model_vs_truth(const CaseConfig& config) {
   CaseReport r;
   r.config = config;
-  r.backend = r.backend_spec = "reference-model";
+  r.backend = r.backend_spec = "pure-double";  // `kda-harness case ... --backend pure-double`
   r.against = "truth";
   CaseTensors t = materialize(config);
   const Dims d{config.B, config.H, config.HV, config.K, config.V, config.L, config.slots};

@@ -119,8 +119,6 @@ engine::CaseReport outside_envelope_case(engine::Backend& b, const CaseConfig& c
   engine::CaseReport o = engine::start_report(x, b, "reference");
   o.outside_envelope = b.envelope().excludes(x);
   if (!why.empty()) o.failure = fmt::format("outside the envelope ({}), token 0: {}", o.outside_envelope, why);
-  o.replay_line = fmt::format("kda-harness case \"{}\" --backend {}{}", to_string(x), b.spec(),
-                              b.op().name == "kda_replayssm" ? std::string() : " --op " + std::string(b.op().name));
   return o;
 }
 
@@ -205,8 +203,7 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       } else if (info.name == "pure-double") {
         s.run = [seed, budget, &op](int64_t i, int) {
           engine::CaseReport r = engine::run_model_vs_truth(op.fit_case(check_case(seed + 1, i, budget)));
-          r.replay_line = fmt::format("kda-harness case \"{}\" --backend pure-double --against truth{}", to_string(r.config),
-                                      op.name == "kda_replayssm" ? std::string() : " --op " + std::string(op.name));
+          r.op = std::string(op.name);
           return r;
         };
       } else if (info.name == "kernel") {
