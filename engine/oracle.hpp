@@ -29,7 +29,9 @@ struct StepView {
 class Oracle {
  public:
   virtual ~Oracle() = default;
-  // Before the backend's step: the step's inputs are in view.tensors.
+  // Before the backend's step: the step's inputs are in view.tensors. A step the backend then
+  // refuses as it must (a rejected row, no row status) is not judged: what an oracle keeps
+  // across steps advances in judge_step.
   virtual void before_step(const StepView& view) = 0;
   // After a step the backend computed: folds the comparisons into the report.
   virtual void judge_step(const StepView& view, CaseReport& report) = 0;

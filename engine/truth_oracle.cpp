@@ -27,12 +27,15 @@ class TruthOracle final : public Oracle {
       : bounds_(bounds), beta_through_b_(beta_through_b) {}
 
   void before_step(const StepView& v) override {
-    const StepArgs args = v.tensors.args();
     if (!truth_)  // the state before the first token
-      truth_.emplace(args, v.dims, bounds_, v.tensors.out.type(), v.tensors.initial_state.type(), beta_through_b_);
-    truth_->advance(args, working_slots(v.plans));
+      truth_.emplace(v.tensors.args(), v.dims, bounds_, v.tensors.out.type(), v.tensors.initial_state.type(),
+                     beta_through_b_);
   }
+  // The recurrence advances only by the steps the backend computed (a step it refused, as it
+  // must, did nothing); it reads the token's inputs, which no step may write (the driver's
+  // footprint check).
   void judge_step(const StepView& v, CaseReport& r) override {
+    truth_->advance(v.tensors.args(), working_slots(v.plans));
     const DLTensor& state = v.tensors.initial_state.dl();
     truth_->judge(
         v.token, reference::read_out(v.tensors.out.dl(), v.dims),
