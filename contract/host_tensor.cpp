@@ -151,4 +151,15 @@ void HostTensor::set_linear(int64_t i, double value) {
   store_element(storage_.data() + linear_to_offset(shape_, strides_, i) * size_of(t), t, value);
 }
 
+bool HostTensor::same_layout(const HostTensor& other) const {
+  return dl_.dtype.code == other.dl_.dtype.code && dl_.dtype.bits == other.dl_.dtype.bits &&
+         dl_.dtype.lanes == other.dl_.dtype.lanes && shape_ == other.shape_ && strides_ == other.strides_ &&
+         storage_.size() == other.storage_.size();
+}
+
+void HostTensor::copy_bytes_from(const HostTensor& other) {
+  if (!same_layout(other)) throw std::invalid_argument("HostTensor::copy_bytes_from: dtype, shape or strides differ");
+  std::copy(other.storage_.begin(), other.storage_.end(), storage_.begin());
+}
+
 }  // namespace kda

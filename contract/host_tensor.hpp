@@ -46,6 +46,13 @@ class HostTensor {
   void set_linear(int64_t i, double value);
   int64_t numel() const;
 
+  // Same dtype, shape and strides (and so the same storage size).
+  bool same_layout(const HostTensor& other) const;
+  // Copies other's storage bytes into this tensor's storage, which stays where it is (views
+  // and device mirrors keyed by its address stay valid); std::invalid_argument unless
+  // same_layout(other).
+  void copy_bytes_from(const HostTensor& other);
+
  private:
   void relink();
   std::vector<int64_t> shape_, strides_;

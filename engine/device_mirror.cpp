@@ -55,17 +55,21 @@ StepArgs DeviceMirror::upload(const StepArgs& h) {
 
 void DeviceMirror::poison_out(const StepArgs& h) { device_of(*h.out).fill_bytes(0xFF); }
 
-void DeviceMirror::download_written(const StepArgs& h) {
-  for (DLTensor* t : {h.out, h.initial_state, h.d_cache, h.k_cache, h.g_cache})
+void DeviceMirror::download_state_and_rings(const StepArgs& h) {
+  for (DLTensor* t : {h.initial_state, h.d_cache, h.k_cache, h.g_cache})
     if (t != nullptr) device_of(*t).download(*t);  // an operator without rings has none
+}
+
+void DeviceMirror::download_written(const StepArgs& h) {
+  device_of(*h.out).download(*h.out);
+  download_state_and_rings(h);
 }
 
 void DeviceMirror::download_after_refusal(const StepArgs& h) {
   const std::vector<std::byte> out = device_of(*h.out).storage_bytes();
   const bool untouched = std::all_of(out.begin(), out.end(), [](std::byte b) { return b == std::byte{0xFF}; });
   if (!untouched) device_of(*h.out).download(*h.out);
-  for (DLTensor* t : {h.initial_state, h.d_cache, h.k_cache, h.g_cache})
-    if (t != nullptr) device_of(*t).download(*t);  // an operator without rings has none
+  download_state_and_rings(h);
 }
 
 DLTensor* DeviceMirror::status_tensor(int64_t B) {

@@ -50,6 +50,7 @@ class DeviceMirror {
   cuda::DeviceTensor& device_of(const DLTensor& host);
 
  private:
+  void download_state_and_rings(const StepArgs& host);
   std::map<const void*, std::unique_ptr<cuda::DeviceTensor>> tensors_;
   std::unique_ptr<cuda::DeviceTensor> status_;
   HostTensor status_host_;

@@ -196,15 +196,10 @@ void compare_step(CaseTensors& ref, StepTensors& gpu, const Dims& dims, const st
   fold(r.g_ring, g.compare(rec.g));
 }
 
-// Copies the bytes (the tensor keeps its storage).
-void copy_bytes(HostTensor& to, const HostTensor& from) {
-  std::memcpy(to.storage().data(), from.storage().data(), from.storage().size());
-}
-
 // The reference's view of an adversarial step: every row the plan rejects becomes padding.
 void copy_indices_as_reference_sees(const StepTensors& gpu, CaseTensors& ref, const std::vector<RowPlan>& plans) {
-  copy_bytes(ref.ssm_state_indices, gpu.ssm_state_indices);
-  copy_bytes(ref.write_pos, gpu.write_pos);
+  ref.ssm_state_indices.copy_bytes_from(gpu.ssm_state_indices);
+  ref.write_pos.copy_bytes_from(gpu.write_pos);
   for (std::size_t row = 0; row < plans.size(); ++row)
     if (plans[row].status != 0) ref.ssm_state_indices.set_linear(static_cast<int64_t>(row), -1);
 }

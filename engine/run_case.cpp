@@ -21,11 +21,6 @@ std::string status_mismatch(const std::vector<RowPlan>& plans, const std::vector
   return "";
 }
 
-// Copies the bytes (the tensor keeps its storage, so device mirrors keyed by it stay valid).
-void copy_bytes(HostTensor& to, const HostTensor& from) {
-  std::memcpy(to.storage().data(), from.storage().data(), from.storage().size());
-}
-
 // The caller's protocol after a step: an accepted row's cursor goes to 0 after a flush, else
 // one on; padding and rejected rows keep theirs.
 void advance_cursors(HostTensor& write_pos, const std::vector<RowPlan>& plans) {
@@ -49,6 +44,12 @@ CaseReport run_config(const CaseConfig& given, Backend& backend, const std::stri
 
 }  // namespace
 
+Dims case_dims(const OperatorDescription& op, StepTensors& tensors) {
+  Dims d = op.validate(op.bind(tensors.args()), kda::Backend::Cpu);
+  d.L = tensors.d_cache.shape()[2];
+  return d;
+}
+
 CaseReport start_report(const CaseConfig& config, const Backend& backend, const std::string& against) {
   CaseReport r;
   r.config = config;
@@ -70,12 +71,8 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     // A mutation lasts one step: afterwards the case's own indices and cursors return.
     const HostTensor indices = t.ssm_state_indices, cursors = t.write_pos;
     if (play.mutate) play.mutate(token);
-    // The case's tensors are a ReplaySSM call (at L = 1 for an operator without rings,
-    // which then flushes every row): valid for the operator (which decides what it takes: the
-    // plain packed decode takes a row-padded `a` that ReplaySSM refuses), its rows planned as
-    // ReplaySSM's, and the backend gets the arguments its operator takes.
-    dims = op.validate(op.bind(t.args()), kda::Backend::Cpu);
-    dims.L = t.d_cache.shape()[2];
+    // The rows are planned as ReplaySSM's; the backend gets the arguments its operator takes.
+    dims = case_dims(op, t);
     plans = plan_rows(t.args(), dims);
     const bool any_rejected = std::any_of(plans.begin(), plans.end(), [](const RowPlan& p) { return p.rejected(); });
     std::memset(t.out.storage().data(), 0xFF, t.out.storage().size());  // NaN: unwritten elements show
@@ -101,8 +98,8 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
       else if (std::string f = any_change(*before, t.args()); !f.empty()) r.failure = where + ": refused, but wrote: " + f;
       if (!r.failure.empty()) return;
       for (const RowPlan& p : plans) r.rejected_rows += p.rejected();
-      copy_bytes(t.ssm_state_indices, indices);
-      copy_bytes(t.write_pos, cursors);
+      t.ssm_state_indices.copy_bytes_from(indices);
+      t.write_pos.copy_bytes_from(cursors);
       continue;
     }
     if (!refused.empty()) {
@@ -122,8 +119,8 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
       else p.flush ? ++r.flushes : ++r.appends;
     }
     if (!r.pass()) return;
-    copy_bytes(t.ssm_state_indices, indices);
-    copy_bytes(t.write_pos, cursors);
+    t.ssm_state_indices.copy_bytes_from(indices);
+    t.write_pos.copy_bytes_from(cursors);
     if (play.advance_cursors) advance_cursors(t.write_pos, plans);
     for (std::size_t row = 0; row < plans.size(); ++row)  // the end check sees the advanced cursors
       plans[row].cursor = static_cast<int64_t>(t.write_pos.get_linear(static_cast<int64_t>(row)));

@@ -38,6 +38,12 @@ struct CasePlay {
 // A mutation of a drawn config's materialized case (CasePlay::mutate).
 using StepMutator = std::function<void(CaseTensors& backend_case, int64_t token)>;
 
+// The dims of a case's tensors as a call of `op`: they are a ReplaySSM call (at L = 1 for an
+// operator without rings, which then flushes every row), valid for the operator, which
+// decides what it takes (the plain packed decode takes a row-padded `a` that ReplaySSM
+// refuses); L is the case's ring length. Throws ContractError when they are not.
+Dims case_dims(const OperatorDescription& op, StepTensors& tensors);
+
 // A report of `backend` on `config`, judged against `against`, with nothing compared yet.
 CaseReport start_report(const CaseConfig& config, const Backend& backend, const std::string& against);
 

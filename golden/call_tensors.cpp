@@ -13,10 +13,9 @@ std::vector<std::pair<std::string, HostTensor*>> written_tensors(StepTensors& ca
 }
 
 void copy_bytes(const HostTensor& src, HostTensor& dst) {
-  if (src.dl().dtype.code != dst.dl().dtype.code || src.dl().dtype.bits != dst.dl().dtype.bits ||
-      src.shape() != dst.shape() || src.strides() != dst.strides())
+  if (!src.same_layout(dst))
     throw SafetensorsError("golden case: a per-step tensor differs in dtype, shape or strides from step 0's");
-  std::copy(src.storage().begin(), src.storage().end(), dst.storage().begin());
+  dst.copy_bytes_from(src);
 }
 
 StepTensors load_call(const GoldenCase& c) {

@@ -10,7 +10,6 @@
 
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
-#include "contract/validate.hpp"
 #include "engine/element_note.hpp"
 #include "engine/refusal.hpp"
 #include "engine/row_plan.hpp"
@@ -196,10 +195,7 @@ engine::CaseReport verify_case(const GoldenCase& c, engine::Backend& backend) {
       }
     }
     StepTensors call = load_call(c);
-    // The case's operator decides what is valid (the plain packed decode takes a row-padded
-    // `a` that ReplaySSM refuses); the stored call's d_cache gives the ring length (L = 1 there).
-    Dims d = backend.op().validate(backend.op().bind(call.args()), Backend::Cpu);
-    d.L = call.d_cache.shape()[2];
+    const Dims d = engine::case_dims(backend.op(), call);
     const bool model_mode = !c.has_expected();
     const CaseConfig bc = bounds_config(c, call, d);
     if (!c.config) r.config = bc;

@@ -80,14 +80,6 @@ def test_an_exception_on_a_valid_call_is_a_failure_not_a_crash():
                for f in report.failures)
 
 
-@pytest.fixture(scope="module")
-def cpu_plugin():
-    path = os.environ.get("KDA_CPU_PLUGIN")
-    if not path:
-        pytest.skip("KDA_CPU_PLUGIN is not set (ctest sets it to the CPU example plugin, plugins/)")
-    return kda_harness.load_plugin(path)
-
-
 def test_a_plugin_library_passes_as_a_callable(cpu_plugin):
     assert cpu_plugin.name == "cpu-example" and cpu_plugin.kda_profile == "helion"
     report = kda_harness.check(cpu_plugin, n=12, seed=PLUGIN_SEED)

@@ -24,14 +24,6 @@ def test_cases_as_torch_tensors_match_the_numpy_ones():
             np.testing.assert_array_equal(as_float.numpy(), np.asarray(ref, np.float64 if t.is_floating_point() else None))
 
 
-@pytest.fixture(scope="module")
-def cpu_plugin():
-    path = os.environ.get("KDA_CPU_PLUGIN")
-    if not path:
-        pytest.skip("KDA_CPU_PLUGIN is not set (ctest sets it to the CPU example plugin, plugins/)")
-    return kda_harness.load_plugin(path)
-
-
 def test_torch_cpu_tensors_through_a_host_plugin(cpu_plugin):
     report = kda_harness.check(cpu_plugin, framework="torch", device="cpu", n=8, seed=3)
     assert report.passed, str(report)
