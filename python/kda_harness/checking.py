@@ -7,43 +7,11 @@ copies every tensor back, and turns a ValueError into a refusal carrying its tex
 contract suite compares with the catalog message)."""
 import ctypes
 import json
-from dataclasses import dataclass
+import traceback
 
 from . import _abi, _call, _frameworks, _lib, _operators, _status
 from .envelope import Envelope
-
-
-@dataclass
-class CaseResult:
-    suite: str
-    index: int
-    passed: bool
-    replay: str  # the config line (`kda-harness case "<line>"`), plus the error input for contract cases
-    detail: str
-
-    def __str__(self):
-        verdict = "pass" if self.passed else "FAIL"
-        return f"[{self.suite} {self.index}] {verdict}: {self.detail}\n    replay: {self.replay}"
-
-
-@dataclass
-class CheckReport:
-    backend: str
-    profile: int
-    cases: list
-
-    @property
-    def failures(self):
-        return [c for c in self.cases if not c.passed]
-
-    @property
-    def passed(self):
-        return not self.failures
-
-    def __str__(self):
-        lines = [f"{self.backend}: {len(self.cases) - len(self.failures)} passed, {len(self.failures)} failed"]
-        lines += [str(c) for c in self.failures]
-        return "\n".join(lines)
+from .report import CaseResult, CheckReport, callable_expression, rerun_call
 
 
 class CallablePlugin:
@@ -54,6 +22,7 @@ class CallablePlugin:
         self.tensor_names = _operators.tensor_names(op)
         self.adapter = _frameworks.adapter(framework, device)
         self.interrupt = None
+        self.tracebacks = []  # of the exceptions step_fn raised since the list was emptied
         self._error = ctypes.create_string_buffer(1)
         self._step = _abi.STEP_FN(self._on_step)
         self._last_error = _abi.LAST_ERROR_FN(lambda state: ctypes.addressof(self._error))
@@ -76,12 +45,20 @@ class CallablePlugin:
                 self.adapter.give_back()
             return 0
         except ValueError as e:
+            self._keep_traceback(e)
             return self._refuse(str(e), 1)
         except Exception as e:
+            self._keep_traceback(e)
             return self._refuse(f"{type(e).__name__}: {e}", 2)
         except BaseException as e:  # KeyboardInterrupt, SystemExit: re-raised after the C call
             self.interrupt = e
             return self._refuse(f"{type(e).__name__}", 2)
+
+
+    def _keep_traceback(self, e):
+        # From the frame below this one: where the kernel raised, not where the harness called it.
+        frames = e.__traceback__.tb_next if e.__traceback__ is not None else None
+        self.tracebacks.append("".join(traceback.format_exception(type(e), e, frames)))
 
 
 def _profile_code(profile):
@@ -95,6 +72,10 @@ def _profile_code(profile):
 
 def suites():
     """The suites check() knows."""
+    return _known_suites()
+
+
+def _known_suites():  # check()'s argument `suites` hides suites()
     return _lib.lib().kda_check_suites().decode().split(",")
 
 
@@ -109,6 +90,7 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     kda_envelope attributes, else "kda_replayssm", "helion" and everything the contract
     allows. config: a failure's replay line, to run that case's rollout alone (suites, n and
     first are then ignored). Returns a CheckReport."""
+    given_profile, given_framework, given_envelope = profile, framework, envelope
     op = op or getattr(step_fn, "kda_op", None) or _call.OP
     _operators.tensor_names(op)  # an unknown operator is a ValueError naming the known ones
     if framework is None:
@@ -117,22 +99,46 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     envelope = envelope or getattr(step_fn, "kda_envelope", None) or Envelope()
     name = name or getattr(step_fn, "__qualname__", None) or type(step_fn).__name__
     plugin = CallablePlugin(step_fn, name, envelope, profile, framework, device, op)
-    if isinstance(suites, (list, tuple)):
-        suites = ",".join(suites)
-    options = _abi.KdaCheckOptions(suites=(suites or "").encode(), seed=seed, first=first, count=n,
-                                   work_budget=work_budget or 0.0, profile=-1,
-                                   config=config.encode() if config else None)
+    given = {"op": op if op != _call.OP else None, "profile": given_profile, "device": device if device != "cpu" else None,
+             "framework": given_framework, "envelope": given_envelope, "work_budget": work_budget}
+    function = callable_expression(step_fn)
+
+    def options(suite, first, count):
+        return _abi.KdaCheckOptions(suites=suite.encode(), seed=seed, first=first, count=count,
+                                    work_budget=work_budget or 0.0, profile=-1,
+                                    config=config.encode() if config else None)
+
+    # One C call per case, so that the traceback of an exception step_fn raised belongs to its case.
+    if config:
+        runs = [options("", 0, 0)]
+    else:
+        names = suites if isinstance(suites, (list, tuple)) else [s for s in (suites or "").split(",") if s]
+        runs = [options(suite, i, 1) for suite in (names or _known_suites()) for i in range(first, first + n)]
+    results, backend_name, profile_code = [], name, profile
+    for run in runs:
+        plugin.tracebacks = []
+        data = _run(plugin, run)
+        backend_name, profile_code = data["plugin"], data["profile"]
+        for c in data["cases"]:
+            result = CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"], op=op)
+            if not result.passed:
+                result.rerun = rerun_call(function, result.suite, result.index, seed, result.config, given)
+                result.traceback = plugin.tracebacks[0] if plugin.tracebacks else ""
+            results.append(result)
+    return CheckReport(backend_name, profile_code, results)
+
+
+def _run(plugin, options):
+    """kda_check_plugin on one set of options: its JSON report."""
     lib, err, needed = _lib.lib(), _abi.KdaError(), ctypes.c_size_t(0)
     report = ctypes.create_string_buffer(1 << 20)
     status = lib.kda_check_plugin(ctypes.byref(plugin.struct), ctypes.byref(options), report, len(report),
                                   ctypes.byref(needed), ctypes.byref(err))
-    if status == _abi.BUFFER_TOO_SMALL:  # runs the suites again: only for very large reports
+    if status == _abi.BUFFER_TOO_SMALL:  # runs the case again: only for very large reports
         report = ctypes.create_string_buffer(needed.value)
         status = lib.kda_check_plugin(ctypes.byref(plugin.struct), ctypes.byref(options), report, len(report),
                                       ctypes.byref(needed), ctypes.byref(err))
     if plugin.interrupt is not None:
         raise plugin.interrupt
     _status.raise_for(status, err)
-    data = json.loads(report.value.decode())
-    results = [CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"]) for c in data["cases"]]
-    return CheckReport(data["plugin"], data["profile"], results)
+    return json.loads(report.value.decode())

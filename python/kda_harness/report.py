@@ -1,0 +1,113 @@
+"""What check() returns: each case's verdict with the lines that replay it. A failure prints
+whole (str and repr alike): its message, first the line that reruns the caller's own kernel,
+then the `kda-harness case` line that replays the case on the CPU reference, and the
+traceback of an exception the kernel raised. raise_if_failed() raises all of it as one
+AssertionError (pytest would cut `assert report.passed, report` at 240 characters)."""
+import json
+import textwrap
+from dataclasses import dataclass, field
+
+
+@dataclass(repr=False)
+class CaseResult:
+    suite: str
+    index: int
+    passed: bool
+    replay: str  # the config line (`kda-harness case "<line>"`), plus the error input for contract cases
+    detail: str
+    rerun: str = ""      # Python that reruns this case on the caller's kernel
+    op: str = "kda_replayssm"
+    traceback: str = ""  # the kernel's own traceback when it raised during the case
+
+    @property
+    def config(self):
+        """The case's config line (replay without what follows " | ")."""
+        return self.replay.partition(" | ")[0]
+
+    def reference_line(self):
+        """The `kda-harness case` line that replays the case on the CPU reference."""
+        flag = f" --op {self.op}" if self.op != "kda_replayssm" else ""
+        line = f'kda-harness case "{self.config}"{flag}'
+        _, _, call = self.replay.partition(" | ")
+        if not call:
+            return line
+        if call.startswith("error input "):
+            return f"{line}  (the valid case that {call} breaks)"
+        return f"{line}  ({call})"
+
+    def replay_lines(self):
+        """First the line that reruns the caller's kernel, then the CPU reference's."""
+        return [line for line in (self.rerun, self.reference_line()) if line]
+
+    def __str__(self):
+        verdict = "pass" if self.passed else "FAIL"
+        text = f"[{self.suite} {self.index}] {verdict}: {self.detail}"
+        labels = ["rerun on your kernel:", "replay on the CPU reference:"] if self.rerun else \
+            ["replay on the CPU reference:"]
+        text += "".join(f"\n    {label} {line}" for label, line in zip(labels, self.replay_lines()))
+        if self.traceback:
+            text += "\n    the kernel raised:\n" + textwrap.indent(self.traceback.rstrip("\n"), "      ")
+        return text
+
+    __repr__ = __str__
+
+
+@dataclass(repr=False)
+class CheckReport:
+    backend: str
+    profile: int
+    cases: list = field(default_factory=list)
+
+    @property
+    def failures(self):
+        return [c for c in self.cases if not c.passed]
+
+    @property
+    def passed(self):
+        return not self.failures
+
+    def raise_if_failed(self):
+        """Raises AssertionError with every failure (message, replay lines, traceback) if any
+        case failed; returns the report otherwise."""
+        if self.failures:
+            raise AssertionError(str(self))
+        return self
+
+    def __str__(self):
+        lines = [f"{self.backend}: {len(self.cases) - len(self.failures)} passed, {len(self.failures)} failed"]
+        lines += [str(c) for c in self.failures]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def callable_expression(step_fn):
+    """Python that names step_fn again in the caller's code: module.qualname for a function
+    of a module, load_plugin("PATH") for a plugin library, else "step_fn"."""
+    path = getattr(step_fn, "path", None)
+    if path is not None and hasattr(step_fn, "plugin"):
+        return f"kda_harness.load_plugin({_python(str(path))})"
+    qualname = getattr(step_fn, "__qualname__", "")
+    if not qualname or not all(part.isidentifier() for part in qualname.split(".")):
+        return "step_fn"
+    module = getattr(step_fn, "__module__", None)
+    return qualname if module in (None, "__main__") else f"{module}.{qualname}"
+
+
+def rerun_call(function, suite, index, seed, config, given):
+    """kda_harness.check(...) that reruns one case: a rollout case by its config line, any other
+    by suite, seed and index; `given`: the caller's other keyword arguments that change the case
+    or its judgement (op, profile, device, framework, envelope, work_budget), by name."""
+    args = [f"config={_python(config)}"] if suite == "rollout" else \
+        [f"suites={_python(suite)}", f"seed={seed}", f"first={index}", "n=1"]
+    for name, value in given.items():
+        if value is None or (suite == "rollout" and name in ("envelope", "work_budget")):
+            continue  # a config line is the case itself: no envelope or budget draws it
+        text = _python(value)
+        args.append(f"{name}=kda_harness.{text}" if name == "envelope" else f"{name}={text}")
+    return f"kda_harness.check({function}, {', '.join(args)})"
+
+
+def _python(value):
+    """A value as Python source; strings in double quotes, as a shell line quotes them too."""
+    return json.dumps(value) if isinstance(value, str) else repr(value)

@@ -1,0 +1,98 @@
+"""CheckReport as a kernel author reads it: every failure whole (str and repr alike), the line
+that reruns the author's kernel first, the CPU reference's `kda-harness case` line second, the
+kernel's own traceback, and raise_if_failed() carrying all of it."""
+import textwrap
+
+import pytest
+
+import kda_harness
+import numpy_step
+
+N = 12
+
+
+def planted_failures(suites="rollout", n=N):
+    report = kda_harness.check(numpy_step.replayssm_step_planted_bug, suites=suites, n=n)
+    assert report.failures, "the planted bug fails some of these cases"
+    return report
+
+
+def test_a_report_prints_every_failure_whole():
+    report = planted_failures()
+    text = str(report)
+    assert repr(report) == text
+    for f in report.failures:
+        assert repr(f) == str(f)
+        assert f.detail in text
+        assert f"[rollout {f.index}] FAIL: {f.detail}" in text
+    assert "..." not in text
+
+
+def test_the_first_replay_line_reruns_the_authors_kernel():
+    report = planted_failures("rollout,truth")
+    for f in report.failures:
+        rerun, reference = f.replay_lines()
+        assert rerun.startswith("kda_harness.check(numpy_step.replayssm_step_planted_bug, ")
+        assert reference.startswith(f'kda-harness case "{f.config}"')
+        text = str(f)
+        assert text.index(rerun) < text.index(reference)
+        # The first line, run as shown, reruns that case on the kernel and fails it the same way.
+        again = eval(rerun, {"kda_harness": kda_harness, "numpy_step": numpy_step})
+        assert [(c.suite, c.passed, c.config, c.detail) for c in again.cases] == [
+            (f.suite, False, f.config, f.detail)]
+
+
+def test_a_rerun_line_keeps_the_arguments_that_change_the_case():
+    envelope = kda_harness.Envelope(index_dtypes=("int32",), k=(1, 16), strided=False)
+    report = kda_harness.check(numpy_step.replayssm_step_planted_bug, suites="truth", n=N, seed=5,
+                               envelope=envelope, profile="helion")
+    f = report.failures[0]
+    assert f.rerun == (f'kda_harness.check(numpy_step.replayssm_step_planted_bug, suites="truth", seed=5, '
+                       f'first={f.index}, n=1, profile="helion", envelope=kda_harness.{envelope!r})')
+    again = eval(f.rerun, {"kda_harness": kda_harness, "numpy_step": numpy_step})
+    assert [(c.index, c.detail) for c in again.cases] == [(f.index, f.detail)]
+
+
+def index_past_the_end(out):
+    return out[out.shape[0]]  # an IndexError in the kernel's own helper
+
+
+def step_with_an_index_error(**kw):
+    kda_harness.validate(**kw)
+    index_past_the_end(kw["out"])
+
+
+def test_the_kernels_traceback_is_kept():
+    report = kda_harness.check(step_with_an_index_error, suites="rollout", n=2)
+    assert len(report.failures) == 2
+    for f in report.failures:
+        assert f.traceback.startswith("Traceback (most recent call last):")
+        assert "in step_with_an_index_error" in f.traceback and "in index_past_the_end" in f.traceback
+        assert "return out[out.shape[0]]" in f.traceback
+        assert f.traceback.rstrip().endswith("IndexError: index 2 is out of bounds for axis 0 with size 2") or \
+            "IndexError: index" in f.traceback.splitlines()[-1]
+        assert "_on_step" not in f.traceback  # where the harness called it is not the kernel's
+        assert textwrap.indent(f.traceback.rstrip("\n"), "      ") in str(report)
+
+
+def test_a_passing_case_keeps_no_traceback():
+    # The contract suite's refusals are ValueErrors the kernel raises as it must.
+    report = kda_harness.check(numpy_step.replayssm_step, suites="contract", n=3)
+    assert report.passed and all(not c.traceback and not c.rerun for c in report.cases)
+
+
+def test_raise_if_failed_carries_every_failure():
+    report = kda_harness.check(step_with_an_index_error, suites="rollout,truth", n=2)
+    with pytest.raises(AssertionError) as raised:
+        report.raise_if_failed()
+    message = str(raised.value)
+    assert message == str(report)
+    assert message.count("the kernel raised:") == 4 and message.count("rerun on your kernel:") == 4
+    passing = kda_harness.check(numpy_step.replayssm_step, suites="rollout", n=2)
+    assert passing.raise_if_failed() is passing
+
+
+def test_a_plugin_library_reruns_by_its_path(cpu_plugin):
+    report = kda_harness.check(cpu_plugin, suites="envelope", n=1, envelope=kda_harness.Envelope(k=(1, 8)))
+    f = report.failures[0]
+    assert f.rerun.startswith(f'kda_harness.check(kda_harness.load_plugin("{cpu_plugin.path}"), suites="envelope"')
