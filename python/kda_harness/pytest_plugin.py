@@ -1,7 +1,13 @@
-"""The pytest plugin (entry point pytest11): `pytest --kda-backend module:function` (or
-`--kda-backend plugin:/path/lib.so`) adds one test per case of each suite, run against that
-backend; a failing case is an ordinary pytest failure that shows the replay line."""
+"""The pytest plugin (entry point pytest11).
+
+`pytest --kda-backend module:function` (or `--kda-backend plugin:/path/lib.so`) adds one test
+per case of each suite, run against that backend: `kda::kda_truth[seed-1-case-12]`, marked
+`kda` and `kda_truth`, so `-k 'kda_truth[seed-1-case-12]'`, `-m kda_truth`, `--co`, `--lf` and
+xdist work on them as on any test. A failing case is an ordinary pytest failure that prints
+the line rerunning it on the backend, the CPU reference's replay line and the kernel's
+traceback. The `kda_case` fixture gives hand-written tests the same cases (one test per case)."""
 import importlib
+import shlex
 import sys
 from pathlib import Path
 
@@ -9,6 +15,15 @@ import pytest
 
 from . import checking
 from .plugin_so import load_plugin
+
+# check()'s suites (checking.suites(), asked of the C library only when tests run: the plugin
+# loads in every pytest run of the environment it is installed in).
+SUITES = {
+    "rollout": "step by step against the CPU reference within the profile's bounds",
+    "truth": "whole rollouts against the float64 recurrence",
+    "contract": "each documented error input refused with SGLang's exact message, nothing written",
+    "envelope": "a call just outside the backend's envelope refused, nothing written",
+}
 
 
 def pytest_addoption(parser):
@@ -20,25 +35,51 @@ def pytest_addoption(parser):
                          "backend's kda_op attribute, else kda_replayssm)")
     group.addoption("--kda-suites", default="", help="comma-separated suites (default: all)")
     group.addoption("--kda-n", type=int, default=20, help="cases per suite (default 20)")
+    group.addoption("--kda-first", type=int, default=0, help="the first case of each suite (default 0)")
     group.addoption("--kda-seed", type=int, default=1, help="seed of the sample space (default 1)")
     group.addoption("--kda-device", default="cpu", help="device of the backend's tensors: cpu, cuda, cuda:1")
     group.addoption("--kda-framework", default=None, help="numpy or torch (default: numpy on cpu, else torch)")
     group.addoption("--kda-profile", default=None, help="rounding profile: helion or triton (default: the backend's)")
 
 
+def pytest_configure(config):
+    config.addinivalue_line("markers", "kda: a case of the KDA harness's suites (--kda-backend) or a test taking kda_case")
+    for suite, what in SUITES.items():
+        config.addinivalue_line("markers", f"kda_{suite}: a case of the KDA harness's {suite} suite: {what}")
+
+
 def load_backend(spec):
-    """module:function, or plugin:PATH for a plugin shared library."""
-    if spec.startswith("plugin:"):
-        return load_plugin(spec[len("plugin:"):])
-    module, sep, attr = spec.partition(":")
-    if not sep or not module or not attr:
-        raise pytest.UsageError(f"--kda-backend wants MODULE:FUNCTION or plugin:PATH, not {spec!r}")
-    if str(Path.cwd()) not in sys.path:
-        sys.path.insert(0, str(Path.cwd()))
-    target = importlib.import_module(module)
-    for part in attr.split("."):
-        target = getattr(target, part)
+    """module:function, or plugin:PATH for a plugin shared library; pytest.UsageError if it
+    does not load."""
+    try:
+        if spec.startswith("plugin:"):
+            return load_plugin(spec[len("plugin:"):])
+        module, sep, attr = spec.partition(":")
+        if not sep or not module or not attr:
+            raise pytest.UsageError(f"--kda-backend wants MODULE:FUNCTION or plugin:PATH, not {spec!r}")
+        if str(Path.cwd()) not in sys.path:
+            sys.path.insert(0, str(Path.cwd()))
+        target = importlib.import_module(module)
+        for part in attr.split("."):
+            if not hasattr(target, part):
+                raise pytest.UsageError(f"--kda-backend {spec}: {target.__name__ if target is not None else module} "
+                                        f"has no attribute {part!r}")
+            target = getattr(target, part)
+    except (ImportError, OSError, ValueError) as e:
+        raise pytest.UsageError(f"--kda-backend {spec}: {type(e).__name__}: {e}") from None
+    if not callable(target):
+        raise pytest.UsageError(f"--kda-backend {spec}: {type(target).__name__} is not callable")
     return target
+
+
+def _backend(config):
+    if not hasattr(config, "_kda_backend"):
+        config._kda_backend = load_backend(config.getoption("kda_backend"))
+    return config._kda_backend
+
+
+def case_id(seed, index):
+    return f"seed-{seed}-case-{index}"
 
 
 class KdaCaseFailure(Exception):
@@ -48,49 +89,106 @@ class KdaCaseFailure(Exception):
 
 
 class KdaCase(pytest.Item):
-    def __init__(self, *, suite, index, backend_spec, **kwargs):
+    """One case of one suite against the --kda-backend."""
+
+    def __init__(self, *, suite, index, **kwargs):
         super().__init__(**kwargs)
-        self.suite, self.index, self.backend_spec = suite, index, backend_spec
+        self.suite, self.index = suite, index
+        self.add_marker("kda")
+        self.add_marker(f"kda_{suite}")
 
     def runtest(self):
         opt = self.config.getoption
-        backend = _backend(self.config)
-        report = checking.check(backend, op=opt("kda_op"), suites=self.suite, n=1, first=self.index,
+        report = checking.check(_backend(self.config), op=opt("kda_op"), suites=self.suite, n=1, first=self.index,
                                 seed=opt("kda_seed"), device=opt("kda_device"), framework=opt("kda_framework"),
                                 profile=opt("kda_profile"))
         result = report.cases[0]
         if not result.passed:
             raise KdaCaseFailure(result)
 
+    def rerun_command(self):
+        """The pytest command line that runs this case alone."""
+        opt = self.config.getoption
+        args = ["pytest", "--kda-backend", opt("kda_backend")]
+        for flag, name, default in (("--kda-op", "kda_op", None), ("--kda-seed", "kda_seed", 1),
+                                    ("--kda-device", "kda_device", "cpu"), ("--kda-framework", "kda_framework", None),
+                                    ("--kda-profile", "kda_profile", None)):
+            if opt(name) != default:
+                args += [flag, str(opt(name))]
+        args += ["--kda-suites", self.suite, "--kda-first", str(self.index), "--kda-n", "1", "-k", self.name]
+        return shlex.join(args)
+
     def repr_failure(self, excinfo):
-        if isinstance(excinfo.value, KdaCaseFailure):
-            r = excinfo.value.result
-            config, _, call = r.replay.partition(" | ")
-            op = self.config.getoption("kda_op") or getattr(_backend(self.config), "kda_op", None)
-            flag = f" --op {op}" if op and op != "kda_replayssm" else ""
-            text = f"{r.suite} case {r.index} failed: {r.detail}\nreplay: kda-harness case \"{config}\"{flag}"
-            if r.suite == "rollout":
-                text += f"\nagainst this backend: kda_harness.check(step_fn, config=\"{config}\")"
-            return text + (f"\nthe call: {call}" if call else "")
-        return super().repr_failure(excinfo)
+        if not isinstance(excinfo.value, KdaCaseFailure):
+            return super().repr_failure(excinfo)
+        r = excinfo.value.result
+        lines = [f"{r.suite} case {r.index} (seed {self.config.getoption('kda_seed')}) failed: {r.detail}",
+                 f"rerun on your kernel: {self.rerun_command()}",
+                 f"  or from Python: {r.rerun}",
+                 f"replay on the CPU reference: {r.reference_line()}"]
+        if r.traceback:
+            lines += ["the kernel raised:", r.traceback.rstrip("\n")]
+        return "\n".join(lines)
 
     def reportinfo(self):
-        return self.backend_spec, None, f"kda {self.suite}[{self.index}]"
+        return self.path, None, self.nodeid
 
 
-def _backend(config):
-    if not hasattr(config, "_kda_backend"):
-        config._kda_backend = load_backend(config.getoption("kda_backend"))
-    return config._kda_backend
+class KdaSuites(pytest.Collector):
+    """The --kda-backend's cases, under the session."""
+
+    def collect(self):
+        config = self.config
+        first, n, seed = config.getoption("kda_first"), config.getoption("kda_n"), config.getoption("kda_seed")
+        for suite in _suites(config):
+            for i in range(first, first + n):
+                name = f"kda_{suite}[{case_id(seed, i)}]"
+                # The id as a string, parsed as pytest parses the ids --lf stored: `name[params]`.
+                yield KdaCase.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", suite=suite, index=i)
 
 
-def pytest_collection_modifyitems(session, config, items):
-    spec = config.getoption("kda_backend")
-    if not spec:
+def _suites(config):
+    names = [s for s in config.getoption("kda_suites").split(",") if s] or list(SUITES)
+    unknown = [s for s in names if s not in SUITES]
+    if unknown:
+        raise pytest.UsageError(f"--kda-suites: unknown {', '.join(unknown)} (known: {', '.join(SUITES)})")
+    return names
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector):
+    # The cases join the session's own collection (not pytest_collection_modifyitems), so that
+    # pytest counts them: `--co`, `-k` and `-m` report the right numbers.
+    report = yield
+    if isinstance(collector, pytest.Session) and collector.config.getoption("kda_backend") and report.passed:
+        _backend(collector.config)  # a backend that does not load is a usage error, before any test runs
+        _suites(collector.config)
+        report.result.append(KdaSuites.from_parent(collector, name="kda", nodeid="kda"))
+    return report
+
+
+def pytest_generate_tests(metafunc):
+    if "kda_case" not in metafunc.fixturenames:
         return
-    _backend(config)  # a backend that does not load is a usage error, before any test runs
-    names = [s for s in config.getoption("kda_suites").split(",") if s] or checking.suites()
-    for suite in names:
-        for i in range(config.getoption("kda_n")):
-            items.append(KdaCase.from_parent(session, name=f"{suite}[{i}]", nodeid=f"kda::{suite}[{i}]",
-                                             suite=suite, index=i, backend_spec=spec))
+    config = metafunc.config
+    first, n, seed = config.getoption("kda_first"), config.getoption("kda_n"), config.getoption("kda_seed")
+    metafunc.parametrize("kda_case", [pytest.param(i, id=case_id(seed, i), marks=pytest.mark.kda)
+                                      for i in range(first, first + n)], indirect=True)
+
+
+@pytest.fixture
+def kda_case(request):
+    """One case of the sample space (a kda_harness.Case: .config, .tensors, .kwargs()), of the
+    operator --kda-op (else the --kda-backend's, else kda_replayssm), seed --kda-seed, inside
+    the --kda-backend's envelope when it declares one, as --kda-framework tensors on
+    --kda-device; a test taking it runs once per case (--kda-first, --kda-n)."""
+    from .cases import case, config_line
+
+    config = request.config
+    backend = _backend(config) if config.getoption("kda_backend") else None
+    op = config.getoption("kda_op") or getattr(backend, "kda_op", None) or "kda_replayssm"
+    device = config.getoption("kda_device")
+    framework = config.getoption("kda_framework") or ("numpy" if device == "cpu" else "torch")
+    line = config_line(request.param, config.getoption("kda_seed"), op,
+                       envelope=getattr(backend, "kda_envelope", None))
+    return case(line, framework, None if device == "cpu" else device, index=request.param, op=op)

@@ -1,7 +1,10 @@
 """The pytest plugin on the numpy step and its planted-bug copy, in a child pytest: one test
-per case, the planted bug's failures exactly its bounded-gate cases, each with its replay line."""
+per case, the planted bug's failures exactly its bounded-gate cases, each with its replay lines;
+ids selectable with -k, right collection counts, markers, usage errors, the kda_case fixture,
+--lf and xdist."""
 import importlib.metadata
 import re
+import shlex
 from pathlib import Path
 
 import pytest
@@ -12,13 +15,19 @@ HERE = Path(__file__).resolve().parent
 N = 12
 
 
-def run(pytester, monkeypatch, backend, *extra):
+def run(pytester, monkeypatch, backend, *extra, cache=False):
     # The plugin is named explicitly, so the child runs it whether or not the package is
     # installed (and not twice when it is).
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     monkeypatch.setenv("PYTHONPATH", str(HERE) + ":" + str(HERE.parent))
-    return pytester.runpytest_subprocess("-p", "kda_harness.pytest_plugin", "-p", "no:cacheprovider",
-                                         "--kda-backend", backend, "--kda-n", str(N), "-rf", *extra)
+    backend_args = ("--kda-backend", backend) if backend else ()
+    return pytester.runpytest_subprocess("-p", "kda_harness.pytest_plugin", *(() if cache else ("-p", "no:cacheprovider")),
+                                         *backend_args, "--kda-n", str(N), "-rf", *extra)
+
+
+def bounded_gate_cases():
+    """The cases of seed 1 the planted bug (numpy_step) changes: those with the bounded gate."""
+    return [i for i in range(N) if "lb=none" not in kda_harness.config_line(i)]
 
 
 def test_the_numpy_step_passes_every_case(pytester, monkeypatch):
@@ -29,15 +38,91 @@ def test_the_numpy_step_passes_every_case(pytester, monkeypatch):
 def test_the_planted_bug_fails_exactly_its_cases(pytester, monkeypatch):
     result = run(pytester, monkeypatch, "numpy_step:replayssm_step_planted_bug", "--kda-suites", "rollout")
     lines = [kda_harness.config_line(i) for i in range(N)]
-    bounded = [i for i, line in enumerate(lines) if "lb=none" not in line]
+    bounded = bounded_gate_cases()
     assert 0 < len(bounded) < N
     result.assert_outcomes(passed=N - len(bounded), failed=len(bounded))
     output = result.stdout.str()
-    failed = sorted(int(i) for i in re.findall(r"^FAILED kda::rollout\[(\d+)\]", output, re.M))
+    failed = sorted(int(i) for i in re.findall(r"^FAILED kda::kda_rollout\[seed-1-case-(\d+)\]", output, re.M))
     assert failed == bounded
     for i in bounded:
-        assert f'replay: kda-harness case "{lines[i]}"' in output
-        assert f'kda_harness.check(step_fn, config="{lines[i]}")' in output
+        rerun = (f"rerun on your kernel: pytest --kda-backend numpy_step:replayssm_step_planted_bug --kda-suites rollout "
+                 f"--kda-first {i} --kda-n 1 -k 'kda_rollout[seed-1-case-{i}]'\n"
+                 f'  or from Python: kda_harness.check(numpy_step.replayssm_step_planted_bug, config="{lines[i]}")\n'
+                 f'replay on the CPU reference: kda-harness case "{lines[i]}"\n')
+        assert rerun in output
+
+
+def test_a_failures_rerun_line_runs_that_case_alone(pytester, monkeypatch):
+    result = run(pytester, monkeypatch, "numpy_step:replayssm_step_planted_bug", "--kda-suites", "truth")
+    output = result.stdout.str()
+    command = re.search(r"^rerun on your kernel: (pytest .*)$", output, re.M).group(1)
+    detail = re.search(r"^truth case (\d+) \(seed 1\) failed: (.*)$", output, re.M)
+    args = shlex.split(command)[1:]
+    args.remove("--kda-n")  # run() gives its own --kda-n; this line's must win, so it goes last
+    args.remove("1")
+    again = run(pytester, monkeypatch, None, *args, "--kda-n", "1")
+    again.assert_outcomes(failed=1)
+    assert f"truth case {detail.group(1)} (seed 1) failed: {detail.group(2)}" in again.stdout.str()
+
+
+def test_collection_counts_and_selection(pytester, monkeypatch):
+    backend = "numpy_step:replayssm_step"
+    listed = run(pytester, monkeypatch, backend, "--co", "-q").stdout.str()
+    assert f"{4 * N} tests collected" in listed
+    assert len(re.findall(r"^kda::kda_(rollout|truth|contract|envelope)\[seed-1-case-\d+\]$", listed, re.M)) == 4 * N
+    selected = run(pytester, monkeypatch, backend, "--co", "-q", "-k", "kda_truth").stdout.str()
+    assert f"{N}/{4 * N} tests collected ({3 * N} deselected)" in selected
+    one = run(pytester, monkeypatch, backend, "-k", "kda_truth[seed-1-case-1]")
+    one.assert_outcomes(passed=1, deselected=4 * N - 1)
+    run(pytester, monkeypatch, backend, "-m", "kda_contract").assert_outcomes(passed=N, deselected=3 * N)
+    run(pytester, monkeypatch, backend, "-m", "kda").assert_outcomes(passed=4 * N)
+
+
+def test_the_markers_are_registered(pytester, monkeypatch):
+    output = run(pytester, monkeypatch, None, "--markers").stdout.str()
+    for marker in ("kda", "kda_rollout", "kda_truth", "kda_contract", "kda_envelope"):
+        assert f"@pytest.mark.{marker}:" in output
+    # --strict-markers accepts them on a hand-written test.
+    pytester.makepyfile(test_marked="import pytest\n@pytest.mark.kda_truth\ndef test_x():\n    pass\n")
+    run(pytester, monkeypatch, None, "--strict-markers").assert_outcomes(passed=1)
+
+
+def test_the_kda_case_fixture_gives_one_test_per_case(pytester, monkeypatch):
+    pytester.makepyfile(test_mine='''
+        import numpy as np
+        import kda_harness
+        import numpy_step
+
+        def test_my_kernel_matches_the_reference(kda_case):
+            mine, reference = kda_case.kwargs(), kda_harness.case(kda_case.config).kwargs()
+            numpy_step.replayssm_step(**mine)
+            kda_harness.reference_step(**reference)
+            assert np.allclose(mine["out"], reference["out"], rtol=0.1, atol=0.1, equal_nan=True), kda_case.config
+    ''')
+    listed = run(pytester, monkeypatch, None, "--co", "-q").stdout.str()
+    assert [f"test_mine.py::test_my_kernel_matches_the_reference[seed-1-case-{i}]" for i in range(N)] == \
+        re.findall(r"^test_mine\.py::\S+$", listed, re.M)
+    run(pytester, monkeypatch, None, "-m", "kda").assert_outcomes(passed=N)
+
+
+def test_last_failed_reruns_the_failed_cases(pytester, monkeypatch):
+    backend = "numpy_step:replayssm_step_planted_bug"
+    bounded = bounded_gate_cases()
+    run(pytester, monkeypatch, backend, "--kda-suites", "rollout", cache=True).assert_outcomes(
+        passed=N - len(bounded), failed=len(bounded))
+    again = run(pytester, monkeypatch, backend, "--kda-suites", "rollout", "--lf", cache=True)
+    again.assert_outcomes(failed=len(bounded), deselected=N - len(bounded))
+    assert "run-last-failure: rerun previous" in again.stdout.str()
+
+
+def test_xdist_runs_the_cases(pytester, monkeypatch):
+    pytest.importorskip("xdist", reason="pytest-xdist is not installed")
+    bounded = bounded_gate_cases()
+    result = run(pytester, monkeypatch, "numpy_step:replayssm_step_planted_bug", "--kda-suites", "rollout",
+                 "-p", "xdist", "-n", "2")
+    result.assert_outcomes(passed=N - len(bounded), failed=len(bounded))
+    failed = sorted(int(i) for i in re.findall(r"FAILED kda::kda_rollout\[seed-1-case-(\d+)\]", result.stdout.str()))
+    assert failed == bounded
 
 
 def test_a_packed_decode_step_runs_as_its_operator(pytester, monkeypatch):
@@ -50,9 +135,24 @@ def test_a_packed_decode_step_runs_as_its_operator(pytester, monkeypatch):
     assert "--op kda_packed_decode" in result.stdout.str()
 
 
-def test_a_bad_backend_spec_is_a_usage_error(pytester, monkeypatch):
-    result = run(pytester, monkeypatch, "numpy_step")
+@pytest.mark.parametrize("spec, message", [
+    ("numpy_step", "--kda-backend wants MODULE:FUNCTION or plugin:PATH, not 'numpy_step'"),
+    ("numpy_step:nope", "--kda-backend numpy_step:nope: numpy_step has no attribute 'nope'"),
+    ("no_such_module:step", "--kda-backend no_such_module:step: ModuleNotFoundError: No module named 'no_such_module'"),
+    ("numpy_step:np", "--kda-backend numpy_step:np: module is not callable"),
+    ("plugin:/nonexistent/libnone.so", "--kda-backend plugin:/nonexistent/libnone.so: OSError: "),
+])
+def test_a_bad_backend_is_a_usage_error(pytester, monkeypatch, spec, message):
+    result = run(pytester, monkeypatch, spec)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert f"ERROR: {message}" in result.stderr.str()
+    assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
+
+
+def test_an_unknown_suite_is_a_usage_error(pytester, monkeypatch):
+    result = run(pytester, monkeypatch, "numpy_step:replayssm_step", "--kda-suites", "rollout,speed")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "ERROR: --kda-suites: unknown speed (known: rollout, truth, contract, envelope)" in result.stderr.str()
 
 
 def test_the_installed_package_registers_the_plugin():
