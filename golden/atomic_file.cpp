@@ -1,20 +1,22 @@
 #include "golden/atomic_file.hpp"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <climits>
+#include <cstdlib>
 #include <cstring>
-#include <string>
-#include <system_error>
+#include <memory>
 
 namespace kda::golden {
 namespace fs = std::filesystem;
 namespace {
 
 [[noreturn]] void fail(const fs::path& target, const std::string& what, int err) {
-  throw AtomicWriteError("cannot write " + target.string() + ": " + what + ": " + std::strerror(err));
+  throw AtomicWriteError("cannot write " + target.string() + ": " + what + (err ? std::string(": ") + std::strerror(err) : ""));
 }
 
 fs::path temporary_for(const fs::path& target) {
@@ -23,9 +25,47 @@ fs::path temporary_for(const fs::path& target) {
          (target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
 }
 
-// Writes bytes to a new temporary beside target; returns its path.
-fs::path write_temporary(const fs::path& target, std::span<const std::byte> bytes) {
-  const fs::path tmp = temporary_for(target);
+// Writes every byte to fd; false with errno set on a failed write.
+bool write_all(int fd, std::span<const std::byte> bytes) {
+  const auto* p = reinterpret_cast<const char*>(bytes.data());
+  std::size_t left = bytes.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO;
+      return false;
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+}  // namespace
+
+std::span<const std::byte> as_bytes(std::string_view text) {
+  return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
+}
+
+OutputTarget resolve_output_target(const fs::path& path) {
+  struct stat link_st {};
+  if (::lstat(path.c_str(), &link_st) != 0) {
+    if (errno == ENOENT) return {path, false};  // a new file
+    fail(path, "cannot inspect it", errno);
+  }
+  struct stat st = link_st;
+  if (S_ISLNK(link_st.st_mode) && ::stat(path.c_str(), &st) != 0)
+    fail(path, "it is a symlink to nothing (the link is not replaced)", errno);
+  if (S_ISDIR(st.st_mode)) fail(path, "it is a folder", 0);
+  if (!S_ISREG(st.st_mode)) return {path, true};
+  if (!S_ISLNK(link_st.st_mode)) return {path, false};
+  const std::unique_ptr<char, decltype(&std::free)> resolved(::realpath(path.c_str(), nullptr), &std::free);
+  if (!resolved) fail(path, "cannot resolve the symlink", errno);
+  return {fs::path(resolved.get()), false};
+}
+
+void write_temporary(const fs::path& tmp, const fs::path& target, std::span<const std::byte> bytes) {
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) fail(target, "cannot create " + tmp.filename().string(), errno);
   const auto abandon = [&](const std::string& what) {
@@ -34,22 +74,15 @@ fs::path write_temporary(const fs::path& target, std::span<const std::byte> byte
     ::unlink(tmp.c_str());
     fail(target, what, err);
   };
-  const auto* p = reinterpret_cast<const char*>(bytes.data());
-  std::size_t left = bytes.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) abandon("write failed");
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
+  if (struct stat st {}; ::stat(target.c_str(), &st) == 0 && ::fchmod(fd, st.st_mode & 07777) != 0)
+    abandon("cannot keep its permissions");
+  if (!write_all(fd, bytes)) abandon("write failed");
   if (::fsync(fd) != 0) abandon("fsync failed");
   if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
     fail(target, "close failed", err);
   }
-  return tmp;
 }
 
 void rename_over(const fs::path& tmp, const fs::path& target) {
@@ -60,34 +93,25 @@ void rename_over(const fs::path& tmp, const fs::path& target) {
   }
 }
 
-std::span<const std::byte> as_bytes(std::string_view text) {
-  return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
-}
-
-}  // namespace
-
-void write_file_atomically(const fs::path& path, std::span<const std::byte> bytes) {
-  rename_over(write_temporary(path, bytes), path);
-}
-
-void write_file_atomically(const fs::path& path, std::string_view text) { write_file_atomically(path, as_bytes(text)); }
-
-StagedFiles::~StagedFiles() {
-  for (const auto& [tmp, target] : staged_) ::unlink(tmp.c_str());
-}
-
-void StagedFiles::stage(const fs::path& target, std::span<const std::byte> bytes) {
-  staged_.emplace_back(write_temporary(target, bytes), target);
-}
-
-void StagedFiles::stage(const fs::path& target, std::string_view text) { stage(target, as_bytes(text)); }
-
-void StagedFiles::commit() {
-  while (!staged_.empty()) {
-    const auto [tmp, target] = staged_.front();
-    staged_.erase(staged_.begin());
-    rename_over(tmp, target);
+void write_through(const fs::path& path, std::span<const std::byte> bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) fail(path, "cannot open it", errno);
+  if (!write_all(fd, bytes)) {
+    const int err = errno;
+    ::close(fd);
+    fail(path, "write failed", err);
   }
+  if (::close(fd) != 0) fail(path, "close failed", errno);
 }
+
+void write_output_file(const fs::path& path, std::span<const std::byte> bytes) {
+  const OutputTarget t = resolve_output_target(path);
+  if (t.write_through) return write_through(t.path, bytes);
+  const fs::path tmp = temporary_for(t.path);
+  write_temporary(tmp, t.path, bytes);
+  rename_over(tmp, t.path);
+}
+
+void write_output_file(const fs::path& path, std::string_view text) { write_output_file(path, as_bytes(text)); }
 
 }  // namespace kda::golden

@@ -1,14 +1,20 @@
-// Files written whole or not at all. Bytes go to a temporary file beside the target (same
-// folder, so the rename cannot cross file systems), which is written, flushed to disk and
-// closed with every error checked, then renamed over the target. A failure removes the
-// temporary and throws AtomicWriteError; the target keeps its previous content.
+// Output files written whole or not at all, without harming what the path names:
+// - a regular file, or a name that does not exist yet, is replaced atomically: the bytes go to
+//   a temporary beside it (same folder, so the rename cannot cross file systems), which is
+//   written, flushed to disk and closed with every error checked, then renamed over it (its
+//   permission bits kept). A failure removes the temporary; the file keeps its content.
+// - a symlink is never replaced: what it resolves to is written by these same rules (a regular
+//   file there atomically, under its resolved path); a symlink to nothing is refused.
+// - anything else (a device such as /dev/null, a FIFO, a socket, /proc/self/fd/1 naming a
+//   pipe) is opened and written through: it stays what it was.
+// Every failure throws AtomicWriteError, naming the path and the reason.
 #pragma once
 #include <cstddef>
 #include <filesystem>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <string_view>
-#include <vector>
 
 namespace kda::golden {
 
@@ -17,25 +23,27 @@ class AtomicWriteError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> bytes);
-void write_file_atomically(const std::filesystem::path& path, std::string_view text);
+void write_output_file(const std::filesystem::path& path, std::span<const std::byte> bytes);
+void write_output_file(const std::filesystem::path& path, std::string_view text);
 
-// A set of files replaced together: stage() writes each one's temporary (throwing on the
-// first failure), commit() renames them all over their targets. Temporaries not committed
-// are removed by the destructor, so a failed stage leaves every target as it was.
-class StagedFiles {
- public:
-  StagedFiles() = default;
-  StagedFiles(const StagedFiles&) = delete;
-  StagedFiles& operator=(const StagedFiles&) = delete;
-  ~StagedFiles();
-
-  void stage(const std::filesystem::path& target, std::span<const std::byte> bytes);
-  void stage(const std::filesystem::path& target, std::string_view text);
-  void commit();
-
- private:
-  std::vector<std::pair<std::filesystem::path, std::filesystem::path>> staged_;  // (temporary, target)
+// Where write_output_file puts a path's bytes: the file to replace atomically (the path, or
+// the regular file a symlink resolves to), or the path to write through.
+struct OutputTarget {
+  std::filesystem::path path;
+  bool write_through = false;
 };
+OutputTarget resolve_output_target(const std::filesystem::path& path);
+
+// The steps of an atomic replacement, for a commit of several files (golden/regen_commit.hpp):
+// writes bytes to a new file `temporary` (which must not exist), with the permission bits of
+// `target` where it exists; renames temporary over target. Both throw AtomicWriteError
+// naming target, and remove the temporary on failure.
+void write_temporary(const std::filesystem::path& temporary, const std::filesystem::path& target,
+                     std::span<const std::byte> bytes);
+void rename_over(const std::filesystem::path& temporary, const std::filesystem::path& target);
+// Opens an existing non-regular file and writes bytes through it.
+void write_through(const std::filesystem::path& path, std::span<const std::byte> bytes);
+
+std::span<const std::byte> as_bytes(std::string_view text);
 
 }  // namespace kda::golden

@@ -9,6 +9,7 @@
 #include "golden/atomic_file.hpp"
 #include "golden/golden_generate.hpp"
 #include "golden/golden_manifest.hpp"
+#include "golden/regen_commit.hpp"
 #include "golden/sha256.hpp"
 
 namespace kda::golden {
@@ -33,7 +34,7 @@ std::string file_field(const fs::path& manifest, const fs::path& file) {
 std::string case_file_name(const std::string& case_name) { return case_name + ".safetensors"; }
 
 bool RegenReport::changed() const {
-  if (manifest_changed || !removed.empty()) return true;
+  if (manifest_changed || pending_commit || !removed.empty()) return true;
   for (const auto& c : cases)
     if (c.status != RegenCase::Status::Unchanged) return true;
   return false;
@@ -53,6 +54,12 @@ std::string RegenReport::summary() const {
     }
   }
   for (const auto& r : removed) detail += "  removed  " + r + "\n";
+  for (const auto& l : left) detail += "  left     " + l + " (no manifest listed it: not regen's to remove)\n";
+  if (finished_commit >= 0)
+    detail += fmt::format("  finished the commit of an interrupted regen ({} files moved or removed)\n", finished_commit);
+  if (stale_temporaries > 0)
+    detail += fmt::format("  removed {} temporary file(s) an interrupted regen left\n", stale_temporaries);
+  if (pending_commit) detail += "  an interrupted regen's commit is pending: golden regen (not --dry-run) finishes it\n";
   std::string s = fmt::format("golden regen: {} cases, {} unchanged, {} changed, {} added, {} removed; {} bytes of case "
                               "files; manifest {}\n",
                               cases.size(), same, changed_n, added, removed.size(), total_bytes,
@@ -60,12 +67,34 @@ std::string RegenReport::summary() const {
   return s + detail;
 }
 
+// The case files the previous manifest listed, as absolute paths: the only ones regen removes.
+std::set<fs::path> previously_listed(const fs::path& manifest_path) {
+  std::set<fs::path> listed;
+  if (!fs::exists(manifest_path)) return listed;
+  try {
+    for (const ManifestEntry& e : read_manifest(manifest_path).cases)
+      listed.insert(fs::absolute(manifest_path.parent_path() / e.file).lexically_normal());
+  } catch (const std::exception&) {
+    // An unreadable manifest vouches for nothing: every unlisted file is left.
+  }
+  return listed;
+}
+
 RegenReport regen(const RegenOptions& o) {
   RegenReport report;
-  if (!o.dry_run) fs::create_directories(o.dir);
-  // Every new file is staged before any is replaced: a failed write leaves the previous set
-  // and manifest as they were.
-  StagedFiles staged;
+  std::vector<fs::path> targets{o.manifest, regen_journal_path(o.manifest)};
+  for (const GoldenSpec& spec : golden_specs()) targets.push_back(o.dir / case_file_name(spec.name));
+  if (o.dry_run) {
+    report.pending_commit = fs::exists(regen_journal_path(o.manifest));
+  } else {
+    fs::create_directories(o.dir);
+    report.finished_commit = finish_interrupted_commit(o.manifest);
+    report.stale_temporaries = static_cast<int64_t>(remove_stale_temporaries(targets).size());
+  }
+  const std::set<fs::path> listed_before = previously_listed(o.manifest);
+  // Every new file is staged before any is replaced, and the commit is one rename
+  // (golden/regen_commit.hpp): a failed write or a kill leaves the previous set as it was.
+  RegenCommit commit(o.manifest);
   Manifest manifest;
   std::set<std::string> owned;
   for (const GoldenSpec& spec : golden_specs()) {
@@ -91,7 +120,7 @@ RegenReport regen(const RegenOptions& o) {
         if (rc.diff.empty()) rc.diff.metadata.push_back("(same content, different byte layout)");
       }
     }
-    if (rc.status != RegenCase::Status::Unchanged && !o.dry_run) staged.stage(path, bytes);
+    if (rc.status != RegenCase::Status::Unchanged && !o.dry_run) commit.stage(path, bytes);
     report.total_bytes += rc.bytes;
     manifest.cases.push_back({spec.name, file_field(o.manifest, path), c.kind == CaseKind::Step ? "step" : "error",
                               spec.purpose, to_string(spec.config), c.steps, rc.bytes,
@@ -101,15 +130,21 @@ RegenReport regen(const RegenOptions& o) {
   if (fs::exists(o.dir))
     for (const auto& entry : fs::directory_iterator(o.dir)) {
       const std::string name = entry.path().filename().string();
-      if (entry.path().extension() == ".safetensors" && !owned.count(name)) report.removed.push_back(name);
+      if (entry.path().extension() != ".safetensors" || owned.count(name)) continue;
+      if (listed_before.count(fs::absolute(entry.path()).lexically_normal())) {
+        report.removed.push_back(name);
+        if (!o.dry_run) commit.remove_at_commit(entry.path());
+      } else {
+        report.left.push_back(name);
+      }
     }
   std::sort(report.removed.begin(), report.removed.end());
+  std::sort(report.left.begin(), report.left.end());
   const std::string text = manifest_text(manifest);
   report.manifest_changed = read_text(o.manifest) != text;
   if (o.dry_run) return report;
-  if (report.manifest_changed) staged.stage(o.manifest, text);
-  staged.commit();
-  for (const std::string& name : report.removed) fs::remove(o.dir / name);
+  if (report.manifest_changed) commit.stage(o.manifest, as_bytes(text));
+  commit.commit();
   return report;
 }
 

@@ -4,6 +4,7 @@
 #include <set>
 #include <system_error>
 
+#include "golden/regen_commit.hpp"
 #include "golden/safetensors.hpp"
 #include "golden/sha256.hpp"
 
@@ -34,6 +35,9 @@ fs::path default_manifest_path() {
 
 LoadedSet load_set(const fs::path& manifest_path) {
   LoadedSet set;
+  if (const fs::path journal = regen_journal_path(manifest_path); fs::exists(journal))
+    set.problems.push_back("an interrupted golden regen left " + journal.string() +
+                           ": its files are half moved; `kda-harness golden regen` finishes the commit");
   Manifest m;
   try {
     m = read_manifest(manifest_path);

@@ -208,7 +208,7 @@ std::vector<std::byte> read_file_bytes(const std::filesystem::path& path) {
 }
 
 void write_file_bytes(const std::filesystem::path& path, std::span<const std::byte> bytes) {
-  write_file_atomically(path, bytes);
+  write_output_file(path, bytes);
 }
 
 }  // namespace kda::golden

@@ -38,14 +38,15 @@ struct CheckArgs {
   bool no_progress = false, list = false;
 };
 
-// Writes a report to a file (atomically) or, for "-", to stdout; false after printing why not.
+// Writes a report to a file (golden/atomic_file.hpp: a regular file atomically, a device or
+// FIFO written through, a symlink kept) or, for "-", to stdout; false after printing why not.
 bool write_report(const std::string& path, const std::string& text) {
   if (path == "-") {
     std::cout << text;
     return true;
   }
   try {
-    golden::write_file_atomically(path, text);
+    golden::write_output_file(path, text);
     return true;
   } catch (const golden::AtomicWriteError& e) {
     std::cerr << "kda-harness check: " << e.what() << "\n";

@@ -1,5 +1,7 @@
 // Whole-or-nothing writes: a set staged with one failing file replaces none of its targets
-// and leaves no temporary behind; a committed set replaces all of them.
+// and leaves no temporary behind; a committed set replaces all of them. A replaced file keeps
+// its permissions; a symlink is never replaced. (FIFOs, devices and interrupted commits:
+// tools/tests/cli_reliability_test.py.)
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -8,6 +10,7 @@
 #include <unistd.h>
 
 #include "golden/atomic_file.hpp"
+#include "golden/regen_commit.hpp"
 
 namespace kda::golden {
 namespace {
@@ -35,11 +38,11 @@ std::size_t entries(const fs::path& d) {
 
 TEST(AtomicFile, AFailedStageReplacesNothing) {
   const fs::path d = fresh_dir("fail");
-  write_file_atomically(d / "a.txt", std::string_view("old a"));
+  write_output_file(d / "a.txt", std::string_view("old a"));
   {
-    StagedFiles staged;
-    staged.stage(d / "a.txt", std::string_view("new a"));
-    EXPECT_THROW(staged.stage(d / "missing" / "b.txt", std::string_view("new b")), AtomicWriteError);
+    RegenCommit commit(d / "manifest.json");
+    commit.stage(d / "a.txt", as_bytes("new a"));
+    EXPECT_THROW(commit.stage(d / "missing" / "b.txt", as_bytes("new b")), AtomicWriteError);
   }
   EXPECT_EQ(read(d / "a.txt"), "old a");
   EXPECT_EQ(entries(d), 1u);  // no temporary left
@@ -48,20 +51,40 @@ TEST(AtomicFile, AFailedStageReplacesNothing) {
 
 TEST(AtomicFile, ACommittedSetReplacesEveryTarget) {
   const fs::path d = fresh_dir("commit");
-  write_file_atomically(d / "a.txt", std::string_view("old a"));
-  StagedFiles staged;
-  staged.stage(d / "a.txt", std::string_view("new a"));
-  staged.stage(d / "b.txt", std::string_view("new b"));
+  write_output_file(d / "a.txt", std::string_view("old a"));
+  write_output_file(d / "gone.txt", std::string_view("listed before"));
+  RegenCommit commit(d / "manifest.json");
+  commit.stage(d / "a.txt", as_bytes("new a"));
+  commit.stage(d / "b.txt", as_bytes("new b"));
+  commit.remove_at_commit(d / "gone.txt");
   EXPECT_EQ(read(d / "a.txt"), "old a");  // nothing replaced before commit
-  staged.commit();
+  commit.commit();
   EXPECT_EQ(read(d / "a.txt"), "new a");
   EXPECT_EQ(read(d / "b.txt"), "new b");
-  EXPECT_EQ(entries(d), 2u);
+  EXPECT_EQ(entries(d), 2u);  // no journal, no temporary, gone.txt removed
+  fs::remove_all(d);
+}
+
+TEST(AtomicFile, ARegularFileKeepsItsPermissions) {
+  const fs::path d = fresh_dir("mode");
+  write_output_file(d / "a.txt", std::string_view("old"));
+  fs::permissions(d / "a.txt", fs::perms::owner_read | fs::perms::owner_write);
+  write_output_file(d / "a.txt", std::string_view("new"));
+  EXPECT_EQ(read(d / "a.txt"), "new");
+  EXPECT_EQ(fs::status(d / "a.txt").permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+  fs::remove_all(d);
+}
+
+TEST(AtomicFile, ASymlinkToNothingIsRefusedAndKept) {
+  const fs::path d = fresh_dir("dangling");
+  fs::create_symlink(d / "nowhere" / "x", d / "link");
+  EXPECT_THROW(write_output_file(d / "link", std::string_view("x")), AtomicWriteError);
+  EXPECT_TRUE(fs::is_symlink(d / "link"));
   fs::remove_all(d);
 }
 
 TEST(AtomicFile, AnUnwritableTargetIsAnError) {
-  EXPECT_THROW(write_file_atomically("/nonexistent-folder/x.txt", std::string_view("x")), AtomicWriteError);
+  EXPECT_THROW(write_output_file("/nonexistent-folder/x.txt", std::string_view("x")), AtomicWriteError);
 }
 
 }  // namespace

@@ -1,0 +1,215 @@
+"""What a hostile-but-fair user can do to kda-harness: report targets that are not regular
+files, folders holding files the harness did not make, interrupted commits, sets that verify
+nothing, and arguments that do not make sense. Each test names the behaviour it keeps.
+
+Run like cli_test.py (same environment variables; ctest registers each test by name).
+"""
+import json
+import os
+import select
+import stat
+import subprocess
+import sys
+import threading
+import time
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_test import GOLDEN, HARNESS, WORK, copy_golden, run, scratch, snapshot  # noqa: E402
+
+CONTRACT_ONLY = ["check", "--suites", "contract", "--cases", "contract=5", "--no-progress"]
+
+
+def read_fifo(path, sink, seconds=60):
+    """Reads a FIFO until its writer closes it (or seconds pass) into sink (a list of bytes)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # does not wait for a writer
+    deadline = time.monotonic() + seconds
+    seen_writer = False
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if not ready:
+                continue
+            chunk = os.read(fd, 65536)
+            if chunk:
+                sink.append(chunk)
+                seen_writer = True
+            elif seen_writer:
+                return
+            else:
+                time.sleep(0.05)  # no writer yet: EOF without data
+    finally:
+        os.close(fd)
+
+
+class ReportTargets(unittest.TestCase):
+    """--json, --junit and golden regen's --manifest: a regular file is replaced atomically;
+    anything else is written through and stays what it was; a symlink is never replaced."""
+
+    def test_json_report_into_a_fifo_is_written_through(self):
+        fifo = os.path.join(scratch("fifo"), "report.fifo")
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=read_fifo, args=(fifo, got))
+        reader.start()
+        r = run(CONTRACT_ONLY + ["--json", fifo])
+        reader.join()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced")
+        self.assertEqual(json.loads(b"".join(got))["suites"][0]["suite"], "contract")
+
+    def test_report_into_a_character_device_keeps_the_device(self):
+        folder = scratch("chardev")
+        null, full = os.path.join(folder, "null"), os.path.join(folder, "full")
+        try:
+            os.mknod(null, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+            os.mknod(full, stat.S_IFCHR | 0o666, os.makedev(1, 7))
+        except PermissionError:
+            self.skipTest("cannot make device nodes here (not root)")
+        r = run(CONTRACT_ONLY + ["--junit", null])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(stat.S_ISCHR(os.lstat(null).st_mode), "the null device was replaced by a file")
+        r = run(CONTRACT_ONLY + ["--json", full])
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("cannot write", r.stderr)
+        self.assertTrue(stat.S_ISCHR(os.lstat(full).st_mode), "the full device was replaced by a file")
+
+    def test_report_through_a_symlink_keeps_the_link(self):
+        folder = scratch("symlink")
+        target = os.path.join(folder, "real.json")
+        with open(target, "w") as fh:
+            fh.write("old")
+        link = os.path.join(folder, "link.json")
+        os.symlink("real.json", link)
+        r = run(CONTRACT_ONLY + ["--json", link])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.islink(link), "the symlink was replaced by a file")
+        with open(target) as fh:
+            self.assertEqual(json.load(fh)["suites"][0]["suite"], "contract")
+        self.assertEqual(sorted(os.listdir(folder)), ["link.json", "real.json"])
+
+    def test_report_to_proc_self_fd_1_reaches_stdout(self):
+        r = run(CONTRACT_ONLY + ["--json", "/proc/self/fd/1"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn('"suite": "contract"', r.stdout)
+
+    def test_regen_manifest_symlink_is_kept(self):
+        work = copy_golden("regen_manifest_link")
+        os.rename(os.path.join(work, "manifest.json"), os.path.join(work, "real-manifest.json"))
+        os.symlink("real-manifest.json", os.path.join(work, "manifest.json"))
+        with open(os.path.join(work, "real-manifest.json"), "a") as fh:
+            fh.write("\n")  # regen must rewrite it
+        r = run(["golden", "regen", "--dir", os.path.join(work, "cases"), "--manifest",
+                 os.path.join(work, "manifest.json")], timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.islink(os.path.join(work, "manifest.json")), "the manifest's symlink was replaced")
+        with open(os.path.join(work, "real-manifest.json"), "rb") as fh, \
+                open(os.path.join(GOLDEN, "manifest.json"), "rb") as committed:
+            self.assertEqual(fh.read(), committed.read())
+
+
+class RegenFolder(unittest.TestCase):
+    """golden regen --dir removes only what the previous manifest listed, and its commit is
+    all or nothing, even when the process is killed in the middle of it."""
+
+    def regen(self, work, **kw):
+        return run(["golden", "regen", "--dir", os.path.join(work, "cases"), "--manifest",
+                    os.path.join(work, "manifest.json")], timeout=600, **kw)
+
+    def test_regen_leaves_files_it_did_not_list(self):
+        work = copy_golden("regen_foreign")
+        cases = os.path.join(work, "cases")
+        with open(os.path.join(cases, "model-00001-of-00002.safetensors"), "wb") as fh:
+            fh.write(b"weights that are not ours")
+        r = self.regen(work)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(cases, "model-00001-of-00002.safetensors")),
+                        "regen deleted a file no manifest listed")
+        self.assertIn("model-00001-of-00002.safetensors", r.stdout)
+        self.assertIn("left", r.stdout)
+
+    def test_regen_removes_a_file_the_previous_manifest_listed(self):
+        work = copy_golden("regen_listed")
+        with open(os.path.join(work, "manifest.json")) as fh:
+            manifest = json.load(fh)
+        extra = dict(manifest["cases"][0], name="retired_case", file="cases/retired_case.safetensors")
+        manifest["cases"].append(extra)
+        with open(os.path.join(work, "manifest.json"), "w") as fh:
+            json.dump(manifest, fh)
+        with open(os.path.join(work, "cases", "retired_case.safetensors"), "wb") as fh:
+            fh.write(b"a case the catalog no longer has")
+        r = self.regen(work)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(os.path.join(work, "cases", "retired_case.safetensors")))
+        self.assertIn("removed  retired_case.safetensors", r.stdout)
+        self.assertEqual(snapshot(os.path.join(work, "cases")), snapshot(os.path.join(GOLDEN, "cases")))
+
+    def damaged_set(self, name):
+        """A copy of the set in which regen has 30 case files and the manifest to replace."""
+        work = copy_golden(name)
+        cases = os.path.join(work, "cases")
+        for f in sorted(os.listdir(cases))[:30]:
+            with open(os.path.join(cases, f), "r+b") as fh:
+                fh.seek(-8, os.SEEK_END)
+                fh.write(b"\x01" * 8)
+        with open(os.path.join(work, "manifest.json"), "a") as fh:
+            fh.write("\n")
+        return work
+
+    def test_a_kill_during_the_commit_never_leaves_a_mixed_set(self):
+        shim = os.environ.get("KDA_KILL_SHIM", "")
+        if not shim:
+            self.skipTest("KDA_KILL_SHIM (the rename-counting kill shim) is not set")
+        for kill_at in (1, 2, 20):
+            with self.subTest(kill_at=kill_at):
+                work = self.damaged_set(f"regen_kill_{kill_at}")
+                before = snapshot(work)
+                env = dict(os.environ, LD_PRELOAD=shim, KDA_KILL_AT_RENAME=str(kill_at),
+                           ASAN_OPTIONS="verify_asan_link_order=0")  # an ASan build: the shim comes first
+                r = subprocess.run([HARNESS, "golden", "regen", "--dir", os.path.join(work, "cases"), "--manifest",
+                                    os.path.join(work, "manifest.json")], env=env, capture_output=True, text=True,
+                                   timeout=600)
+                self.assertEqual(r.returncode, -9, "the shim did not kill regen: " + r.stdout + r.stderr)
+                # Either the old set is whole (a verify passes nothing new: it fails as it did
+                # before the kill, on the 30 damaged files) or verify says a commit is pending.
+                v = run(["golden", "verify", "--backend", "reference", "--manifest",
+                         os.path.join(work, "manifest.json")], timeout=600)
+                after = snapshot(work)
+                pending = "interrupted golden regen" in v.stdout
+                if not pending:
+                    stray = sorted(set(after) - set(before))
+                    self.assertTrue(all(p.endswith(".regen-tmp") for p in stray), stray)
+                    for p, data in before.items():
+                        self.assertEqual(after.get(p), data, p + " changed before the commit point")
+                self.assertNotEqual(v.returncode, 0, v.stdout)
+                # The next regen finishes (or redoes) the commit and leaves nothing of its own behind.
+                r = self.regen(work)
+                self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+                self.assertEqual(snapshot(os.path.join(work, "cases")), snapshot(os.path.join(GOLDEN, "cases")))
+                self.assertEqual(sorted(os.listdir(work)), ["cases", "manifest.json"])
+                with open(os.path.join(work, "manifest.json"), "rb") as fh, \
+                        open(os.path.join(GOLDEN, "manifest.json"), "rb") as committed:
+                    self.assertEqual(fh.read(), committed.read())
+
+    def test_regen_cleans_temporaries_a_killed_regen_left(self):
+        work = copy_golden("regen_stale")
+        cases = os.path.join(work, "cases")
+        stale = os.path.join(cases, "gqa_ratio_2.safetensors.regen-tmp")
+        with open(stale, "wb") as fh:
+            fh.write(b"half a file")
+        foreign = os.path.join(cases, "notes.tmp")
+        with open(foreign, "w") as fh:
+            fh.write("mine")
+        r = self.regen(work)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertFalse(os.path.exists(stale), "a stale temporary of regen was left")
+        self.assertTrue(os.path.exists(foreign), "regen deleted a file it did not make")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--list"]:
+        for case in unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__]):
+            for test in case:
+                print(test.id().split(".", 1)[1])
+        sys.exit(0)
+    unittest.main()
