@@ -43,6 +43,7 @@ LoadedSet load_set(const fs::path& manifest_path) {
     m = read_manifest(manifest_path);
   } catch (const std::exception& e) {
     set.problems.push_back(e.what());
+    set.manifest_unreadable = true;
     return set;
   }
   const fs::path root = manifest_path.parent_path();
@@ -63,6 +64,8 @@ LoadedSet load_set(const fs::path& manifest_path) {
         lc.malformed = true;  // until it decodes
         lc.c = decode(read_safetensors(bytes), e.name);
         lc.malformed = false;
+        if (lc.c.op != e.op)  // judged as the manifest's operator, it would be skipped or misjudged
+          lc.problem = "the file is a case of " + lc.c.op + ", the manifest lists it as one of " + e.op;
       }
     } catch (const std::exception& ex) {
       lc.problem = ex.what();

@@ -21,6 +21,7 @@ struct LoadedCase {
 struct LoadedSet {
   std::vector<LoadedCase> cases;
   std::vector<std::string> problems;  // set-level: unreadable manifest, files not in it
+  bool manifest_unreadable = false;   // missing or malformed: a usage error, not a failed case
   bool ok() const;
 };
 

@@ -15,6 +15,7 @@
 #include "engine/row_plan.hpp"
 #include "engine/run_case.hpp"
 #include "golden/call_tensors.hpp"
+#include "golden/golden_generate.hpp"
 #include "golden/verify_blocks.hpp"
 #include "reference/tolerance.hpp"
 
@@ -195,12 +196,25 @@ engine::CaseReport verify_case(const GoldenCase& c, engine::Backend& backend) {
       }
     }
     StepTensors call = load_call(c);
+    // The file's own description of its call, for the operator it names: a file relabelled
+    // with another operator (or with tensors changed under it) does not match.
+    if (!c.call_json.empty() && call_metadata_json(backend.op().bind(call.args())).dump() != c.call_json) {
+      r.failure = fmt::format("kda.call does not describe the case's tensors as a call of {}", backend.op().name);
+      return r;
+    }
     const Dims d = engine::case_dims(backend.op(), call);
     const bool model_mode = !c.has_expected();
     const CaseConfig bc = bounds_config(c, call, d);
     if (!c.config) r.config = bc;
     ExpectedOracle oracle(c, call, d, model_mode, bounds_for(bc, model_mode, backend.profile()));
     engine::run_case({call, c.steps, [&](int64_t t) { load_step_inputs(c, t, call); }, false, nullptr}, backend, oracle, r);
+    // The harness's files hold what the CPU reference computed: it must reproduce them bit for
+    // bit, not merely within the tolerance a kernel gets.
+    if (!model_mode && backend.spec() == "reference" && c.generator == kGeneratorTag && r.failure.empty() &&
+        r.tensors_bit_exact != r.tensors_compared)
+      r.failure = fmt::format("the CPU reference must reproduce a file it generated bit for bit: {} of {} compared "
+                              "tensors differ",
+                              r.tensors_compared - r.tensors_bit_exact, r.tensors_compared);
   } catch (const ContractError& e) {
     r.failure = fmt::format("the backend rejected a valid case: {} {}", e.id(), e.what());
   } catch (const std::exception& e) {

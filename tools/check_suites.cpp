@@ -75,7 +75,8 @@ engine::CaseReport from_contract_case(const SweepResult& r, std::string replay) 
 }
 
 // A golden suite over the loaded set's cases of the operator (and the unreadable ones); one
-// extra case reports set-level problems.
+// extra case reports set-level problems, or fails a set that holds no case of the operator
+// (a suite that verified nothing is not a pass).
 SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, const engine::OperatorDescription& op,
                        const BackendMaker& backend, const std::string& backend_name) {
   SuiteSpec s;
@@ -84,12 +85,14 @@ SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, cons
   s.what = info.what;
   std::vector<std::size_t> cases;
   for (std::size_t i = 0; i < set.cases.size(); ++i)
-    if (!set.cases[i].problem.empty() || set.cases[i].c.op == op.name) cases.push_back(i);
-  const bool set_problems = !set.problems.empty();
+    if (!set.cases[i].problem.empty() || set.cases[i].entry.op == op.name) cases.push_back(i);
+  const bool set_problems = !set.problems.empty() || cases.empty();
   s.cases = static_cast<int64_t>(cases.size()) + (set_problems ? 1 : 0);
-  s.run = [&set, cases, backend, backend_name](int64_t i, int worker) {
+  s.run = [&set, cases, backend, backend_name, op_name = std::string(op.name)](int64_t i, int worker) {
     if (i == static_cast<int64_t>(cases.size())) {
-      const std::string problems = "golden set: " + fmt::format("{}", fmt::join(set.problems, "; "));
+      const std::string problems =
+          set.problems.empty() ? "golden set: nothing verified: the manifest lists no case of " + op_name
+                               : "golden set: " + fmt::format("{}", fmt::join(set.problems, "; "));
       return no_run(problems, problems);
     }
     const golden::LoadedCase& lc = set.cases[cases[static_cast<std::size_t>(i)]];

@@ -132,6 +132,11 @@ int run_check(const CheckArgs& a) {
                                                 : fmt::format("{}", fmt::join(gpus.names, ", ")));
   const auto start = std::chrono::steady_clock::now();
   const golden::LoadedSet set = golden::load_set(o.manifest);
+  const bool golden_suites = o.suites.empty() || o.suites.count("golden") || o.suites.count("golden-kernel");
+  if (set.manifest_unreadable && golden_suites) {
+    std::cerr << "kda-harness check: " << set.problems.front() << " (--manifest names the golden set)\n";
+    return kUsage;
+  }
   const Progress progress(a.no_progress ? Progress::Mode::Off
                           : isatty(STDERR_FILENO) ? Progress::Mode::Bar
                                                   : Progress::Mode::Lines,

@@ -55,6 +55,7 @@ int run_regen(const GoldenArgs& a) {
 // Verifies every case on one backend; returns the number of failures. A case whose file is
 // missing or broken (reported with the set) fails on every backend.
 int verify_on(const golden::LoadedSet& set, engine::Backend& backend, bool verbose) {
+  const std::string op(backend.op().name);
   int failures = 0, passed = 0, bit_exact = 0, compared = 0;
   double worst = 0;
   std::string worst_name;
@@ -63,7 +64,7 @@ int verify_on(const golden::LoadedSet& set, engine::Backend& backend, bool verbo
       ++failures;
       continue;
     }
-    if (lc.c.op != backend.op().name) continue;  // another operator's case
+    if (lc.entry.op != op) continue;  // another operator's case
     const engine::CaseReport v = golden::verify_case(lc.c, backend);
     const reference::Comparison* w = v.worst();
     const double ratio = w ? w->ratio() : 0.0;
@@ -78,11 +79,20 @@ int verify_on(const golden::LoadedSet& set, engine::Backend& backend, bool verbo
                            "reproduced bit for bit {}/{}\n",
                            backend.name(), passed, failures, worst, worst_name.empty() ? "-" : worst_name, bit_exact,
                            compared);
+  if (passed + failures == 0) {
+    std::cout << "golden verify on " << backend.name() << ": nothing verified: the manifest lists no case of " << op
+              << " (a verification of nothing is not a pass)\n";
+    return 1;
+  }
   return failures;
 }
 
 int run_verify(const GoldenArgs& a) {
   const golden::LoadedSet set = golden::load_set(manifest_for(a));
+  if (set.manifest_unreadable) {
+    std::cerr << "kda-harness golden verify: " << set.problems.front() << "\n";
+    return kUsage;
+  }
   int failures = 0;
   for (const auto& p : set.problems) std::cout << "golden set: " << p << "\n", ++failures;
   bool malformed = false;

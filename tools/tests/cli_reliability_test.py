@@ -15,7 +15,8 @@ import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_test import GOLDEN, HARNESS, WORK, copy_golden, run, scratch, snapshot  # noqa: E402
+from cli_test import (GOLDEN, HARNESS, WORK, copy_golden, read_safetensors, run, scratch, snapshot,  # noqa: E402
+                      write_safetensors)
 
 CONTRACT_ONLY = ["check", "--suites", "contract", "--cases", "contract=5", "--no-progress"]
 
@@ -204,6 +205,79 @@ class RegenFolder(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertFalse(os.path.exists(stale), "a stale temporary of regen was left")
         self.assertTrue(os.path.exists(foreign), "regen deleted a file it did not make")
+
+
+class NothingVerifiedIsNotAPass(unittest.TestCase):
+    """A verification that verified nothing, or verified a file as something it is not, fails."""
+
+    def manifest_with(self, name, cases):
+        work = scratch(name)
+        with open(os.path.join(GOLDEN, "manifest.json")) as fh:
+            manifest = json.load(fh)
+        manifest["cases"] = cases
+        path = os.path.join(work, "manifest.json")
+        with open(path, "w") as fh:
+            json.dump(manifest, fh)
+        return work, path
+
+    def test_verify_of_an_empty_manifest_fails(self):
+        _, path = self.manifest_with("empty_manifest", [])
+        r = run(["golden", "verify", "--backend", "reference", "--manifest", path])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("nothing verified", r.stdout)
+
+    def test_check_golden_with_nothing_verified_fails(self):
+        _, path = self.manifest_with("empty_manifest_check", [])
+        r = run(["check", "--suites", "golden", "--no-progress", "--manifest", path])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("nothing verified", r.stdout)
+
+    def test_verify_fails_on_an_entry_whose_file_names_another_operator(self):
+        work = copy_golden("relabelled_entry")
+        with open(os.path.join(work, "manifest.json")) as fh:
+            manifest = json.load(fh)
+        packed = [c for c in manifest["cases"] if c.get("op") == "kda_packed_decode"]
+        del packed[0]["op"]  # the manifest now says kda_replayssm; the file still says packed decode
+        with open(os.path.join(work, "manifest.json"), "w") as fh:
+            json.dump(manifest, fh)
+        r = run(["golden", "verify", "--backend", "reference", "--manifest", os.path.join(work, "manifest.json")])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn(packed[0]["name"], r.stdout)
+        self.assertIn("kda_packed_decode", r.stdout)
+
+    def test_missing_or_malformed_manifest_is_a_usage_error(self):
+        r = run(["golden", "verify", "--backend", "reference", "--manifest", os.path.join(WORK, "none", "m.json")])
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        bad = os.path.join(scratch("malformed_manifest"), "manifest.json")
+        with open(bad, "w") as fh:
+            fh.write("{not json")
+        r = run(["golden", "verify", "--backend", "reference", "--manifest", bad])
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        r = run(["check", "--suites", "golden", "--no-progress", "--manifest", bad])
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+
+    def test_case_file_relabelled_as_another_operator_fails(self):
+        header, body = read_safetensors(os.path.join(GOLDEN, "cases", "packed_gqa_ratio_2.safetensors"))
+        self.assertEqual(header["__metadata__"].pop("kda.op"), "kda_packed_decode")
+        path = os.path.join(scratch("relabelled_case"), "relabelled.safetensors")
+        write_safetensors(path, header, body)
+        r = run(["case", path])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("kda.call", r.stdout)
+
+    def test_case_on_the_reference_is_bit_exact(self):
+        header, body = read_safetensors(os.path.join(GOLDEN, "cases", "gqa_ratio_2.safetensors"))
+        name = next(k for k in sorted(header) if k.endswith("expected.out"))
+        begin, end = header[name]["data_offsets"]
+        size = {"BF16": 2, "F16": 2, "F32": 4}[header[name]["dtype"]]
+        first = next(i for i in range(begin, end, size) if any(body[i:i + size]))  # not a padding row's zero
+        body = bytearray(body)
+        body[first] ^= 1  # the lowest mantissa bit of one output: one ulp, well within any tolerance
+        path = os.path.join(scratch("one_ulp"), "one_ulp.safetensors")
+        write_safetensors(path, header, bytes(body))
+        r = run(["case", path, "--backend", "reference"])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertIn("bit for bit", r.stdout)
 
 
 if __name__ == "__main__":
