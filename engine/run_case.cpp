@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "contract/validate.hpp"
+#include "engine/host_guards.hpp"
 #include "engine/reference_oracle.hpp"
 #include "engine/truth_oracle.hpp"
 
@@ -66,6 +67,8 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
   std::vector<RowPlan> plans;
   Dims dims;
   std::optional<WrittenBytes> before;
+  HostGuards host_guards;  // a host backend's tensors are lent between guard regions
+  const bool guarded = lends_host_memory(backend);
   for (int64_t token = 0; token < play.steps; ++token) {
     if (token > 0 && play.load) play.load(token);
     // A mutation lasts one step: afterwards the case's own indices and cursors return.
@@ -83,7 +86,8 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
 
     std::string refused;
     try {
-      backend.step(op.bind(t.args()));
+      if (guarded) host_guards.step(backend, op.bind(t.args()));
+      else backend.step(op.bind(t.args()));
     } catch (const std::bad_alloc&) {
       throw;  // the harness's own memory, not the backend's verdict
     } catch (const std::exception& e) {
@@ -91,6 +95,10 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
       if (refused.empty()) refused = "(an exception without a message)";
     }
     ++r.tokens;
+    if (!host_guards.damage().empty()) {
+      r.failure = where + ": " + host_guards.damage();
+      return;
+    }
     const std::optional<std::vector<int32_t>> status = backend.row_status();
     if (!status && any_rejected) {
       // A backend that cannot report rows must raise on runtime-invalid indices, and write nothing.

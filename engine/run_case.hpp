@@ -8,7 +8,8 @@
 //     be refused with nothing written;
 //   - a valid step must not be refused; no byte outside what the step may write changes
 //     (envelope gaps, other slots, other ring records, every input); guard regions of a
-//     device backend stay intact;
+//     device backend stay intact, and a host backend's tensors are lent between guard
+//     regions that must stay intact too (engine/host_guards.hpp);
 //   - the oracle compares what the step computed.
 // The case's cursors then advance by the caller's protocol (write_pos -> 0 after a flush,
 // else +1; a rejected row keeps its cursor), or come from the case itself (a golden file).

@@ -1,0 +1,38 @@
+// Guard regions for backends that compute on host memory (the reference, CPU plugins, Python
+// callables), as DeviceTensor gives a device backend: each step runs on copies of the call's
+// tensors, each lent in its own buffer between two regions of a fixed byte pattern. After the
+// step, whatever it did (a refusal included), the tensors are copied back to the caller's and
+// the patterns checked: a write before or past a tensor is named, instead of landing in the
+// harness's heap. The buffers are kept from step to step (a case's shapes do not change).
+#pragma once
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "contract/step_args.hpp"
+#include "engine/backend.hpp"
+
+namespace kda::engine {
+
+class HostGuards {
+ public:
+  // Bytes of pattern on each side of a lent tensor.
+  static constexpr std::size_t kGuardBytes = 4096;
+
+  // backend.step(args) on guarded copies of args' tensors, copied back afterwards; rethrows
+  // what the step threw. damage() then says which guard regions changed ("" when none).
+  void step(Backend& backend, const StepArgs& args);
+  const std::string& damage() const { return damage_; }
+
+ private:
+  static constexpr std::size_t kTensors = 13;  // StepArgs' tensor arguments
+  std::array<std::vector<std::byte>, kTensors> buffers_;
+  std::string damage_;
+};
+
+// Whether backend computes on host memory (its envelope's device is the CPU): only then are
+// its tensors lent through HostGuards; a device backend checks its own (DeviceTensor).
+bool lends_host_memory(const Backend& backend);
+
+}  // namespace kda::engine
