@@ -10,6 +10,9 @@ from .envelope import Envelope
 from .errors import ContractError, HarnessError
 from ._operators import names as operators
 from .plugin_so import PluginCallable, load_plugin
+from ._version import version as _version
+
+__version__ = _version()
 
 __all__ = ["Case", "CaseResult", "CheckReport", "ContractError", "Dims", "Envelope", "HarnessError", "PluginCallable",
            "case", "cases", "check", "config_line", "load_plugin", "operators", "reference_step", "suites",
