@@ -15,7 +15,37 @@ namespace kda::engine {
 
 namespace {
 
-[[noreturn]] void raise_refusal(const std::string& backend, const std::string& message) {
+// Bytes a report can carry: what a plugin says (its name, its errors) is not trusted to be
+// UTF-8, which the JSON and JUnit reports must be; each byte outside a valid UTF-8 sequence
+// becomes the text \xNN.
+std::string escaped_utf8(std::string_view text) {
+  std::string out;
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t n = text.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned char c = p[i];
+    std::size_t len = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3 : (c >> 3) == 0x1E ? 4 : 0;
+    bool ok = len > 0 && i + len <= n;
+    for (std::size_t k = 1; ok && k < len; ++k) ok = (p[i + k] & 0xC0) == 0x80;
+    if (ok && len > 1) {  // no overlong forms, surrogates or code points past U+10FFFF
+      uint32_t cp = c & (0xFF >> (len + 1));
+      for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (p[i + k] & 0x3F);
+      static constexpr uint32_t kMin[] = {0, 0, 0x80, 0x800, 0x10000};
+      ok = cp >= kMin[len] && cp <= 0x10FFFF && (cp < 0xD800 || cp > 0xDFFF);
+    }
+    if (ok) {
+      out.append(text.substr(i, len));
+      i += len;
+    } else {
+      out += fmt::format("\\x{:02x}", c);
+      ++i;
+    }
+  }
+  return out;
+}
+
+[[noreturn]] void raise_refusal(const std::string& backend, const std::string& raw_message) {
+  const std::string message = escaped_utf8(raw_message);
   // A refusal whose text is a catalog message (a plugin that validates as SGLang's wrapper
   // does) is that contract error; any other text is the plugin's own refusal.
   const std::vector<std::string> ids = catalog_ids_matching(message);
@@ -35,6 +65,30 @@ void call_plugin(const kda_plugin& plugin, const std::string& backend, const Ste
 
 namespace {
 
+// A power of two in lo..hi (a head dim the envelope lets through).
+bool holds_power_of_two(int64_t lo, int64_t hi) {
+  for (int64_t x = 1; x > 0 && x <= hi; x *= 2)
+    if (x >= lo) return true;
+  return false;
+}
+
+// An envelope that admits no call would fail every case with nothing to replay: refused.
+void check_envelope(const kda_envelope& e, const OperatorDescription& op, const std::string& what) {
+  const auto need = [&](uint32_t set, uint32_t known, const char* which) {
+    if ((set & known) == 0) throw std::runtime_error(fmt::format("{}: its envelope is empty: no {} dtype", what, which));
+  };
+  need(e.act_dtypes, KDA_DT_ALL_FLOATS, "activation");
+  need(e.state_dtypes, KDA_DT_ALL_FLOATS, "state");
+  if (takes(op, "d_cache")) need(e.ring_dtypes, KDA_DT_ALL_FLOATS, "ring");
+  need(e.out_dtypes, KDA_DT_ALL_FLOATS, "out");
+  need(e.index_dtypes, KDA_DT_ALL_INDICES, "index");
+  if (!holds_power_of_two(e.k_min, e.k_max))
+    throw std::runtime_error(fmt::format("{}: its envelope is empty: K {}..{} holds no power of two", what, e.k_min, e.k_max));
+  if (!holds_power_of_two(e.v_min, e.v_max))
+    throw std::runtime_error(fmt::format("{}: its envelope is empty: V {}..{} holds no power of two", what, e.v_min, e.v_max));
+  if (e.l_max < 0) throw std::runtime_error(fmt::format("{}: its envelope's l_max {} is negative", what, e.l_max));
+}
+
 void check_description(const kda_plugin* p, const std::string& what) {
   if (p == nullptr) throw std::runtime_error(what + ": kda_plugin_describe() returned NULL");
   if (p->abi_version != KDA_PLUGIN_ABI_VERSION)
@@ -49,12 +103,13 @@ void check_description(const kda_plugin* p, const std::string& what) {
   if (p->envelope.device_type != kDLCPU && p->envelope.device_type != kDLCUDA)
     throw std::runtime_error(fmt::format("{}: envelope device_type {} is neither kDLCPU nor kDLCUDA", what,
                                          p->envelope.device_type));
+  check_envelope(p->envelope, find_operator(p->op), what);
 }
 
 class CpuPluginBackend final : public Backend {
  public:
   CpuPluginBackend(const kda_plugin& p, std::string what)
-      : p_(p), what_(what), name_(fmt::format("plugin:{}", p.name ? p.name : what)), envelope_(Envelope::from_c(p.envelope, find_operator(p.op))) {}
+      : p_(p), what_(what), name_(fmt::format("plugin:{}", escaped_utf8(p.name ? p.name : what))), envelope_(Envelope::from_c(p.envelope, find_operator(p.op))) {}
   std::string name() const override { return name_; }
   std::string spec() const override { return "plugin:" + what_; }
   const Envelope& envelope() const override { return envelope_; }

@@ -73,7 +73,8 @@ TEST(PluginBackend, ADescriptionWithAnotherAbiVersionIsRefused) {
   p.op = "kda_replayssm";
   p.step = [](void*, const kda_call*) -> int32_t { return 0; };
   p.last_error = [](void*) -> const char* { return ""; };
-  p.envelope.device_type = kDLCPU;
+  p.envelope = {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_INDICES,
+                1, 256, 1, 256, 0, 1, kDLCPU};
   EXPECT_THROW(plugin_backend(p, "test"), std::runtime_error);
   p.abi_version = KDA_PLUGIN_ABI_VERSION;
   p.op = "kda_something_else";

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include "contract/scalar_type.hpp"
 
 namespace kda::cli {
@@ -42,6 +44,34 @@ std::string over_budget(const CaseConfig& c, double memory_budget_mib, double wo
     return fmt::format("the case is {:.3g} units of reference work ({} steps), over the work budget of {:.3g} (a few "
                        "minutes); lower steps, or raise --work-budget to run it",
                        work, c.steps, work_budget);
+  return "";
+}
+
+}  // namespace kda::cli
+
+namespace kda::cli {
+
+std::string invalid_config_field(const CaseConfig& c) {
+  const auto pow2 = [](int64_t x) { return x > 0 && (x & (x - 1)) == 0; };
+  const auto floating = [](ScalarType t) { return is_floating(t); };
+  if (c.B < 1) return fmt::format("B={} must be at least 1", c.B);
+  if (c.H < 1) return fmt::format("H={} must be at least 1", c.H);
+  if (c.HV < c.H || c.HV % c.H != 0) return fmt::format("HV={} is not a multiple of H={} (grouped heads)", c.HV, c.H);
+  if (!pow2(c.K)) return fmt::format("K={} is not a power of two", c.K);
+  if (!pow2(c.V)) return fmt::format("V={} is not a power of two", c.V);
+  if (c.L < 1 || c.L > (int64_t{1} << 30)) return fmt::format("L={} is outside 1..2^30", c.L);
+  if (c.slots < c.B) return fmt::format("slots={} is fewer than B={} (every row needs its own slot)", c.slots, c.B);
+  if (!floating(c.act_dtype)) return fmt::format("act={} is not a floating dtype", name_of(c.act_dtype));
+  if (!floating(c.state_dtype)) return fmt::format("state={} is not a floating dtype", name_of(c.state_dtype));
+  if (!floating(c.ring_dtype)) return fmt::format("ring={} is not a floating dtype", name_of(c.ring_dtype));
+  if (!floating(c.out_dtype)) return fmt::format("out={} is not a floating dtype", name_of(c.out_dtype));
+  if (c.index_dtype != ScalarType::Int32 && c.index_dtype != ScalarType::Int64)
+    return fmt::format("idx={} is not i32 or i64", name_of(c.index_dtype));
+  if (c.lower_bound && !std::isfinite(*c.lower_bound)) return fmt::format("lb={} is not finite", *c.lower_bound);
+  if (c.steps < 1) return fmt::format("steps={} must be at least 1", c.steps);
+  if (!(c.pad_fraction >= 0 && c.pad_fraction <= 1)) return fmt::format("pad={} is outside 0..1", c.pad_fraction);
+  if (!(c.flush_prob >= 0 && c.flush_prob <= 1)) return fmt::format("flush={} is outside 0..1", c.flush_prob);
+  if (!is_valid_config(c)) return "the config is not a valid call";  // a rule added to is_valid_config only
   return "";
 }
 

@@ -12,6 +12,15 @@ namespace kda::cli {
 // Default budgets: 4 GiB fits a laptop; 1e10 units of work are a few minutes of reference.
 inline constexpr double kDefaultMemoryBudgetMiB = 4096;
 inline constexpr double kDefaultCaseWorkBudget = 1e10;
+// The largest values the options take: beyond them a budget no longer limits anything (a
+// PiB of memory, 1e18 units of work: centuries), and a scale of 1e4 is 400 million cases.
+inline constexpr double kMaxMemoryBudgetMiB = 1 << 30;
+inline constexpr double kMaxWorkBudget = 1e18;
+inline constexpr double kMaxScale = 1e4;
+
+// The first field of a config that makes it no valid call, as "HV=4 is not a multiple of
+// H=3"; empty for a valid config (cases/case_config.hpp's is_valid_config).
+std::string invalid_config_field(const CaseConfig& c);
 
 // Bytes of the host tensors materialize() allocates for the config (envelope gaps included).
 double case_tensor_bytes(const CaseConfig& c);

@@ -18,6 +18,7 @@
 #include "engine/backend.hpp"
 #include "engine/refusal.hpp"
 #include "engine/run_case.hpp"
+#include "tools/argument_checks.hpp"
 #include "tools/case_budget.hpp"
 #include "tools/subcommands.hpp"
 
@@ -35,7 +36,8 @@ int verdict(bool pass, const std::string& what) {
   return pass ? kPass : kFail;
 }
 
-// The backend a case runs on (--gpu N picks the GPU of "cuda"), or nullptr after saying why.
+// The backend a case runs on (--gpu N picks the GPU of "cuda"), or nullptr after saying why
+// (an unknown backend, a plugin that does not load, a GPU that is not there: usage errors).
 std::unique_ptr<engine::Backend> make(const CaseArgs& a) {
   const std::string spec = a.backend == "cuda" && a.gpu >= 0 ? fmt::format("cuda:{}", a.gpu) : a.backend;
   try {
@@ -62,7 +64,7 @@ int run_file(const CaseArgs& a) {
   CaseArgs for_case = a;
   for_case.op = c.op;  // the file names its operator
   const std::unique_ptr<engine::Backend> backend = make(for_case);
-  if (!backend) return 1;
+  if (!backend) return kUsage;
   std::cout << fmt::format("case {} ({}, {} step(s)){}\n", c.name, c.kind == golden::CaseKind::Step ? "step" : "error",
                            c.steps, c.purpose.empty() ? "" : ": " + c.purpose);
   if (c.config) std::cout << "  config: " << to_string(*c.config) << "\n";
@@ -86,8 +88,9 @@ int run_config(const CaseArgs& a) {
     std::cerr << "kda-harness case: " << e.what() << " (not a file either)\n";
     return kUsage;
   }
-  if (!is_valid_config(config)) {
-    std::cerr << "kda-harness case: the config does not describe a valid call: " << to_string(config) << "\n";
+  if (const std::string field = invalid_config_field(config); !field.empty()) {
+    std::cerr << "kda-harness case: the config does not describe a valid call: " << field << " (in "
+              << to_string(config) << ")\n";
     return kUsage;
   }
   if (const std::string why = over_budget(config, a.memory_budget_mib, a.work_budget); !why.empty()) {
@@ -108,7 +111,7 @@ int run_config(const CaseArgs& a) {
     return verdict(r.pass(), fmt::format("pure-double vs the float64 plain recurrence, {} step(s)", config.steps));
   }
   const std::unique_ptr<engine::Backend> backend = make(a);
-  if (!backend) return 1;
+  if (!backend) return kUsage;
   if (const std::string outside = backend->envelope().excludes(config); !outside.empty()) {
     CaseTensors t = materialize(backend->op().fit_case(config));
     const std::string why = engine::refusal_problem(*backend, t.args());
@@ -140,10 +143,10 @@ void register_case(CLI::App& app) {
   cmd->add_option("--gpu", a->gpu, "GPU to use (default: the first usable one)");
   cmd->add_option("--memory-budget", a->memory_budget_mib,
                   "Refuse a config line whose estimated memory exceeds this many MiB (default 4096)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive_at_most(kMaxMemoryBudgetMiB));
   cmd->add_option("--work-budget", a->work_budget,
                   "Refuse a config line of more reference work than this (rollout_work; default 1e10, a few minutes)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_positive_at_most(kMaxWorkBudget));
   cmd->callback([a] {
     const bool file = std::filesystem::is_regular_file(a->target) || a->target.ends_with(".safetensors");
     set_exit_code(file ? run_file(*a) : run_config(*a));

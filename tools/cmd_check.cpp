@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdio>
 #include <iostream>
@@ -19,6 +20,8 @@
 
 #include "golden/atomic_file.hpp"
 #include "golden/golden_set.hpp"
+#include "tools/argument_checks.hpp"
+#include "tools/case_budget.hpp"
 #include "tools/check_junit.hpp"
 #include "tools/check_report.hpp"
 #include "tools/check_suites.hpp"
@@ -74,13 +77,29 @@ int run_check(const CheckArgs& a) {
   for (const auto& c : a.counts) {
     const auto eq = c.find('=');
     char* end = nullptr;
+    errno = 0;
     const long long n = eq == std::string::npos ? -1 : std::strtoll(c.c_str() + eq + 1, &end, 10);
-    if (eq == std::string::npos || n < 0 || *end != '\0') {
+    if (eq == std::string::npos || n < 0 || *end != '\0' || errno == ERANGE || end == c.c_str() + eq + 1) {
       std::cerr << "kda-harness check: --cases takes SUITE=N, not " << c << "\n";
       return kUsage;
     }
-    o.counts[c.substr(0, eq)] = n;
+    const std::string suite = c.substr(0, eq);
+    if (std::none_of(suite_catalog().begin(), suite_catalog().end(), [&](const SuiteInfo& s) { return s.name == suite; })) {
+      std::cerr << "kda-harness check: --cases " << c << ": no suite " << suite << " (see --list)\n";
+      return kUsage;
+    }
+    o.counts[suite] = n;
   }
+  if (a.jobs < 0) {
+    std::cerr << "kda-harness check: --jobs takes a number of worker threads (0: one per hardware thread), not "
+              << a.jobs << "\n";
+    return kUsage;
+  }
+  for (int g : a.gpus)
+    if (g < 0) {
+      std::cerr << "kda-harness check: --gpus takes device ids from 0, not " << g << "\n";
+      return kUsage;
+    }
   o.scale = a.scale;
   o.seed = a.seed;
   if (a.json == "-" && a.junit == "-") {
@@ -111,7 +130,15 @@ int run_check(const CheckArgs& a) {
     o.cuda_required = a.backend == "cuda";
   }
   o.gpus = a.gpus;
-  o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  o.jobs = a.jobs > 0 ? a.jobs : hardware;
+  // Threads past a few per hardware thread only cost memory (a stack each): 100000 of them
+  // would take the memory the cases need.
+  if (const int most = std::max(16, 4 * hardware); o.jobs > most) {
+    std::cerr << fmt::format("kda-harness check: --jobs {}: using {} worker threads (at most 4 per hardware thread, or 16)\n",
+                             o.jobs, most);
+    o.jobs = most;
+  }
   o.work_budget = a.work_budget;
   o.gpu_work_budget = a.gpu_work_budget;
   o.manifest = a.manifest.empty() ? golden::default_manifest_path() : std::filesystem::path(a.manifest);
@@ -164,7 +191,7 @@ int run_check(const CheckArgs& a) {
     opts["work_budget"] = o.work_budget;
     opts["gpu_work_budget"] = o.gpu_work_budget;
     opts["manifest"] = o.manifest.string();
-    written = write_report(a.json, json_report(results, wall, opts).dump(2) + "\n") && written;
+    written = write_report(a.json, json_report(results, wall, opts).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n") && written;
   }
   if (!a.junit.empty()) written = write_report(a.junit, junit_report(results, wall)) && written;
   if (!written) return kUsage;
@@ -178,16 +205,18 @@ void register_check(CLI::App& app) {
   auto a = std::make_shared<CheckArgs>();
   cmd->add_option("--suites", a->suites, "Suites to run (comma-separated; default all, see --list)")->delimiter(',');
   cmd->add_option("--cases", a->counts, "Case count of a suite, SUITE=N (repeatable)");
-  cmd->add_option("--scale", a->scale, "Multiply the default case counts")->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", a->seed, "Seed of the random cases (same seed, same cases on every machine)");
+  cmd->add_option("--scale", a->scale, "Multiply the default case counts")->check(finite_positive_at_most(kMaxScale));
+  add_seed_option(cmd, a->seed, "Seed of the random cases (same seed, same cases on every machine)");
   cmd->add_option("--backend", a->backend,
                   "cpu, cuda, all (default: all that this machine has), or plugin:PATH (a kernel behind "
                   "include/kda_harness/plugin.h: the backend suites judge it)");
   add_op_option(cmd, a->op);
   cmd->add_option("--gpus", a->gpus, "GPUs to use (comma-separated device ids; default every usable one)")->delimiter(',');
   cmd->add_option("--jobs,-j", a->jobs, "Worker threads (default: hardware threads)");
-  cmd->add_option("--work-budget", a->work_budget, "Reference work per random CPU rollout");
-  cmd->add_option("--gpu-work-budget", a->gpu_work_budget, "Reference work per random GPU rollout");
+  cmd->add_option("--work-budget", a->work_budget, "Reference work per random CPU rollout")
+      ->check(finite_positive_at_most(kMaxWorkBudget));
+  cmd->add_option("--gpu-work-budget", a->gpu_work_budget, "Reference work per random GPU rollout")
+      ->check(finite_positive_at_most(kMaxWorkBudget));
   cmd->add_option("--manifest", a->manifest, "The golden set's manifest (default: $KDA_GOLDEN_MANIFEST, ./golden/manifest.json, or the "
                   "golden/ beside the build folder)");
   cmd->add_option("--json", a->json, "Write a JSON report to this file (- for stdout)");

@@ -118,6 +118,12 @@ int run_verify(const GoldenArgs& a) {
     try {
       b = engine::make_backend(spec, engine::find_operator(a.op));
     } catch (const std::exception& e) {
+      // "all" skips a missing GPU; an explicit cuda without one fails; a backend that does not
+      // exist or load (a name, a plugin path) is a usage error.
+      if (a.backend != "all" && a.backend != "cuda") {
+        std::cerr << "kda-harness golden verify: --backend " << spec << ": " << e.what() << "\n";
+        return kUsage;
+      }
       std::cout << "golden verify on " << spec << ": skipped: " << e.what() << "\n";
       if (a.backend != "all") ++failures;
     }

@@ -15,7 +15,10 @@
 #include <memory>
 #include <thread>
 
+#include "engine/gpu_probe.hpp"
 #include "golden/golden_set.hpp"
+#include "tools/argument_checks.hpp"
+#include "tools/case_budget.hpp"
 #include "tools/mutant_matrix.hpp"
 #include "tools/subcommands.hpp"
 
@@ -78,6 +81,13 @@ int run_mutants(const MutantsArgs& a) {
   } catch (const std::exception& e) {
     std::cerr << "kda-harness mutants: " << e.what() << "\n";
     return 2;
+  }
+  if (a.backend == "cuda") {
+    // Without a GPU no CUDA plugin loads: every mutant would "survive" a run that judged nothing.
+    if (const engine::GpuProbe gpus = engine::probe_gpus(); gpus.devices.empty()) {
+      std::cerr << "kda-harness mutants: --backend cuda, but no GPU is usable here: " << gpus.reason << "\n";
+      return kUsage;
+    }
   }
   const std::filesystem::path dir = a.dir.empty() ? default_plugin_dir() : std::filesystem::path(a.dir);
   const FoundPlugins found = find_plugins(dir, family);
@@ -169,10 +179,11 @@ void register_mutants(CLI::App& app) {
                                    "executable)");
   cmd->add_option("--cases", a->cases, "Cases per random suite before a mutant counts as surviving it")
       ->check(CLI::PositiveNumber);
-  cmd->add_option("--seed", a->seed, "Seed of the random cases (the check's default: 1)");
+  add_seed_option(cmd, a->seed, "Seed of the random cases (the check's default: 1)");
   cmd->add_option("--cpu-budget", a->cpu_budget, "CPU seconds the default check may spend on a mutant before its "
                                                  "first kill");
-  cmd->add_option("--gpu-work-budget", a->gpu_work_budget, "Reference work per random backend rollout");
+  cmd->add_option("--gpu-work-budget", a->gpu_work_budget, "Reference work per random backend rollout")
+      ->check(finite_positive_at_most(kMaxWorkBudget));
   cmd->add_option("--manifest", a->manifest, "The golden set's manifest (default: the source tree's)");
   cmd->add_option("--jobs,-j", a->jobs, "Plugins judged at once (default: hardware threads)");
   cmd->add_flag("--each-suite", a->each_suite, "Every suite alone must kill every mutant, except the --unseen pairs");

@@ -3,34 +3,20 @@
 // slots=..` for ReplaySSM, no L for the plain packed decode) (exit 0), or the catalog id,
 // the exact message, the catalog's fix and the values behind the message (exit 1). --json
 // prints the same as one JSON object (status "ok", "error" or "usage-error"). A malformed
-// file is a usage error (exit 2).
-#include <fstream>
+// file, or input over 64 MiB (refused before it is read whole), is a usage error (exit 2).
 #include <iostream>
-#include <iterator>
 #include <sstream>
 
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
 #include "engine/operator.hpp"
+#include "tools/argument_checks.hpp"
 #include "tools/subcommands.hpp"
 #include "tools/validate_explain.hpp"
 
 namespace kda::cli {
 namespace {
-
-bool read_input(const std::string& path, std::string& text) {
-  if (path == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), {});
-    return !std::cin.bad();
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream s;
-  s << in.rdbuf();
-  text = s.str();
-  return true;
-}
 
 // The dims the ok line names, as a JSON object.
 nlohmann::ordered_json dims_json(const std::string& ok_line) {
@@ -69,9 +55,15 @@ int report_error(const ContractError& e, const StepArgs& args, bool json) {
 
 int run_validate(const engine::OperatorDescription& op, const std::string& path, Backend backend, bool json) {
   std::string text;
-  if (!read_input(path, text)) {
-    std::cerr << "kda-harness validate: cannot read " << path << "\n";
-    return kUsage;
+  switch (read_bounded(path, text)) {
+    case ReadStatus::Ok: break;
+    case ReadStatus::Unreadable:
+      std::cerr << "kda-harness validate: cannot read " << path << "\n";
+      return kUsage;
+    case ReadStatus::TooLarge:
+      std::cerr << "kda-harness validate: usage error: " << (path == "-" ? "standard input" : path) << " is over "
+                << kMaxInputText << " (a call's metadata is a few KiB): not read\n";
+      return kUsage;
   }
   StepTensors call;
   try {

@@ -6,6 +6,7 @@ Run like cli_test.py (same environment variables; ctest registers each test by n
 """
 import json
 import os
+import resource
 import select
 import stat
 import subprocess
@@ -13,6 +14,7 @@ import sys
 import threading
 import time
 import unittest
+import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cli_test import (GOLDEN, HARNESS, WORK, copy_golden, read_safetensors, run, scratch, snapshot,  # noqa: E402
@@ -278,6 +280,110 @@ class NothingVerifiedIsNotAPass(unittest.TestCase):
         r = run(["case", path, "--backend", "reference"])
         self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
         self.assertIn("bit for bit", r.stdout)
+
+
+def odd_plugin(way):
+    """A plugin wrong in one way (tools/tests/odd_plugin.cpp)."""
+    path = os.path.join(os.environ.get("KDA_ODD_PLUGINS", ""), f"libkda_odd_plugin_{way}.so")
+    if not os.path.exists(path):
+        raise unittest.SkipTest(f"{path} is not built")
+    return path
+
+
+class BadArguments(unittest.TestCase):
+    """Arguments that make no sense are usage errors (exit 2) with a message; nothing aborts."""
+
+    def assertUsage(self, args, needle, **kw):
+        r = run(args, **kw)
+        self.assertEqual(r.returncode, 2, " ".join(args) + ": " + r.stdout + r.stderr)
+        self.assertIn(needle, r.stderr, " ".join(args))
+        return r
+
+    def test_check_survives_threads_it_cannot_start(self):
+        # 1 GiB of address space holds about a hundred 8 MiB thread stacks, not 100000.
+        r = run(["check", "--suites", "contract", "--cases", "contract=3000", "--no-progress", "-j", "100000"],
+                limits={resource.RLIMIT_AS: 1 << 30}, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("worker thread", r.stderr)
+        # Thread stacks of 512 MiB in 2 GiB: only a few of 16 threads start; the rest of the
+        # cases go to those that did.
+        r = run(["check", "--suites", "contract", "--cases", "contract=3000", "--no-progress", "-j", "16"],
+                limits={resource.RLIMIT_STACK: 512 << 20, resource.RLIMIT_AS: 2 << 30}, timeout=300)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertUsage(["check", "--suites", "contract", "-j", "-3"], "--jobs")
+
+    def test_validate_refuses_input_over_its_limit_before_reading_it(self):
+        big = os.path.join(scratch("validate_big"), "big.json")
+        with open(big, "wb") as fh:
+            fh.truncate(65 << 20)  # sparse: 65 MiB of zeros
+        self.assertUsage(["validate", big], "64 MiB")
+        # An endless file or stream must not be read into memory (512 MiB of address space).
+        for args in (["validate", "/dev/zero"], ["validate", "-"]):
+            with open("/dev/zero", "rb") as zero:
+                r = run(args, stdin=zero, limits={resource.RLIMIT_AS: 512 << 20}, timeout=60)
+            self.assertEqual(r.returncode, 2, " ".join(args) + ": " + r.stderr)
+            self.assertIn("64 MiB", r.stderr)
+
+    def test_budgets_and_scale_must_be_finite_positive_and_sane(self):
+        for value in ("nan", "inf", "-1", "0", "1e300"):
+            self.assertUsage(["case", "--memory-budget", value, "B=2"], "--memory-budget")
+            self.assertUsage(["case", "--work-budget", value, "B=2"], "--work-budget")
+            for option in ("--scale", "--work-budget", "--gpu-work-budget"):
+                self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress", option, value],
+                                 option)
+
+    def test_case_counts_of_an_unknown_suite_are_refused(self):
+        self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress", "--cases", "nosuite=5"],
+                         "nosuite")
+
+    def test_seeds_that_do_not_fit_are_refused(self):
+        for seed in ("-1", "18446744073709551616", "1e3"):
+            self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress", "--seed", seed],
+                             "--seed")
+
+    def test_negative_gpu_numbers_are_refused(self):
+        self.assertUsage(["case", "--backend", "cuda:-1", "B=2"], "cuda:-1")
+        self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress", "--gpus", "-1"], "-1")
+
+    def test_unknown_or_unloadable_backends_are_usage_errors(self):
+        self.assertUsage(["case", "--backend", "tpu", "B=2"], "tpu")
+        missing = os.path.join(WORK, "no-such-plugin.so")
+        self.assertUsage(["case", "--backend", "plugin:" + missing, "B=2"], missing)
+        self.assertUsage(["golden", "verify", "--backend", "plugin:" + missing], missing)
+        self.assertUsage(["golden", "verify", "--backend", "tpu"], "tpu")
+
+    def test_mutants_on_cuda_without_a_gpu_is_a_usage_error(self):
+        if "CUDA kernel compiled" not in run(["--version"]).stdout:
+            self.skipTest("the CUDA kernel is not compiled in this build")
+        r = run(["mutants", "--backend", "cuda", "--cases", "2"], timeout=300)
+        if r.returncode == 0:
+            self.skipTest("a GPU is usable here")
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertNotIn("SURVIVED", r.stdout)
+        self.assertIn("GPU", r.stderr)
+
+    def test_plugins_with_an_empty_or_reversed_envelope_are_refused_at_load(self):
+        for way in ("empty_envelope", "reversed_envelope"):
+            r = self.assertUsage(["case", "--backend", "plugin:" + odd_plugin(way), "B=2"], "envelope")
+            self.assertNotIn("FAIL", r.stdout)
+
+    def test_plugin_text_that_is_not_utf8_is_escaped_in_reports(self):
+        out = scratch("utf8")
+        report, junit = os.path.join(out, "r.json"), os.path.join(out, "r.xml")
+        r = run(["check", "--backend", "plugin:" + odd_plugin("bad_utf8"), "--suites", "kernel", "--cases", "kernel=3",
+                 "--no-progress", "--json", report, "--junit", junit], timeout=300)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)  # every case refused: failed, and reported
+        with open(report, encoding="utf-8") as fh:
+            text = fh.read()
+        json.loads(text)
+        self.assertIn("\\xff", text)
+        ET.parse(junit)
+
+    def test_case_refusal_names_the_field_that_is_wrong(self):
+        for config, field in (("B=2 H=3 HV=4", "HV"), ("B=2 K=17", "K"), ("B=6 slots=5", "slots"),
+                              ("B=2 pad=1.5", "pad")):
+            r = self.assertUsage(["case", config], field)
+            self.assertIn("valid call: " + field + "=", r.stderr)
 
 
 if __name__ == "__main__":
