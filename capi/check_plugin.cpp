@@ -224,4 +224,15 @@ int32_t kda_check_plugin(const kda_plugin* plugin, const kda_check_options* opti
 
 const char* kda_check_suites(void) { return kda::capi::kSuites; }
 
+int32_t kda_plugin_check(const kda_plugin* plugin, const char* what, kda_error* err) {
+  return kda::capi::guarded(err, [&] {
+    try {
+      kda::engine::check_plugin_description(plugin, what != nullptr ? what : "plugin");
+    } catch (const std::runtime_error& e) {
+      throw std::invalid_argument(e.what());
+    }
+    return KDA_OK;
+  });
+}
+
 }  // extern "C"

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define KDA_CAPI_VERSION 2
+#define KDA_CAPI_VERSION 3
 
 #define KDA_CAPI_EXPORT __attribute__((visibility("default")))
 
@@ -103,6 +103,12 @@ KDA_CAPI_EXPORT int32_t kda_check_plugin(const kda_plugin* plugin, const kda_che
 
 /* The suites kda_check_plugin knows, comma-separated. */
 KDA_CAPI_EXPORT const char* kda_check_suites(void);
+
+/* The checks the harness's plugin loader makes of a description (ABI version, operator,
+ * profile, step and last_error, device, an envelope that admits at least one call), for a
+ * front end that loads a plugin library itself (Python's load_plugin): KDA_OK, or
+ * KDA_BAD_ARGUMENT with err saying what is wrong. `what` names the plugin in the message. */
+KDA_CAPI_EXPORT int32_t kda_plugin_check(const kda_plugin* plugin, const char* what, kda_error* err);
 
 #ifdef __cplusplus
 }

@@ -89,7 +89,9 @@ void check_envelope(const kda_envelope& e, const OperatorDescription& op, const 
   if (e.l_max < 0) throw std::runtime_error(fmt::format("{}: its envelope's l_max {} is negative", what, e.l_max));
 }
 
-void check_description(const kda_plugin* p, const std::string& what) {
+}  // namespace
+
+void check_plugin_description(const kda_plugin* p, const std::string& what) {
   if (p == nullptr) throw std::runtime_error(what + ": kda_plugin_describe() returned NULL");
   if (p->abi_version != KDA_PLUGIN_ABI_VERSION)
     throw std::runtime_error(fmt::format("{}: plugin ABI version {}, this harness speaks {}", what, p->abi_version,
@@ -105,6 +107,8 @@ void check_description(const kda_plugin* p, const std::string& what) {
                                          p->envelope.device_type));
   check_envelope(p->envelope, find_operator(p->op), what);
 }
+
+namespace {
 
 class CpuPluginBackend final : public Backend {
  public:
@@ -126,7 +130,7 @@ class CpuPluginBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> plugin_backend(const kda_plugin& description, const std::string& what) {
-  check_description(&description, what);
+  check_plugin_description(&description, what);
   if (description.envelope.device_type == kDLCUDA) return cuda_plugin_backend(description, what);
   return std::make_unique<CpuPluginBackend>(description, what);
 }
@@ -139,7 +143,7 @@ std::unique_ptr<Backend> load_plugin_backend(const std::string& path) {
   if (describe == nullptr)
     throw std::runtime_error(fmt::format("plugin {}: no symbol {}", path, KDA_PLUGIN_DESCRIBE_SYMBOL));
   const kda_plugin* p = describe();
-  check_description(p, "plugin " + path);
+  check_plugin_description(p, "plugin " + path);
   return plugin_backend(*p, path);
 }
 

@@ -12,6 +12,11 @@ namespace kda::engine {
 // wrong. The library stays loaded for the life of the process.
 std::unique_ptr<Backend> load_plugin_backend(const std::string& path);
 
+// The checks load_plugin_backend and plugin_backend make of a description (ABI version,
+// operator, profile, step and last_error, a device, an envelope that admits a call); throws
+// std::runtime_error saying what is wrong. The one loader's checks, for every front end.
+void check_plugin_description(const kda_plugin* description, const std::string& what);
+
 // A backend over a description the caller owns (a Python callable's, built with ctypes);
 // `what` names it in reports.
 std::unique_ptr<Backend> plugin_backend(const kda_plugin& description, const std::string& what);

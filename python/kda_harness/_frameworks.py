@@ -1,21 +1,39 @@
-"""The caller's tensors: the harness's host tensors lent as numpy arrays (the same memory) or
-copied into torch tensors on the caller's device, with the same strides and gaps, and copied
-back after the call (every byte of every tensor, so a stray write shows)."""
+"""The caller's tensors: the harness's host tensors copied into numpy arrays that own their
+memory, or into torch tensors on the caller's device, with the same strides and gaps, and
+copied back after the call (every byte of every tensor, so a stray write shows)."""
+import numpy as np
+
 from . import _dlpack
 
 
 class NumpyTensors:
-    """numpy views of the harness's memory: the callee writes in place, nothing to copy back."""
+    """numpy copies of the harness's memory, strides and gaps kept, copied back after the call.
+    The arrays own their memory: a step that keeps one and writes it later writes only that
+    array, never the harness's buffers (freed once the case ends)."""
 
     def __init__(self, device="cpu"):
         if device not in (None, "cpu"):
             raise ValueError(f"numpy tensors live on the host, not on {device!r}")
+        self._pending = []
+
+    def _copy_in(self, t):
+        view, span = _dlpack.host_view(t)
+        if span is None:
+            return view.copy()
+        owned = span.copy()
+        self._pending.append((span, owned))
+        shape, strides = _dlpack.shape_strides(t)
+        lo = _dlpack.element_span(shape, strides)[0]
+        return np.lib.stride_tricks.as_strided(owned.view(view.dtype)[-lo:], shape=shape, strides=view.strides)
 
     def lend(self, dltensors):
-        return {name: _dlpack.host_view(t)[0] for name, t in dltensors.items()}
+        self._pending = []
+        return {name: self._copy_in(t) for name, t in dltensors.items()}
 
     def give_back(self):
-        pass
+        for span, owned in self._pending:
+            span[:] = owned  # every byte, gaps included, so that a stray write shows
+        self._pending = []
 
 
 _TORCH_DTYPES = {"float32": "float32", "float16": "float16", "bfloat16": "bfloat16", "int32": "int32",

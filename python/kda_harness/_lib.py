@@ -12,7 +12,7 @@ from pathlib import Path
 from . import _abi
 
 LIBRARY_NAME = "libkda_harness_capi.so"
-EXPECTED_VERSION = 2
+EXPECTED_VERSION = 3
 
 
 def _candidates():
@@ -47,6 +47,7 @@ def _declare(lib):
         "kda_check_plugin": (c_int32, [POINTER(_abi.KdaPlugin), POINTER(_abi.KdaCheckOptions), c_char_p, c_size_t,
                                        POINTER(c_size_t), err]),
         "kda_check_suites": (c_char_p, []),
+        "kda_plugin_check": (c_int32, [POINTER(_abi.KdaPlugin), c_char_p, err]),
     }
     for name, (restype, argtypes) in sig.items():
         fn = getattr(lib, name)

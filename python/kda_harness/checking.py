@@ -7,6 +7,9 @@ copies every tensor back, and turns a ValueError into a refusal carrying its tex
 contract suite compares with the catalog message)."""
 import ctypes
 import json
+import signal
+import threading
+import time
 import traceback
 
 from . import _abi, _call, _frameworks, _lib, _operators, _status
@@ -17,8 +20,9 @@ from .report import CaseResult, CheckReport, callable_expression, rerun_call
 class CallablePlugin:
     """A Python step function as a kda_plugin the C library can drive."""
 
-    def __init__(self, step_fn, name, envelope, profile, framework, device, op=_call.OP):
+    def __init__(self, step_fn, name, envelope, profile, framework, device, op=_call.OP, step_timeout=None):
         self.step_fn = step_fn
+        self.step_timeout = step_timeout
         self.tensor_names = _operators.tensor_names(op)
         self.adapter = _frameworks.adapter(framework, device)
         self.interrupt = None
@@ -40,7 +44,7 @@ class CallablePlugin:
             tensors, scalars = _call.read_call(call_pointer.contents)
             lent = self.adapter.lend(tensors)
             try:
-                self.step_fn(**{name: lent.get(name) for name in self.tensor_names}, **scalars)
+                _within(self.step_timeout, self.step_fn, {name: lent.get(name) for name in self.tensor_names}, scalars)
             finally:
                 self.adapter.give_back()
             return 0
@@ -59,6 +63,45 @@ class CallablePlugin:
         # From the frame below this one: where the kernel raised, not where the harness called it.
         frames = e.__traceback__.tb_next if e.__traceback__ is not None else None
         self.tracebacks.append("".join(traceback.format_exception(type(e), e, frames)))
+
+
+class StepTimeout(Exception):
+    """A step ran past check()'s step_timeout."""
+
+
+def _within(timeout, fn, tensors, scalars):
+    """fn(**tensors, **scalars), stopped by a StepTimeout once it runs past timeout seconds: by
+    SIGALRM on the main thread (Python code is interrupted; a C call returns first), measured
+    afterwards on any other thread."""
+    if timeout is None:
+        return fn(**tensors, **scalars)
+    message = f"the step ran past step_timeout={timeout:g}s"
+    if threading.current_thread() is not threading.main_thread():
+        start = time.monotonic()
+        fn(**tensors, **scalars)
+        if time.monotonic() - start > timeout:
+            raise StepTimeout(message)
+        return None
+
+    def on_alarm(signum, frame):
+        raise StepTimeout(message)
+
+    previous = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, timeout)
+    try:
+        return fn(**tensors, **scalars)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _device_name(device):
+    """None, "cpu", "cuda" or "cuda:N"; anything else is a ValueError."""
+    if device in (None, "cpu", "cuda"):
+        return device
+    if isinstance(device, str) and device.startswith("cuda:") and device[5:].isdigit():
+        return device
+    raise ValueError(f'device must be "cpu", "cuda" or "cuda:N", not {device!r}')
 
 
 def _profile_code(profile):
@@ -80,7 +123,7 @@ def _known_suites():  # check()'s argument `suites` hides suites()
 
 
 def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=None, profile=None,
-          envelope=None, first=0, work_budget=None, name=None, config=None):
+          envelope=None, first=0, work_budget=None, name=None, config=None, step_timeout=None):
     """Runs the suites (default: all of suites(): rollout, truth, contract, envelope; a list or
     comma-separated string) on cases first .. first+n-1 of each of operator `op`'s against
     step_fn, called as step_fn(mixed_qkv=..., a=..., ..., lower_bound=...) with the
@@ -89,7 +132,11 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     "triton") and envelope (Envelope) default to the callable's kda_op / kda_profile /
     kda_envelope attributes, else "kda_replayssm", "helion" and everything the contract
     allows. config: a failure's replay line, to run that case's rollout alone (suites, n and
-    first are then ignored). Returns a CheckReport."""
+    first are then ignored). step_timeout: seconds a step may take before it fails its case
+    (None: no limit). Returns a CheckReport; Ctrl-C raises KeyboardInterrupt within a step."""
+    device = _device_name(device)
+    if step_timeout is not None and not (isinstance(step_timeout, (int, float)) and 0 < step_timeout < float("inf")):
+        raise ValueError(f"step_timeout must be a positive number of seconds or None, not {step_timeout!r}")
     given_profile, given_framework, given_envelope = profile, framework, envelope
     op = op or getattr(step_fn, "kda_op", None) or _call.OP
     _operators.tensor_names(op)  # an unknown operator is a ValueError naming the known ones
@@ -98,7 +145,7 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     profile = _profile_code(profile if profile is not None else getattr(step_fn, "kda_profile", "helion"))
     envelope = envelope or getattr(step_fn, "kda_envelope", None) or Envelope()
     name = name or getattr(step_fn, "__qualname__", None) or type(step_fn).__name__
-    plugin = CallablePlugin(step_fn, name, envelope, profile, framework, device, op)
+    plugin = CallablePlugin(step_fn, name, envelope, profile, framework, device, op, step_timeout)
     given = {"op": op if op != _call.OP else None, "profile": given_profile, "device": device if device != "cpu" else None,
              "framework": given_framework, "envelope": given_envelope, "work_budget": work_budget}
     function = callable_expression(step_fn)

@@ -1,6 +1,7 @@
 """validate() and reference_step(): an operator's contract and reference on the caller's
 tensors (any DLPack producer), keyword arguments named as contract.md names them."""
 import ctypes
+import numbers
 from typing import NamedTuple
 
 from . import _abi, _call, _lib, _operators, _status
@@ -24,6 +25,30 @@ def _dims(d):
     return Dims(d.B, d.H, d.HV, d.K, d.V, d.L, d.slots)
 
 
+def _choice(name, value, table):
+    """table[value], or a ValueError naming the choices."""
+    try:
+        return table[value]
+    except (KeyError, TypeError):
+        choices = ", ".join(repr(k) for k in table if k is not None)
+        raise ValueError(f"{name} must be one of {choices}, not {value!r}") from None
+
+
+# What a step writes in place: a read-only array there (a view over a bytes object, a frozen
+# array) would be written through anyway by C, so it is refused.
+_WRITTEN = ("initial_state", "d_cache", "k_cache", "g_cache", "out")
+
+
+def _refuse_read_only(tensors):
+    for name in _WRITTEN:
+        t = tensors.get(name)
+        flags = getattr(t, "flags", None)
+        if flags is not None and not flags.writeable:
+            raise ValueError(f"reference_step writes {name} in place, but the array given is read-only")
+        if isinstance(t, (bytes, memoryview)) and (isinstance(t, bytes) or t.readonly):
+            raise ValueError(f"reference_step writes {name} in place, but the buffer given is read-only")
+
+
 def validate(*, op=_call.OP, device=None, check_values=False, scale=None, use_qk_l2norm_in_kernel=False,
              lower_bound=None, **tensors):
     """Every check of operator `op`'s contract in its order (contract.md; the plain packed
@@ -36,8 +61,8 @@ def validate(*, op=_call.OP, device=None, check_values=False, scale=None, use_qk
     call = _call.Call(_operators.call_tensors(op, tensors, "validate"), scale, use_qk_l2norm_in_kernel, lower_bound,
                       op=op)
     dims, err = _abi.KdaDims(), _abi.KdaError()
-    status = _lib.lib().kda_validate(call.pointer(), _DEVICES[device], int(bool(check_values)), ctypes.byref(dims),
-                                     ctypes.byref(err))
+    status = _lib.lib().kda_validate(call.pointer(), _choice("device", device, _DEVICES), int(bool(check_values)),
+                                     ctypes.byref(dims), ctypes.byref(err))
     _status.raise_for(status, err)
     return _dims(dims)
 
@@ -47,11 +72,16 @@ def reference_step(*, scale, op=_call.OP, use_qk_l2norm_in_kernel=False, lower_b
     """One step of operator `op`'s reference (the ReplaySSM step, or the plain packed decode),
     in place on host tensors (numpy, or any host DLPack producer whose memory it may write);
     the tensors as validate() takes them. rounding "kernel": the kernel's rounding points;
-    "off": double arithmetic. Validates first (raising ContractError, writing nothing).
-    Returns the Dims."""
-    call = _call.Call(_operators.call_tensors(op, tensors, "reference_step"), scale, use_qk_l2norm_in_kernel,
-                      lower_bound, op=op)
+    "off": double arithmetic. Validates first (raising ContractError, writing nothing); a
+    read-only array where the step writes is a ValueError, a scale that is not a real number
+    a TypeError. Returns the Dims."""
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise TypeError(f"reference_step() scale must be a real number, not {scale!r}")
+    rounding_code = _choice("rounding", rounding, _ROUNDINGS)
+    tensors = _operators.call_tensors(op, tensors, "reference_step")
+    _refuse_read_only(tensors)
+    call = _call.Call(tensors, scale, use_qk_l2norm_in_kernel, lower_bound, op=op)
     dims, err = _abi.KdaDims(), _abi.KdaError()
-    status = _lib.lib().kda_reference_step(call.pointer(), _ROUNDINGS[rounding], ctypes.byref(dims), ctypes.byref(err))
+    status = _lib.lib().kda_reference_step(call.pointer(), rounding_code, ctypes.byref(dims), ctypes.byref(err))
     _status.raise_for(status, err)
     return _dims(dims)

@@ -5,7 +5,7 @@ DLTensors, a refusal comes back as a ValueError with the plugin's last_error tex
 callable carries the plugin's operator, envelope and profile, which check() uses."""
 import ctypes
 
-from . import _abi, _call, _operators
+from . import _abi, _call, _lib, _operators, _status
 from .envelope import Envelope
 
 _PROFILE_NAMES = {v: k for k, v in _abi.PROFILES.items()}
@@ -18,13 +18,13 @@ class PluginCallable:
         describe = self._lib.kda_plugin_describe
         describe.restype, describe.argtypes = ctypes.POINTER(_abi.KdaPlugin), []
         pointer = describe()
-        if not pointer:
-            raise ValueError(f"{self.path}: kda_plugin_describe returned NULL")
+        # The harness's one loader decides what it takes (a null step or operator, an unknown
+        # profile, an empty envelope: ValueError), as `kda-harness --backend plugin:` does.
+        err = _abi.KdaError()
+        _status.raise_for(_lib.lib().kda_plugin_check(pointer, self.path.encode(), ctypes.byref(err)), err)
         self.plugin = pointer.contents
-        if self.plugin.abi_version != _abi.KDA_PLUGIN_ABI_VERSION:
-            raise ValueError(f"{self.path}: plugin ABI {self.plugin.abi_version}, expected {_abi.KDA_PLUGIN_ABI_VERSION}")
-        self.name = (self.plugin.name or b"").decode()
-        self.kda_op = (self.plugin.op or _call.OP.encode()).decode()
+        self.name = (self.plugin.name or b"").decode("utf-8", "backslashreplace")
+        self.kda_op = self.plugin.op.decode()
         self.kda_envelope = Envelope.from_c(self.plugin.envelope)
         self.kda_profile = _PROFILE_NAMES.get(self.plugin.profile, self.plugin.profile)
         self.device_type = self.plugin.envelope.device_type

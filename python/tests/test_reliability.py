@@ -1,0 +1,133 @@
+"""What pure Python must not be able to break, and argument errors that must be clear: a step
+that keeps a lent array and writes it later, read-only arrays given to reference_step, plugins
+the C loader refuses, Ctrl-C during check(), slow steps, and arguments that make no sense."""
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import kda_harness
+import numpy_step
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def run_python(code, timeout=300, **popen):
+    """Runs code in a fresh interpreter with this package importable (a crash there cannot take
+    the test session with it)."""
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True,
+                          timeout=timeout, **popen)
+
+
+def odd_plugin(way):
+    folder = os.environ.get("KDA_ODD_PLUGINS")
+    path = os.path.join(folder or "", f"libkda_odd_plugin_{way}.so")
+    if not folder or not os.path.exists(path):
+        pytest.skip(f"KDA_ODD_PLUGINS does not hold {os.path.basename(path)} (ctest sets it)")
+    return path
+
+
+def test_a_step_that_keeps_lent_arrays_and_writes_them_later_corrupts_nothing():
+    r = run_python("""
+        import numpy as np, kda_harness, numpy_step
+        kept = []
+        def step(**kw):
+            numpy_step.replayssm_step(**kw)
+            for old in kept:  # arrays of earlier steps and cases, written after their step
+                old[...] = 7
+            kept.extend(v for v in kw.values() if isinstance(v, np.ndarray))
+        report = kda_harness.check(step, suites="rollout", n=6)
+        for old in kept:
+            old[...] = 1  # after check() returned, every buffer it lent is gone on the C side
+        assert report.passed, str(report)
+        print("ok", len(kept))
+    """)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("ok"), r.stdout
+
+
+def test_reference_step_refuses_read_only_arrays():
+    case = next(iter(kda_harness.cases(n=1, seed=3)))
+    kwargs = case.kwargs()
+    before = {k: v.copy() for k, v in kwargs.items() if isinstance(v, np.ndarray)}
+    frozen = kwargs["initial_state"]
+    frozen.flags.writeable = False
+    with pytest.raises(ValueError, match="initial_state"):
+        kda_harness.reference_step(**kwargs)
+    for name, old in before.items():
+        assert np.array_equal(np.asarray(kwargs[name]), old, equal_nan=True), name
+    # An array over a bytes object cannot be made writable at all.
+    kwargs["initial_state"] = np.frombuffer(frozen.tobytes(), dtype=frozen.dtype).reshape(frozen.shape)
+    with pytest.raises(ValueError, match="initial_state"):
+        kda_harness.reference_step(**kwargs)
+
+
+@pytest.mark.parametrize("way", ["null_op", "null_step", "unknown_profile", "empty_envelope", "reversed_envelope"])
+def test_load_plugin_refuses_what_the_c_loader_refuses(way):
+    path = odd_plugin(way)
+    r = run_python(f"""
+        import kda_harness
+        try:
+            kda_harness.load_plugin({path!r})
+        except ValueError as e:
+            print("refused:", e)
+        else:
+            print("loaded")
+    """)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.startswith("refused:"), r.stdout + r.stderr
+
+
+def test_check_stops_promptly_on_ctrl_c():
+    p = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import sys, time, kda_harness, numpy_step
+        def slow(**kw):
+            time.sleep(0.05)
+            numpy_step.replayssm_step(**kw)
+        print("started", flush=True)
+        try:
+            kda_harness.check(slow, suites="rollout", n=500)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+            sys.exit(3)
+        print("finished", flush=True)
+    """)], env=dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")])),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(2)
+    sent = time.monotonic()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 3, out + err
+    assert "interrupted" in out
+    assert time.monotonic() - sent < 10
+
+
+def test_step_timeout_fails_a_step_that_takes_too_long():
+    def sleepy(**kw):
+        time.sleep(0.5)
+        numpy_step.replayssm_step(**kw)
+
+    report = kda_harness.check(sleepy, suites="rollout", n=1, step_timeout=0.1)
+    assert not report.passed
+    assert "step_timeout" in str(report)
+    with pytest.raises(ValueError, match="step_timeout"):
+        kda_harness.check(numpy_step.replayssm_step, n=1, step_timeout=-1)
+
+
+def test_argument_errors_are_clear():
+    case = next(iter(kda_harness.cases(n=1, seed=3)))
+    with pytest.raises(ValueError, match="device"):
+        kda_harness.validate(**case.kwargs(), device="tpu")
+    with pytest.raises(ValueError, match="rounding"):
+        kda_harness.reference_step(**case.kwargs() | {"rounding": "nope"})
+    with pytest.raises(TypeError, match="scale"):
+        kda_harness.reference_step(**case.kwargs() | {"scale": None})
+    with pytest.raises(ValueError, match="device"):
+        kda_harness.check(numpy_step.replayssm_step, n=1, device="tpu")
