@@ -1,0 +1,99 @@
+// libFuzzer target: bytes -> the two kinds of text a user hands kda-harness, through the
+// parsers the command line uses:
+//   - a one-line CaseConfig (`kda-harness case "<line>"`: parse_case_config, then the field
+//     check that names what is wrong, tools/case_budget.hpp's invalid_config_field, and the
+//     budget estimates that refuse a config before anything is allocated);
+//   - a call's JSON metadata (`kda-harness validate FILE`: parse_call_metadata with each
+//     operator's tensors, then that operator's validate()).
+// Every input goes through both. A finding: an exception other than the parsers' documented
+// ones (std::invalid_argument, MetadataError, ContractError), a config that does not read
+// back as itself from its own printed line, invalid_config_field and is_valid_config
+// disagreeing, a budget estimate that is negative or NaN, metadata whose printed JSON does not
+// parse back to the same metadata, or a sanitizer report.
+#include <cmath>
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <string_view>
+
+#include "cases/case_config.hpp"
+#include "contract/contract_error.hpp"
+#include "contract/metadata_json.hpp"
+#include "engine/operator.hpp"
+#include "fuzz/fuzz_finding.hpp"
+#include "tools/case_budget.hpp"
+
+namespace {
+
+constexpr const char* kTarget = "cli_input_fuzzer";
+
+[[noreturn]] void found(const std::string& what, std::string_view input) {
+  kda::fuzz::finding(kTarget, what + "\ninput: " + std::string(input));
+}
+
+void config_line(std::string_view text) {
+  using namespace kda;
+  CaseConfig c;
+  try {
+    c = parse_case_config(text);
+  } catch (const std::invalid_argument&) {
+    return;  // a refused line: `case` says why (exit 2)
+  } catch (const std::exception& e) {
+    found(std::string("parse_case_config threw ") + e.what(), text);
+  }
+  const std::string line = to_string(c);
+  try {
+    if (to_string(parse_case_config(line)) != line) found("the printed config reads back differently: " + line, text);
+  } catch (const std::exception& e) {
+    found(std::string("the printed config does not read back: ") + e.what() + ": " + line, text);
+  }
+  const std::string field = cli::invalid_config_field(c);
+  if (field.empty() != is_valid_config(c))
+    found("invalid_config_field says '" + field + "' but is_valid_config says " +
+              (is_valid_config(c) ? "valid" : "invalid"),
+          text);
+  if (!field.empty()) return;
+  const double bytes = cli::case_memory_bytes(c);
+  if (!(bytes >= 0)) found("a memory estimate that is negative or NaN: " + std::to_string(bytes), text);
+  if (!(rollout_work(c) >= 0)) found("a work estimate that is negative or NaN", text);
+  (void)cli::over_budget(c, cli::kDefaultMemoryBudgetMiB, cli::kDefaultCaseWorkBudget);
+}
+
+void call_json(std::string_view text) {
+  using namespace kda;
+  for (const engine::OperatorDescription* op : engine::operators()) {
+    StepTensors call;
+    try {
+      call = parse_call_metadata(text, op->tensors);
+    } catch (const MetadataError&) {
+      continue;  // `validate` reports it as a usage error (exit 2)
+    } catch (const std::exception& e) {
+      found(std::string(op->name) + ": parse_call_metadata threw " + e.what(), text);
+    }
+    const StepArgs args = op->bind(call.args());
+    try {
+      (void)op->validate(args, Backend::Any);
+    } catch (const ContractError&) {
+      // the call breaks the contract: `validate` prints the catalog entry (exit 1)
+    } catch (const std::exception& e) {
+      found(std::string(op->name) + ": validate threw " + e.what(), text);
+    }
+    const std::string printed = call_metadata_json(args).dump();
+    try {
+      StepTensors again = parse_call_metadata(std::string_view(printed), op->tensors);
+      if (call_metadata_json(op->bind(again.args())).dump() != printed)
+        found(std::string(op->name) + ": the printed metadata reads back differently: " + printed, text);
+    } catch (const std::exception& e) {
+      found(std::string(op->name) + ": the printed metadata does not read back: " + e.what() + ": " + printed, text);
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view text(reinterpret_cast<const char*>(data), size);
+  config_line(text);
+  call_json(text);
+  return 0;
+}
