@@ -5,6 +5,7 @@
 #include "capi/status.hpp"
 #include "capi/work_budget.hpp"
 #include "cases/case_tensors.hpp"
+#include "engine/backend_cases.hpp"
 #include "engine/envelope.hpp"
 #include "engine/operator.hpp"
 #include "engine/plugin_call.hpp"
@@ -40,13 +41,10 @@ int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budg
     const kda::engine::OperatorDescription& o = operator_named(op);
     if (index < 0) throw std::invalid_argument("case index must be >= 0");
     const double budget = work_budget > 0 ? work_budget : kda::capi::kDefaultWorkBudget;
-    kda::CaseConfig c =
-        kda::engine::draw_case(seed, static_cast<uint64_t>(index), kda::engine::limits::check_cases(budget));
-    if (envelope != nullptr) {
-      const auto fitted = kda::engine::Envelope::from_c(*envelope, o).fit(c);
-      if (!fitted) throw std::invalid_argument("no case fits the envelope");
-      c = *fitted;
-    }
+    const kda::engine::Envelope region =
+        envelope != nullptr ? kda::engine::Envelope::from_c(*envelope, o) : kda::engine::Envelope{};
+    const kda::CaseConfig c = kda::engine::draw_backend_case(seed, static_cast<uint64_t>(index),
+                                                             kda::engine::limits::check_cases(budget), region);
     const std::string text = kda::to_string(o.fit_case(c));
     if (line == nullptr || capacity <= text.size()) throw std::invalid_argument("line buffer too small");
     std::memcpy(line, text.c_str(), text.size() + 1);

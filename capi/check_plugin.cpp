@@ -24,6 +24,7 @@
 #include "capi/work_budget.hpp"
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
+#include "engine/backend_cases.hpp"
 #include "engine/plugin_backend.hpp"
 #include "engine/refusal.hpp"
 #include "engine/replayssm_case_breaking.hpp"
@@ -58,9 +59,11 @@ Outcome judged(const std::string& suite, int64_t index, const CaseConfig& given,
   return {suite, index, r.pass(), to_string(c), describe(r)};
 }
 
-// Case `index` of `seed` in the sample space of `kda-harness check`.
-CaseConfig drawn(uint64_t seed, int64_t index, double work_budget) {
-  return engine::draw_case(seed, static_cast<uint64_t>(index), engine::limits::check_cases(work_budget));
+// Case `index` of `seed` in the sample space of `kda-harness check`'s backend suites, inside
+// the backend's envelope (engine/backend_cases.hpp).
+CaseConfig drawn(const engine::Backend& b, uint64_t seed, int64_t index, double work_budget) {
+  return engine::draw_backend_case(seed, static_cast<uint64_t>(index), engine::limits::check_cases(work_budget),
+                                   b.envelope());
 }
 
 CaseConfig inside(const engine::Backend& b, const CaseConfig& drawn) {
@@ -90,7 +93,7 @@ std::vector<std::size_t> documented_inputs(const engine::OperatorDescription& op
 // A valid case of the backend's operator for the error inputs: drawn, inside the envelope,
 // with B, HV, K, V >= 2.
 CaseConfig error_input_base(const engine::Backend& b, uint64_t seed, int64_t index) {
-  CaseConfig c = drawn(seed ^ 0xE77u, index, 2e4);
+  CaseConfig c = drawn(b, seed ^ 0xE77u, index, 2e4);
   c.B = std::max(c.B, kErrorInputMinSize);
   c.slots = std::max(c.slots, c.B);
   if (c.HV < kErrorInputMinSize) c.HV = c.H * kErrorInputMinSize;
@@ -144,7 +147,7 @@ Outcome contract_case(engine::Backend& b, uint64_t seed, int64_t index) {
 }
 
 Outcome envelope_case(engine::Backend& b, uint64_t seed, int64_t index) {
-  const CaseConfig c = b.op().fit_case(inside(b, drawn(seed ^ 0xE17u, index, 2e4)));
+  const CaseConfig c = b.op().fit_case(drawn(b, seed ^ 0xE17u, index, 2e4));
   const std::vector<CaseConfig> outside = b.envelope().just_outside(c);
   if (outside.empty()) return {"envelope", index, true, to_string(c), "the envelope is the whole contract: nothing lies outside it"};
   CaseConfig x = b.op().fit_case(outside[static_cast<std::size_t>(index) % outside.size()]);
@@ -192,7 +195,7 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
       Outcome o{suite, i, false, fmt::format("suite {} case {} seed {}", suite, i, opt.seed), ""};
       try {
         if (suite == "rollout" || suite == "truth")
-          o = judged(suite, i, inside(*backend, drawn(opt.seed, i, budget)), *backend);
+          o = judged(suite, i, drawn(*backend, opt.seed, i, budget), *backend);
         else if (suite == "contract") o = contract_case(*backend, opt.seed, i);
         else o = envelope_case(*backend, opt.seed, i);
       } catch (const std::exception& e) {

@@ -63,7 +63,9 @@ KDA_CAPI_EXPORT int32_t kda_validate(const kda_call* call, int32_t device, int32
 KDA_CAPI_EXPORT int32_t kda_reference_step(const kda_call* call, int32_t rounding, kda_dims* dims, kda_error* err);
 
 /* Case `index` of the sample space of `seed`, drawn with about `work_budget` reference work
- * (<= 0: the default), moved inside `envelope` (NULL: none) and made one of operator `op`'s
+ * (<= 0: the default) inside `envelope` (NULL: none) as the backend suites draw (K and V
+ * uniform over the powers of two it allows, one case in five a production shape; see
+ * engine/backend_cases.hpp) and made one of operator `op`'s
  * (NULL: the default): its one-line config, the line `kda-harness case "<line>" --op OP`
  * replays. */
 KDA_CAPI_EXPORT int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budget, const kda_envelope* envelope,

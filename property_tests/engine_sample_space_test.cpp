@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include "contract/error_catalog.hpp"
 #include "contract/tensor_view.hpp"
 #include "contract/catalog_message.hpp"
+#include "engine/backend_cases.hpp"
 #include "engine/counter_chooser.hpp"
 #include "engine/replayssm_sample_space.hpp"
 
@@ -66,6 +69,85 @@ TEST(SampleSpace, LimitsThatExcludeEveryOptionAreRefused) {
   SampleLimits l = limits::gpu_suites();
   l.K = {3, 3};  // no power of two
   EXPECT_THROW(draw_case(1, 0, l), std::invalid_argument);
+}
+
+// The backend suites' draws: K and V uniform over what the region allows (an envelope of
+// K >= 32 once collapsed its draws onto K = 32), a production shape in one case of five, each
+// flag both on and off in every block of 20, nothing outside the region.
+TEST(BackendCases, HeadDimsAreUniformInsideTheRegion) {
+  Envelope region;
+  region.k_min = 32;
+  for (double budget : {2e5, 2e7}) {
+    std::map<int64_t, int> ks, vs;
+    constexpr int kCases = 1000;
+    for (uint64_t i = 0; i < kCases; ++i) {
+      const CaseConfig c = draw_backend_case(1, i, limits::check_cases(budget), region);
+      EXPECT_TRUE(is_valid_config(c) && region.excludes(c).empty()) << to_string(c);
+      if (is_production_index(i)) continue;
+      ++ks[c.K], ++vs[c.V];
+    }
+    const int drawn = kCases - kCases / static_cast<int>(kProductionEvery);
+    EXPECT_EQ(ks.size(), 3u);  // 32, 64, 128
+    for (const auto& [k, n] : ks) EXPECT_NEAR(n, drawn / 3.0, drawn * 0.06) << "K=" << k << " budget " << budget;
+    EXPECT_EQ(vs.size(), 8u);  // 1 .. 128
+    for (const auto& [v, n] : vs) EXPECT_NEAR(n, drawn / 8.0, drawn * 0.05) << "V=" << v << " budget " << budget;
+  }
+}
+
+TEST(BackendCases, OneCaseInFiveIsAProductionShape) {
+  for (double budget : {2e5, 3e6, 2e7}) {
+    int grouped = 0, equal = 0;
+    for (uint64_t i = 0; i < 200; i += kProductionEvery) {
+      const CaseConfig c = draw_backend_case(5, i, limits::check_cases(budget), Envelope{});
+      EXPECT_EQ(c.K, 128) << to_string(c);
+      EXPECT_EQ(c.V, 128) << to_string(c);
+      EXPECT_TRUE(c.HV == c.H ? c.H >= 4 : (c.H == 2 && c.HV == 16)) << to_string(c);
+      (c.HV == c.H ? equal : grouped) += 1;
+      EXPECT_LE(rollout_work(c), std::max(budget, kProductionWork)) << to_string(c);
+    }
+    EXPECT_EQ(grouped, 20);
+    EXPECT_EQ(equal, 20);
+  }
+  // A region without 128 gets the nearest size it allows.
+  Envelope small;
+  small.k_max = small.v_max = 64;
+  EXPECT_EQ(draw_backend_case(5, 0, limits::check_cases(2e5), small).K, 64);
+}
+
+TEST(BackendCases, EveryFlagIsBothOnAndOffInEveryTwentyCases) {
+  for (uint64_t seed : {1, 2, 3}) {
+    for (uint64_t block = 0; block < 10; ++block) {
+      std::set<bool> ff, lb, l2;
+      for (uint64_t i = block * kStratumSize; i < (block + 1) * kStratumSize; ++i) {
+        const CaseConfig c = draw_backend_case(seed, i, limits::check_cases(2e7), Envelope{});
+        ff.insert(c.force_flush), lb.insert(c.lower_bound.has_value()), l2.insert(c.l2norm);
+      }
+      EXPECT_EQ(ff.size(), 2u) << "seed " << seed << " block " << block;
+      EXPECT_EQ(lb.size(), 2u) << "seed " << seed << " block " << block;
+      EXPECT_EQ(l2.size(), 2u) << "seed " << seed << " block " << block;
+    }
+  }
+}
+
+TEST(BackendCases, DtypesStayInTheRegionAndPreciseCasesHaveFloat32Outputs) {
+  Envelope region;
+  region.act_dtypes = KDA_DT_BFLOAT16;
+  region.ring_dtypes = KDA_DT_BFLOAT16 | KDA_DT_FLOAT32;
+  region.index_dtypes = KDA_DT_INT32;
+  region.strided = false;
+  region.l_max = 8;
+  for (uint64_t i = 0; i < 300; ++i) {
+    const CaseConfig c = draw_backend_case(9, i, limits::check_cases(2e6), region);
+    EXPECT_TRUE(region.excludes(c).empty()) << to_string(c) << ": " << region.excludes(c);
+    if (is_precise_index(i)) {
+      EXPECT_EQ(c.state_dtype, ScalarType::Float32) << to_string(c);
+      EXPECT_EQ(c.ring_dtype, ScalarType::Float32) << to_string(c);
+      EXPECT_EQ(c.out_dtype, ScalarType::Float32) << to_string(c);
+    }
+  }
+  Envelope none;
+  none.out_dtypes = 0;
+  EXPECT_THROW(draw_backend_case(9, 0, limits::check_cases(2e6), none), std::invalid_argument);
 }
 
 TEST(CatalogMessage, RendersTemplatesFromTheCatalogOnly) {

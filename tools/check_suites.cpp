@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "engine/backend_cases.hpp"
 #include "engine/cuda_backend.hpp"
 #include "engine/refusal.hpp"
 #include "golden/golden_verify.hpp"
@@ -27,12 +28,23 @@ engine::CaseReport no_run(std::string what, std::string failure) {
   return r;
 }
 
-// A case of a backend suite: the drawn config moved into the backend's envelope.
+// Case i of a backend suite drawn from `seed`, inside the backend's envelope
+// (engine/backend_cases.hpp).
+CaseConfig backend_case(const engine::Backend& b, uint64_t seed, int64_t i, double work_budget) {
+  return engine::draw_backend_case(seed, static_cast<uint64_t>(i), engine::limits::check_cases(work_budget),
+                                   b.envelope());
+}
+
+// Runs `run` on case i of a backend suite; a region no case fits fails the case, saying so.
 template <class Run>
-engine::CaseReport in_envelope(engine::Backend& b, const CaseConfig& drawn, const Run& run) {
-  const std::optional<CaseConfig> c = b.envelope().fit(drawn);
-  if (!c) return no_run(to_string(drawn), "no case fits the backend's envelope: " + b.envelope().describe());
-  return run(*c);
+engine::CaseReport in_envelope(engine::Backend& b, uint64_t seed, int64_t i, double work_budget, const Run& run) {
+  CaseConfig c;
+  try {
+    c = backend_case(b, seed, i, work_budget);
+  } catch (const std::invalid_argument& e) {
+    return no_run(fmt::format("case {} of seed {}", i, seed), std::string(e.what()) + ": " + b.envelope().describe());
+  }
+  return run(c);
 }
 
 // One kernel case in kInvalidRowEvery makes one row runtime-invalid at one token: its cursor
@@ -125,6 +137,9 @@ engine::CaseReport outside_envelope_case(engine::Backend& b, const CaseConfig& c
   return o;
 }
 
+// The seed each random backend suite draws its cases from.
+constexpr uint64_t kKernelSeed = 2, kKernelTruthSeed = 3, kEnvelopeSeed = 4;
+
 }  // namespace
 
 const std::vector<SuiteInfo>& suite_catalog() {
@@ -212,7 +227,7 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       } else if (info.name == "kernel") {
         s.run = [seed, gpu_budget, judged, spec = judged_spec](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, check_case(seed + 2, i, gpu_budget), [&](const CaseConfig& c) {
+          return in_envelope(*b, seed + kKernelSeed, i, gpu_budget, [&](const CaseConfig& c) {
             // A backend that computes a call it declares it refuses dies here too, early.
             if (i % kOutsideEvery == kOutsideEvery - 2 && !b->envelope().just_outside(c).empty())
               return outside_envelope_case(*b, c, i / kOutsideEvery);
@@ -229,13 +244,12 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       } else if (info.name == "kernel-truth") {
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, check_case(seed + 3, i, gpu_budget),
-                             [&](const CaseConfig& c) { return engine::run_vs_truth(c, *b); });
+          return in_envelope(*b, seed + kKernelTruthSeed, i, gpu_budget, [&](const CaseConfig& c) { return engine::run_vs_truth(c, *b); });
         };
       } else if (info.name == "envelope") {
         s.run = [seed, gpu_budget, judged](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, check_case(seed + 4, i, gpu_budget),
+          return in_envelope(*b, seed + kEnvelopeSeed, i, gpu_budget,
                              [&](const CaseConfig& c) { return outside_envelope_case(*b, c, i); });
         };
       }
@@ -244,6 +258,23 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
     if (cuda) s.backend = judged_name;
     s.jobs = o.jobs;
     out.push_back(std::move(s));
+  }
+  return out;
+}
+
+std::string backend_suite_stats(const CheckOptions& o, const engine::Envelope& region) {
+  std::string out;
+  for (const auto& [name, offset] : {std::pair<std::string, uint64_t>{"kernel", kKernelSeed}, {"kernel-truth", kKernelTruthSeed}}) {
+    if (!o.suites.empty() && !o.suites.count(name)) continue;
+    int64_t count = 0;
+    for (const SuiteInfo& info : suite_catalog())
+      if (info.name == name) count = static_cast<int64_t>(std::llround(info.default_cases * o.scale));
+    if (auto it = o.counts.find(name); it != o.counts.end()) count = it->second;
+    engine::CaseStats stats;
+    for (int64_t i = 0; i < count; ++i)
+      stats.add(o.op->fit_case(engine::draw_backend_case(o.seed + offset, static_cast<uint64_t>(i),
+                                                         engine::limits::check_cases(o.gpu_work_budget), region)));
+    out += fmt::format("{} (seed {}): {}", name, o.seed + offset, stats.describe());
   }
   return out;
 }

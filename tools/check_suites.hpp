@@ -49,4 +49,8 @@ using BackendMaker = std::function<std::unique_ptr<engine::Backend>(int worker)>
 
 std::vector<SuiteSpec> build_suites(const CheckOptions& options, const engine::GpuProbe& gpus, const golden::LoadedSet& golden);
 
+// The distribution of the cases the random backend suites (kernel, kernel-truth) of `options`
+// draw inside `region` (engine/backend_cases.hpp), one block per suite; nothing is run.
+std::string backend_suite_stats(const CheckOptions& options, const engine::Envelope& region);
+
 }  // namespace kda::cli

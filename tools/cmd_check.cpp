@@ -38,7 +38,7 @@ struct CheckArgs {
   std::string backend = "all", json, junit, manifest, op = "kda_replayssm";
   int jobs = 0;
   double progress_every = 5;
-  bool no_progress = false, list = false;
+  bool no_progress = false, list = false, stats = false;
 };
 
 // Writes a report to a file (golden/atomic_file.hpp: a regular file atomically, a device or
@@ -142,6 +142,12 @@ int run_check(const CheckArgs& a) {
   o.work_budget = a.work_budget;
   o.gpu_work_budget = a.gpu_work_budget;
   o.manifest = a.manifest.empty() ? golden::default_manifest_path() : std::filesystem::path(a.manifest);
+  if (a.stats) {
+    engine::Envelope region;  // our kernel takes the whole contract
+    if (!o.plugin.empty()) region = engine::make_backend(o.plugin, *o.op)->envelope();
+    text << backend_suite_stats(o, region);
+    return kPass;
+  }
 
   const engine::GpuProbe gpus = o.cuda ? engine::probe_gpus() : engine::GpuProbe{};
   for (int g : o.gpus)
@@ -226,6 +232,9 @@ void register_check(CLI::App& app) {
                   "When stderr is not a terminal, one progress line every this many seconds (default 5)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--list", a->list, "List the suites and their default case counts");
+  cmd->add_flag("--stats", a->stats,
+                "Print the distribution of the cases the random backend suites would draw (K, V, head layouts, "
+                "flags, dtypes) inside the backend's envelope, and run nothing");
   cmd->callback([a] { set_exit_code(run_check(*a)); });
 }
 

@@ -3,7 +3,7 @@ kda_replayssm, the default, and kda_packed_decode), the contract (validate), the
 (reference_step), the sample space (cases) and the suites against any callable (check), over
 tensors of any DLPack producer. The work is done by the harness's C library (_lib.py says
 where it is looked for)."""
-from .cases import Case, case, cases, config_line
+from .cases import Case, CaseStats, case, case_stats, cases, config_line
 from .checking import CaseResult, CheckReport, check, suites
 from .contract import Dims, reference_step, validate
 from .envelope import Envelope
@@ -14,6 +14,6 @@ from ._version import version as _version
 
 __version__ = _version()
 
-__all__ = ["Case", "CaseResult", "CheckReport", "ContractError", "Dims", "Envelope", "HarnessError", "PluginCallable",
-           "case", "cases", "check", "config_line", "load_plugin", "operators", "reference_step", "suites",
+__all__ = ["Case", "CaseResult", "CaseStats", "CheckReport", "ContractError", "Dims", "Envelope", "HarnessError", "PluginCallable",
+           "case", "case_stats", "cases", "check", "config_line", "load_plugin", "operators", "reference_step", "suites",
            "validate"]

@@ -64,3 +64,53 @@ def cases(op=_call.OP, n=10, seed=1, *, first=0, work_budget=None, envelope=None
     `envelope`, an Envelope, when given)."""
     for i in range(first, first + n):
         yield case(config_line(i, seed, op, work_budget, envelope), framework, device, index=i, op=op)
+
+
+_STAT_FIELDS = (("K", "K"), ("V", "V"), ("H/HV", None), ("B", "B"), ("force_flush", "ff"), ("lower_bound", "lb"),
+                ("l2norm", "l2"), ("strided", "env"), ("act", "act"), ("state", "state"), ("ring", "ring"),
+                ("out", "out"), ("idx", "idx"))
+
+
+@dataclass
+class CaseStats:
+    """How a set of drawn cases spreads: per field (K, V, H/HV, B, the flags, the dtypes) the
+    count of each value; `production` counts K = V = 128 with a production head layout (H = HV
+    >= 4, or 8 value heads per key head). str() is one line per field."""
+    cases: int
+    production: int
+    counts: dict  # field -> {value: count}
+
+    def __str__(self):
+        def order(value):
+            head = value.split("/")
+            return (0, tuple(int(x) for x in head), "") if all(x.isdigit() for x in head) else (1, (), value)
+
+        pct = 100.0 * self.production / self.cases if self.cases else 0.0
+        lines = [f"{self.cases} cases, {self.production} with K = V = 128 and a production head layout ({pct:.1f}%)"]
+        for field, _ in _STAT_FIELDS:
+            values = self.counts.get(field, {})
+            cells = [f"{v} {n} ({100.0 * n / self.cases:.1f}%)" for v, n in sorted(values.items(), key=lambda x: order(x[0]))]
+            lines.append(f"  {field:<12} " + " | ".join(cells))
+        return "\n".join(lines)
+
+
+def case_stats(op=_call.OP, n=1000, seed=1, *, first=0, work_budget=None, envelope=None):
+    """The distribution of cases first .. first+n-1 of operator `op`'s sample space of `seed`
+    (inside `envelope` when given), from their config lines: nothing is materialized."""
+    counts = {field: {} for field, _ in _STAT_FIELDS}
+    production = 0
+    for i in range(first, first + n):
+        c = dict(item.split("=", 1) for item in config_line(i, seed, op, work_budget, envelope).split())
+        for field, key in _STAT_FIELDS:
+            if key is None:
+                value = f"{c['H']}/{c['HV']}"
+            elif key in ("ff", "l2", "env"):
+                value = "on" if c[key] == "1" else "off"
+            elif key == "lb":
+                value = "off" if c[key] == "none" else "on"
+            else:
+                value = c[key]
+            counts[field][value] = counts[field].get(value, 0) + 1
+        H, HV = int(c["H"]), int(c["HV"])
+        production += c["K"] == "128" and c["V"] == "128" and (H >= 4 if H == HV else HV == 8 * H)
+    return CaseStats(n, production, counts)
