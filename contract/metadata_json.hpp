@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include "contract/step_tensors.hpp"
@@ -33,6 +34,18 @@ StepTensors parse_call_metadata(std::string_view json_text);
 // optional): the others are unknown keys, and their StepTensors fields stay empty.
 StepTensors parse_call_metadata(const nlohmann::json& j, std::span<const std::string_view> tensors);
 StepTensors parse_call_metadata(std::string_view json_text, std::span<const std::string_view> tensors);
+// A std::string or a C string is JSON text (json and string_view both convert from them, so
+// without these a call would be ambiguous).
+inline StepTensors parse_call_metadata(const std::string& json_text) {
+  return parse_call_metadata(std::string_view(json_text));
+}
+inline StepTensors parse_call_metadata(const char* json_text) { return parse_call_metadata(std::string_view(json_text)); }
+inline StepTensors parse_call_metadata(const std::string& json_text, std::span<const std::string_view> tensors) {
+  return parse_call_metadata(std::string_view(json_text), tensors);
+}
+inline StepTensors parse_call_metadata(const char* json_text, std::span<const std::string_view> tensors) {
+  return parse_call_metadata(std::string_view(json_text), tensors);
+}
 
 // The metadata of a call (never its data), in the form parse_call_metadata() reads; a null
 // tensor other than force_flush is left out (an operator that does not take it).

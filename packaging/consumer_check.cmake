@@ -1,5 +1,9 @@
-# Installs the build tree into WORK/prefix, then configures, builds and runs the consumer
-# project in SOURCE against it. Any step failing fails the test.
+# Installs the build tree into WORK/prefix, then as a user of that tree would:
+#   1. configures, builds and runs the C++ project in SOURCE (find_package with a component and
+#      a version range) with the CUDA toolkit hidden from find_package;
+#   2. builds the C plugin PLUGIN_SOURCE with only `pkg-config --cflags --libs
+#      kda_harness_capi` and judges it with the installed kda-harness (check --backend plugin:).
+# Any step failing fails the test.
 file(REMOVE_RECURSE ${WORK})
 function(run what)
   execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
@@ -7,9 +11,25 @@ function(run what)
   if(NOT rc EQUAL 0)
     message(FATAL_ERROR "${what} failed (${rc})")
   endif()
+  set(run_output "${out}" PARENT_SCOPE)
 endfunction()
-run("install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${WORK}/prefix)
+set(prefix ${WORK}/prefix)
+run("install" ${CMAKE_COMMAND} --install ${BUILD} --prefix ${prefix})
 run("configure the consumer" ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/build -G Ninja -DCMAKE_BUILD_TYPE=Release
-    -DCMAKE_PREFIX_PATH=${WORK}/prefix)
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON)
 run("build the consumer" ${CMAKE_COMMAND} --build ${WORK}/build)
 run("run the consumer" ${WORK}/build/consumer)
+
+file(GLOB pc_dirs ${prefix}/lib*/pkgconfig ${prefix}/lib/*/pkgconfig)
+set(ENV{PKG_CONFIG_PATH} "${pc_dirs}")
+run("pkg-config" pkg-config --cflags --libs kda_harness_capi)
+string(STRIP "${run_output}" flags)
+separate_arguments(flags UNIX_COMMAND "${flags}")
+run("build the C plugin with pkg-config's flags" cc -std=c11 -Wall -Wextra -Werror -shared -fPIC ${PLUGIN_SOURCE}
+    -o ${WORK}/libc_reference_plugin.so ${flags})
+file(GLOB capi_library ${prefix}/lib*/libkda_harness_capi.so ${prefix}/lib/*/libkda_harness_capi.so)
+get_filename_component(capi_dir "${capi_library}" DIRECTORY)
+set(ENV{LD_LIBRARY_PATH} "${capi_dir}")
+run("judge the C plugin with the installed kda-harness" ${prefix}/bin/kda-harness check --no-progress
+    --backend plugin:${WORK}/libc_reference_plugin.so --suites kernel,kernel-truth,envelope
+    --cases kernel=20 --cases kernel-truth=10 --cases envelope=20)

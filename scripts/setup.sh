@@ -9,7 +9,7 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 PKGS=(cmake ninja-build g++ libeigen3-dev librapidcheck-dev libgtest-dev libgmock-dev
       clang-14 libclang-rt-14-dev llvm-14 libdlpack-dev nlohmann-json3-dev libcli11-dev
-      libfmt-dev libbenchmark-dev python3 python3-pip python3-venv ccache yamllint)
+      libfmt-dev libbenchmark-dev python3 python3-pip python3-venv ccache pkg-config yamllint)
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
