@@ -44,12 +44,17 @@ struct Outcome {
 };
 
 std::string describe(const engine::CaseReport& r) {
-  std::string s = fmt::format("vs {}: {} tokens, {} flushes, {} appends", r.against, r.tokens, r.flushes, r.appends);
-  const std::pair<const char*, const reference::Comparison*> parts[] = {
-      {"out", &r.out}, {"state", &r.state}, {"d", &r.d_ring}, {"k", &r.k_ring}, {"g", &r.g_ring}};
+  // One line of counts, then one per quantity compared and the failure, so that a failure
+  // reads as torch.testing.assert_close's does.
+  std::string s = fmt::format("vs {}: {}, {} flushes, {} appends", r.against, r.tokens_run(), r.flushes, r.appends);
+  const std::pair<const char*, const reference::Comparison*> parts[] = {{"out", &r.out},
+                                                                         {"initial_state", &r.state},
+                                                                         {"d_cache", &r.d_ring},
+                                                                         {"k_cache", &r.k_ring},
+                                                                         {"g_cache", &r.g_ring}};
   for (const auto& [name, c] : parts)
-    if (c->blocks > 0) s += fmt::format(" | {}: {}", name, c->describe());
-  if (!r.failure.empty()) s += " | FAILURE: " + r.failure;
+    if (c->blocks > 0) s += fmt::format("\n  {}: {}", name, c->describe());
+  if (!r.failure.empty()) s += "\n  FAILURE: " + r.failure;
   return s;
 }
 

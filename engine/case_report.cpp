@@ -29,6 +29,11 @@ std::string CaseReport::replay() const {
                      op_flag(op));
 }
 
+std::string CaseReport::tokens_run() const {
+  if (tokens >= config.steps) return fmt::format("tokens {}", tokens);
+  return fmt::format("tokens {} of {}{}", tokens, config.steps, pass() ? "" : " (stopped at the first failing token)");
+}
+
 std::string CaseReport::headline() const {
   const std::string h = failure_line();
   return h.empty() || note.empty() ? h : h + " [" + note + "]";
@@ -53,17 +58,19 @@ std::string CaseReport::summary() const {
   if (!what.empty()) {
     s = what;
   } else if (against == "error") {
-    s = fmt::format("{} on {}: {}\n  raised: {}", name, backend, pass() ? "pass" : "FAIL",
-                    error_seen.empty() ? "(nothing)" : error_seen);
+    // What the backend raised, when it raised anything; a refusal that is no contract error
+    // and an accepted call are the failure's to say.
+    s = fmt::format("{} on {}: {}", name, backend, pass() ? "pass" : "FAIL");
+    if (!error_seen.empty()) s += "\n  raised: " + error_seen;
     if (untouched_changed) s += fmt::format("\n  {} bytes of written tensors changed", untouched_changed);
   } else if (!outside_envelope.empty()) {
     s = fmt::format("{} on {}: {}\n  outside the backend's envelope ({}): {}", name.empty() ? to_string(config) : name,
                     backend, pass() ? "pass" : "FAIL", outside_envelope,
                     failure.empty() ? "refused, nothing written" : "NOT refused cleanly");
   } else {
-    s = fmt::format("{}\n  {} vs {}: tokens {}, flushes {}, appends {}, rejected rows {}, max gate mass {:.3g}",
-                    name.empty() ? to_string(config) : name, backend, against, tokens, flushes, appends, rejected_rows,
-                    max_gate_mass);
+    s = fmt::format("{}\n  {} vs {}: {}, flushes {}, appends {}, rejected rows {}, max gate mass {:.3g}",
+                    name.empty() ? to_string(config) : name, backend, against, tokens_run(), flushes, appends,
+                    rejected_rows, max_gate_mass);
     if (against == "model") s += "\n  (no expected results in the file: compared with the float64 ReplaySSM model)";
     const auto line = [&s](const char* quantity, const reference::Comparison& c) {
       if (c.blocks > 0) s += fmt::format("\n  {:<6} {}", quantity, c.describe());

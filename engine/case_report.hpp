@@ -40,6 +40,9 @@ struct CaseReport {
   const reference::Comparison* worst() const;
   // replay_line, or `kda-harness case "<config>" --backend <backend> --against <against>`.
   std::string replay() const;
+  // "tokens 9", or "tokens 1 of 9 (stopped at the first failing token)": the tokens the case
+  // ran of its config's steps.
+  std::string tokens_run() const;
   // Several lines: the case, the counts, each quantity, the failure (replay() apart).
   std::string summary() const;
   // The failure in one line: the non-numeric failure if any, else the worst failing

@@ -27,8 +27,9 @@ std::string worst_element(const HostTensor& expected, const HostTensor& actual, 
     }
   if (worst.empty()) return "";
   const double x = expected.get(worst), y = actual.get(worst);
-  std::string s = fmt::format("worst element [{}, {}, {}, {}]: expected {:.6g}, got {:.6g}", worst[0], worst[1], worst[2],
-                              worst[3], x, y);
+  std::string s = fmt::format("there the greatest absolute difference: {:.3e} at index ({}, {}, {}, {}) (expected {:.6g}, "
+                              "got {:.6g})",
+                              std::abs(x - y), worst[0], worst[1], worst[2], worst[3], x, y);
   if (!std::isnan(y)) return s;
   const std::size_t size = size_of(actual.type());
   const int64_t at = element_offset(actual.dl(), worst.data()) * static_cast<int64_t>(size);

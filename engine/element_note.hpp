@@ -1,5 +1,6 @@
-// One line on the worst element of a block that failed its comparison: its index, the value
-// expected there and the one found, and for a NaN where it came from. The cases fill every
+// One line on the element of a block that failed its comparison with the greatest absolute
+// difference: the difference, its index, the value expected there and the one found, and for
+// a NaN where it came from. The cases fill every
 // element a step must not read with NaN (ring records at and past the cursor, slots no row
 // names, strided gaps; out before each step), so a NaN that a step left in place was never
 // written, and a NaN it wrote was most likely computed from memory it must not read.

@@ -79,6 +79,10 @@ void verify_error(const GoldenCase& c, engine::Backend& backend, engine::CaseRep
     const auto ids = catalog_ids_matching(e.what());
     if (std::find(ids.begin(), ids.end(), c.expected_id) == ids.end() && r.failure.empty())
       r.failure = "the message matches no catalog entry of id " + c.expected_id;
+  } catch (const engine::BackendRefusal& e) {  // refused, but not with a contract message
+    r.error_seen = e.what();
+    r.failure = fmt::format("refused with a message that is no catalog entry; expected {} \"{}\"", c.expected_id,
+                            c.expected_message);
   }
   std::size_t i = 0;
   for (auto& [name, t] : written_tensors(call)) {

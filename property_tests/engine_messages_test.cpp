@@ -1,6 +1,8 @@
 // What the engine says about a failure: a footprint violation names the tensor, the element,
 // its slot and head, its values and why the step may not write it; the worst element of a
-// failing block says whether a NaN was left in place (never written) or written.
+// failing block says whether a NaN was left in place (never written) or written; a comparison
+// says, in torch.testing.assert_close's words, how many blocks are off and whether a figure is
+// relative or absolute; a report's token count agrees with the steps of its case.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -9,7 +11,9 @@
 
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
+#include "engine/case_report.hpp"
 #include "engine/element_note.hpp"
+#include "reference/compare.hpp"
 #include "engine/row_plan.hpp"
 
 namespace kda::engine {
@@ -78,12 +82,39 @@ TEST(WorstElement, TellsANaNLeftInPlaceFromOneWritten) {
   std::memcpy(before.data(), written.storage().data(), before.size());
   written.set({1, 0, 1, 3}, std::nan(""));
   const std::string m = worst_element(expected, written, &before, 1, 0, 1);
-  EXPECT_TRUE(contains(m, "worst element [1, 0, 1, 3]")) << m;
+  EXPECT_TRUE(contains(m, "there the greatest absolute difference: nan at index (1, 0, 1, 3)")) << m;
   EXPECT_TRUE(contains(m, "written as NaN")) << m;
 
   written.set({1, 0, 1, 3}, 3.0);
-  EXPECT_TRUE(contains(worst_element(expected, written, &before, 1, 0, 1), "expected 1, got 3")) << m;
+  const std::string off = worst_element(expected, written, &before, 1, 0, 1);
+  EXPECT_TRUE(contains(off, "there the greatest absolute difference: 2.000e+00 at index (1, 0, 1, 3) (expected 1, got 3)"))
+      << off;
   EXPECT_EQ(worst_element(expected, expected, &before, 1, 0, 1), "");
+}
+
+TEST(ComparisonMessage, SaysHowManyBlocksAreOffAndThatTheFigureIsRelative) {
+  const std::vector<double> expected = {1, 0, 1, 0, 1, 0, 1, 0}, actual = {1, 0, 1, 0.5, 1, 0, 1, 0};
+  reference::Comparison c = reference::compare(expected, actual, 2, 1e-3);
+  c.where = "out[1, 0, 0] (token 0 row 1: slot 1, value head 0)";
+  EXPECT_EQ(c.describe(),
+            "Mismatched blocks: 1 / 4 (25.0%); greatest relative difference (normwise, by block): 5.000e-01 (up to "
+            "1.000e-03 allowed) at out[1, 0, 0] (token 0 row 1: slot 1, value head 0)");
+  const reference::Comparison ok = reference::compare(expected, expected, 2, 1e-3);
+  EXPECT_TRUE(contains(ok.describe(), "all 4 blocks within bounds; greatest relative difference (normwise, by block): "
+                                      "0.000e+00 (up to 1.000e-03 allowed) at block 0"))
+      << ok.describe();
+}
+
+TEST(CaseReportMessage, TokensRunAgreeWithTheCasesSteps) {
+  CaseReport r;
+  r.config = parse_case_config("B=2 H=1 HV=2 K=4 V=4 L=3 slots=4 steps=9 seed=3");
+  r.tokens = 1;
+  r.failure = "token 0: out differs";
+  EXPECT_EQ(r.tokens_run(), "tokens 1 of 9 (stopped at the first failing token)");
+  EXPECT_TRUE(contains(r.summary(), "tokens 1 of 9 (stopped at the first failing token)")) << r.summary();
+  r.tokens = 9;
+  r.failure.clear();
+  EXPECT_EQ(r.tokens_run(), "tokens 9");
 }
 
 }  // namespace

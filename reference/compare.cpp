@@ -46,9 +46,12 @@ void Comparison::merge(const Comparison& other) {
 
 std::string Comparison::describe() const {
   if (blocks == 0) return "nothing compared";
-  return fmt::format("worst {:.3e} {} {:.3e} (ratio {:.3f}) at {} over {} blocks{}", worst_error,
-                     pass ? "<=" : "vs", tolerance, ratio(), where.empty() ? "?" : where, blocks,
-                     pass ? "" : fmt::format(", {} FAIL", failed));
+  const std::string greatest =
+      fmt::format("greatest relative difference (normwise, by block): {:.3e} (up to {:.3e} allowed) at {}", worst_error,
+                  tolerance, where.empty() ? "?" : where);
+  if (pass) return fmt::format("all {} blocks within bounds; {}", blocks, greatest);
+  return fmt::format("Mismatched blocks: {} / {} ({:.1f}%); {}", failed, blocks, 100.0 * static_cast<double>(failed) / blocks,
+                     greatest);
 }
 
 Comparison compare(std::span<const double> expected, std::span<const double> actual, int64_t block_size,

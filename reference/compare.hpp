@@ -33,8 +33,9 @@ struct Comparison {
   // Keeps the worse of two comparisons, by error / tolerance (counts add up); used to fold
   // many checks that may have different tolerances.
   void merge(const Comparison& other);
-  // "worst 3.1e-04 <= 1.2e-03 (ratio 0.26) at token 7 row 2 hv 3 over 96 blocks", or on a
-  // failure "... over 96 blocks, 5 FAIL".
+  // In torch.testing.assert_close's words, for blocks: "all 96 blocks within bounds; greatest
+  // relative difference (normwise, by block): 3.1e-04 (up to 1.2e-03 allowed) at token 7 row 2
+  // hv 3", or on a failure "Mismatched blocks: 5 / 96 (5.2%); greatest relative ...".
   std::string describe() const;
 };
 

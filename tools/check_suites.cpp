@@ -114,7 +114,9 @@ SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, cons
     }
     const std::unique_ptr<engine::Backend> b = backend(worker);
     engine::CaseReport r = golden::verify_case(lc.c, *b);
-    r.replay_line = fmt::format("kda-harness case {} --backend {}", lc.path.string(), backend_name);
+    // The spec makes the backend again (a plugin's path); its name may not.
+    r.replay_line = fmt::format("kda-harness case {} --backend {}", lc.path.string(),
+                                r.backend_spec.empty() ? backend_name : r.backend_spec);
     return r;
   };
   return s;

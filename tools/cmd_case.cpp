@@ -122,8 +122,9 @@ int run_config(const CaseArgs& a) {
   const engine::CaseReport r = a.against == "reference" ? engine::run_vs_reference(config, *backend)
                                                         : engine::run_vs_truth(config, *backend);
   std::cout << r.summary() << "\n  replay: " << r.replay() << "\n";
-  return verdict(r.pass(), fmt::format("{} vs the {}, {} step(s)", backend->name(),
-                                       a.against == "reference" ? "CPU reference" : "float64 plain recurrence", config.steps));
+  return verdict(r.pass(), fmt::format("{} vs the {}, {}", backend->name(),
+                                       a.against == "reference" ? "CPU reference" : "float64 plain recurrence",
+                                       r.tokens_run()));
 }
 
 }  // namespace

@@ -178,6 +178,21 @@ TEST(GoldenVerify, ErrorCasesNeedTheExactErrorAndNoWrite) {
   EXPECT_FALSE(v.pass());
 }
 
+TEST(GoldenVerify, AnErrorCaseRefusedWithoutAContractErrorSaysWhatWasRaised) {
+  const GoldenCase c = generated("error_k_cache_hv_heads");
+  const auto v = verify_case(c, {"own-words", [](const StepArgs&) {
+                                   throw engine::BackendRefusal("plugin:own-words refused the call: bad k_cache");
+                                 }});
+  EXPECT_FALSE(v.pass());
+  const std::string s = v.summary();
+  EXPECT_EQ(s.find("(nothing)"), std::string::npos) << s;
+  EXPECT_NE(s.find("raised: plugin:own-words refused the call: bad k_cache"), std::string::npos) << s;
+  EXPECT_NE(s.find("FAILURE: refused with a message that is no catalog entry; expected R"), std::string::npos) << s;
+  const auto accepted = verify_case(c, {"accepts", [](const StepArgs&) {}});
+  EXPECT_EQ(accepted.summary().find("raised:"), std::string::npos) << accepted.summary();
+  EXPECT_NE(accepted.summary().find("FAILURE: accepted a call that must raise"), std::string::npos);
+}
+
 TEST(GoldenVerify, FilesWithoutExpectedResultsAreJudgedByTheFloat64Model) {
   GoldenCase c = generated("rollout_gqa_9_tokens");
   for (auto it = c.tensors.begin(); it != c.tensors.end();)

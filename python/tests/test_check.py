@@ -41,7 +41,7 @@ def test_the_planted_bug_fails_exactly_the_bounded_gate_cases():
     assert 0 < len(bounded) < ROLLOUTS  # the sample has cases with and without the bounded gate
     assert {c.index for c in report.failures} == bounded
     for failure in report.failures:
-        assert "FAIL" in failure.detail
+        assert "Mismatched blocks: " in failure.detail
         kda_harness.validate(**kda_harness.case(failure.replay).kwargs())  # the replay line is a case
 
 
