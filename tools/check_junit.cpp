@@ -22,39 +22,54 @@ std::string xml(const std::string& text) {
   return s;
 }
 
+// One testcase per case (dashboards track cases, not suites); a skipped suite is one skipped
+// testcase. A failure carries its headline as the message and its summary and replay line as
+// the text, or says that run_suite kept only the first failures whole.
+std::string case_xml(const SuiteResult& r, const CaseOutcome& c) {
+  std::string s = fmt::format("    <testcase classname=\"kda-harness.check.{}\" name=\"{}\" time=\"{:.3f}\"", xml(r.name),
+                              xml(c.label), c.seconds);
+  if (c.pass) return s + "/>\n";
+  std::string message = "failed", body;
+  if (c.kept >= 0) {
+    const engine::CaseReport& f = r.failures[static_cast<std::size_t>(c.kept)];
+    if (const std::string h = f.headline(); !h.empty()) message = h;
+    body = f.summary() + "\n  replay: " + f.replay() + "\n";
+  } else {
+    body = fmt::format("(not kept: only the suite's first {} failures are reported whole)\n", r.failures.size());
+  }
+  return s + fmt::format(">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n", xml(message), xml(body));
+}
+
 std::string suite_xml(const SuiteResult& r) {
-  const bool failed = !r.skipped() && r.failed > 0;
-  std::string s = fmt::format("  <testsuite name=\"{}\" tests=\"1\" failures=\"{}\" errors=\"0\" skipped=\"{}\" time=\"{:.3f}\">\n",
-                              xml(r.name), failed ? 1 : 0, r.skipped() ? 1 : 0, r.seconds);
+  std::string s = fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
+                              "time=\"{:.3f}\">\n",
+                              xml(r.name), r.skipped() ? 1 : r.cases, r.skipped() ? 0 : r.failed, r.skipped() ? 1 : 0,
+                              r.seconds);
   s += fmt::format("    <properties>\n      <property name=\"backend\" value=\"{}\"/>\n", xml(r.backend));
   s += fmt::format("      <property name=\"cases\" value=\"{}\"/>\n      <property name=\"failed_cases\" value=\"{}\"/>\n",
                    r.cases, r.failed);
   s += fmt::format("      <property name=\"what\" value=\"{}\"/>\n    </properties>\n", xml(r.what));
-  s += fmt::format("    <testcase classname=\"kda-harness.check.{}\" name=\"{} ({} cases)\" time=\"{:.3f}\"",
-                   xml(r.backend), xml(r.name), r.cases, r.seconds);
-  if (r.skipped()) return s + fmt::format(">\n      <skipped message=\"{}\"/>\n    </testcase>\n  </testsuite>\n", xml(r.skip_reason));
-  if (!failed) return s + "/>\n  </testsuite>\n";
-  std::string body;
-  for (const engine::CaseReport& f : r.failures) body += f.summary() + "\n  replay: " + f.replay() + "\n";
-  if (r.failed > static_cast<int64_t>(r.failures.size()))
-    body += fmt::format("(and {} more)\n", r.failed - static_cast<int64_t>(r.failures.size()));
-  s += fmt::format(">\n      <failure message=\"{} of {} cases failed\">{}</failure>\n    </testcase>\n  </testsuite>\n",
-                   r.failed, r.cases, xml(body));
-  return s;
+  if (r.skipped())
+    return s + fmt::format("    <testcase classname=\"kda-harness.check.{}\" name=\"{}\" time=\"0\">\n      <skipped "
+                           "message=\"{}\"/>\n    </testcase>\n  </testsuite>\n",
+                           xml(r.name), xml(r.name), xml(r.skip_reason));
+  for (const CaseOutcome& c : r.outcomes) s += case_xml(r, c);
+  return s + "  </testsuite>\n";
 }
 
 }  // namespace
 
 std::string junit_report(const std::vector<SuiteResult>& results, double wall_seconds) {
-  int64_t failed = 0, skipped = 0;
+  int64_t tests = 0, failed = 0, skipped = 0;
   for (const auto& r : results) {
-    failed += !r.skipped() && r.failed > 0;
+    tests += r.skipped() ? 1 : r.cases;
+    failed += r.skipped() ? 0 : r.failed;
     skipped += r.skipped();
   }
   std::string s = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   s += fmt::format("<testsuites name=\"kda-harness check\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
                    "time=\"{:.3f}\">\n",
-                   results.size(), failed, skipped, wall_seconds);
+                   tests, failed, skipped, wall_seconds);
   for (const auto& r : results) s += suite_xml(r);
   return s + "</testsuites>\n";
 }

@@ -1,6 +1,7 @@
 // `kda-harness check --junit FILE`: the suites as JUnit XML for CI dashboards. One
-// <testsuite> per suite with one <testcase> (the suite's cases together; their count and the
-// failures' replay lines are in it), <skipped> for a suite that did not run.
+// <testsuite> per suite with one <testcase> per case ("case 7", a golden case with its name;
+// a failure with its message, summary and replay line), one <skipped> testcase for a suite
+// that did not run.
 #pragma once
 #include <string>
 #include <vector>

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 namespace kda::cli {
@@ -22,40 +23,61 @@ bool all_passed(const std::vector<SuiteResult>& results) {
 }
 
 std::string summary_table(const std::vector<SuiteResult>& results, double wall_seconds) {
-  std::string s = fmt::format("{:<18} {:<7} {:>7} {:>7} {:>7}  {:<32} {:>8}\n", "suite", "backend", "cases", "passed",
-                              "failed", "worst error / tolerance (ratio)", "time");
-  s += std::string(92, '-') + "\n";
+  // Columns as wide as their longest entry (a plugin's backend name can be long).
+  std::size_t name_width = 18, backend_width = 7;
+  for (const auto& r : results) {
+    name_width = std::max(name_width, r.name.size());
+    backend_width = std::max(backend_width, r.backend.size());
+  }
+  const auto row = [&](const std::string& name, const std::string& backend, const std::string& cases,
+                       const std::string& passed, const std::string& failed, const std::string& rest) {
+    return fmt::format("{:<{}} {:<{}} {:>7} {:>7} {:>7}  {}\n", name, name_width, backend, backend_width, cases, passed,
+                       failed, rest);
+  };
+  const std::size_t width = name_width + backend_width + 68;
+  std::string s = row("suite", "backend", "cases", "passed", "failed",
+                      fmt::format("{:<32} {:>8}", "worst error / tolerance (ratio)", "time"));
+  s += std::string(width, '-') + "\n";
   int64_t cases = 0, passed = 0, failed = 0;
   for (const auto& r : results) {
     if (r.skipped()) {
-      s += fmt::format("{:<18} {:<7} {:>7} {:>7} {:>7}  skipped: {}\n", r.name, r.backend, "-", "-", "-", r.skip_reason);
+      s += row(r.name, r.backend, "-", "-", "-", "skipped: " + r.skip_reason);
       continue;
     }
-    s += fmt::format("{:<18} {:<7} {:>7} {:>7} {:>7}  {:<32} {:>7.1f}s\n", r.name, r.backend, r.cases, r.passed,
-                     r.failed, worst_text(r), r.seconds);
+    s += row(r.name, r.backend, std::to_string(r.cases), std::to_string(r.passed), std::to_string(r.failed),
+             fmt::format("{:<32} {:>7.1f}s", worst_text(r), r.seconds));
     cases += r.cases;
     passed += r.passed;
     failed += r.failed;
   }
-  s += std::string(92, '-') + "\n";
-  s += fmt::format("{:<18} {:<7} {:>7} {:>7} {:>7}  {:<32} {:>7.1f}s\n", "total", "", cases, passed, failed,
-                   failed ? "FAILED" : "all passed", wall_seconds);
+  s += std::string(width, '-') + "\n";
+  s += row("total", "", std::to_string(cases), std::to_string(passed), std::to_string(failed),
+           fmt::format("{:<32} {:>7.1f}s", failed ? "FAILED" : "all passed", wall_seconds));
   return s;
 }
 
-std::string failure_listing(const std::vector<SuiteResult>& results) {
+std::string failure_listing(const std::vector<SuiteResult>& results, std::size_t per_suite) {
   std::string s;
-  for (const auto& r : results)
-    for (const auto& f : r.failures) {
+  for (const auto& r : results) {
+    for (std::size_t i = 0; i < r.failures.size() && i < per_suite; ++i) {
+      const engine::CaseReport& f = r.failures[i];
       s += fmt::format("FAILED [{}] {}\n", r.name, f.summary());
       if (const std::string replay = f.replay(); !replay.empty()) s += fmt::format("  replay: {}\n", replay);
     }
+    if (const int64_t more = r.failed - static_cast<int64_t>(std::min(per_suite, r.failures.size())); more > 0)
+      s += fmt::format("[{}] {} more failed case(s) not shown here; {}\n", r.name, more,
+                       r.failures_left_out() > 0
+                           ? fmt::format("--json FILE has the first {}, the other {} are only counted", r.failures.size(),
+                                         r.failures_left_out())
+                           : std::string("--json FILE has them all"));
+  }
   return s;
 }
 
 nlohmann::ordered_json json_report(const std::vector<SuiteResult>& results, double wall_seconds,
                                    const nlohmann::ordered_json& options) {
   nlohmann::ordered_json j;
+  j["schema_version"] = kJsonSchemaVersion;
   j["tool"] = "kda-harness check";
   j["passed"] = all_passed(results);
   j["wall_seconds"] = wall_seconds;
@@ -81,7 +103,12 @@ nlohmann::ordered_json json_report(const std::vector<SuiteResult>& results, doub
                       {"detail", r.worst_detail}};
       }
       s["failures"] = nlohmann::ordered_json::array();
-      for (const auto& f : r.failures) s["failures"].push_back({{"replay", f.replay()}, {"detail", f.summary()}});
+      for (const CaseOutcome& c : r.outcomes)
+        if (c.kept >= 0) {
+          const engine::CaseReport& f = r.failures[static_cast<std::size_t>(c.kept)];
+          s["failures"].push_back({{"case", c.index}, {"replay", f.replay()}, {"detail", f.summary()}});
+        }
+      s["failures_left_out"] = r.failures_left_out();
     }
     j["suites"].push_back(std::move(s));
   }

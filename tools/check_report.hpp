@@ -10,8 +10,13 @@
 
 namespace kda::cli {
 
+// The JSON report's "schema_version": 2 added it, each failure's "case" and each suite's
+// "failures_left_out" (failures beyond those run_suite kept, counted but not listed).
+constexpr int kJsonSchemaVersion = 2;
+
 std::string summary_table(const std::vector<SuiteResult>& results, double wall_seconds);
-std::string failure_listing(const std::vector<SuiteResult>& results);
+// The first per_suite failures of each suite, with their replay lines, and how many more.
+std::string failure_listing(const std::vector<SuiteResult>& results, std::size_t per_suite = 5);
 nlohmann::ordered_json json_report(const std::vector<SuiteResult>& results, double wall_seconds,
                                    const nlohmann::ordered_json& options);
 bool all_passed(const std::vector<SuiteResult>& results);

@@ -1,11 +1,13 @@
 #include "tools/check_runner.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <system_error>
 #include <thread>
@@ -41,6 +43,15 @@ void Progress::clear() const {
   if (mode_ == Mode::Bar) std::fputs("\r\033[K", stderr);
 }
 
+Progress::Mode progress_mode(bool off) {
+  if (off) return Progress::Mode::Off;
+  const char* term = std::getenv("TERM");
+  const char* no_color = std::getenv("NO_COLOR");
+  const bool redraws = isatty(STDERR_FILENO) && term != nullptr && *term != '\0' && std::string(term) != "dumb" &&
+                       (no_color == nullptr || *no_color == '\0');
+  return redraws ? Progress::Mode::Bar : Progress::Mode::Lines;
+}
+
 SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t keep_failures) {
   SuiteResult r;
   r.name = spec.name;
@@ -54,10 +65,12 @@ SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t k
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   };
   std::vector<engine::CaseReport> outcomes(static_cast<std::size_t>(spec.cases));
+  std::vector<double> case_seconds(static_cast<std::size_t>(spec.cases));
   std::atomic<int64_t> next{0}, done{0}, failed{0};
   auto worker = [&](int w) {
     for (int64_t i = next++; i < spec.cases; i = next++) {
       engine::CaseReport o;
+      const auto case_start = std::chrono::steady_clock::now();
       try {
         o = spec.run(i, w);
       } catch (const std::exception& e) {
@@ -66,6 +79,8 @@ SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t k
         o.what = o.failure = "exception of an unknown type";
       }
       if (!o.pass()) ++failed;
+      case_seconds[static_cast<std::size_t>(i)] =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - case_start).count();
       outcomes[static_cast<std::size_t>(i)] = std::move(o);
       ++done;
     }
@@ -88,9 +103,16 @@ SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t k
   for (auto& t : threads) t.join();
   progress.clear();
   r.seconds = elapsed();
-  for (const engine::CaseReport& o : outcomes) {
+  for (std::size_t i = 0; i < outcomes.size(); ++i) {
+    const engine::CaseReport& o = outcomes[i];
     o.pass() ? ++r.passed : ++r.failed;
-    if (!o.pass() && static_cast<int64_t>(r.failures.size()) < keep_failures) r.failures.push_back(o);
+    CaseOutcome c{static_cast<int64_t>(i), fmt::format("case {}{}", i, o.name.empty() ? "" : " " + o.name), o.pass(),
+                  case_seconds[i]};
+    if (!o.pass() && static_cast<int64_t>(r.failures.size()) < keep_failures) {
+      c.kept = static_cast<int64_t>(r.failures.size());
+      r.failures.push_back(o);
+    }
+    r.outcomes.push_back(std::move(c));
     const reference::Comparison* w = o.worst();
     if (w == nullptr) continue;
     const bool nan = std::isnan(w->worst_error);

@@ -23,6 +23,15 @@ struct SuiteSpec {
   std::function<engine::CaseReport(int64_t index, int worker)> run;
 };
 
+// One case of a suite as a report lists it (JUnit: one testcase each).
+struct CaseOutcome {
+  int64_t index = 0;
+  std::string label;  // "case 7", and a golden case's name
+  bool pass = true;
+  double seconds = 0;
+  int64_t kept = -1;  // a failure's position in SuiteResult::failures; -1: passed, or left out
+};
+
 struct SuiteResult {
   std::string name, backend, what, skip_reason;
   int64_t cases = 0, passed = 0, failed = 0;
@@ -30,9 +39,11 @@ struct SuiteResult {
   bool worst_is_nan = false;
   std::string worst_replay, worst_detail;
   double seconds = 0;
-  std::vector<engine::CaseReport> failures;  // the first few
+  std::vector<CaseOutcome> outcomes;         // every case, in case order
+  std::vector<engine::CaseReport> failures;  // the first keep_failures failures in full
   bool skipped() const { return !skip_reason.empty(); }
   bool ok() const { return failed == 0; }
+  int64_t failures_left_out() const { return failed - static_cast<int64_t>(failures.size()); }
 };
 
 // Progress of a suite on standard error, with an estimate of the time left: a bar redrawn in
@@ -52,7 +63,13 @@ class Progress {
   mutable std::string last_suite_;  // the suite that line was about
 };
 
+// How `check` shows progress: Off when asked, a Bar only where stderr is a terminal that
+// redraws a line in place (ESC[K): not under TERM=dumb or unset, nor with NO_COLOR set
+// (no-color.org: no escape sequences), else Lines.
+Progress::Mode progress_mode(bool off);
+
 // Runs every case (none when skipped). Exceptions escaping a case count as its failure.
-SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t keep_failures = 5);
+// Keeps the first keep_failures failing reports whole (the rest only as outcomes).
+SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t keep_failures = 1000);
 
 }  // namespace kda::cli

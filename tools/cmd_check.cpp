@@ -6,7 +6,6 @@
 // few seconds), a summary table at the end, --json and --junit for reports (written whole or
 // not at all; `-` is stdout, and the text then goes to stderr); exit 0 only when every case
 // of every suite that ran passed (1 otherwise, 2 for usage errors and failed writes).
-#include <unistd.h>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -170,10 +169,7 @@ int run_check(const CheckArgs& a) {
     std::cerr << "kda-harness check: " << set.problems.front() << " (--manifest names the golden set)\n";
     return kUsage;
   }
-  const Progress progress(a.no_progress ? Progress::Mode::Off
-                          : isatty(STDERR_FILENO) ? Progress::Mode::Bar
-                                                  : Progress::Mode::Lines,
-                          a.progress_every);
+  const Progress progress(progress_mode(a.no_progress), a.progress_every);
   std::vector<SuiteResult> results;
   for (const SuiteSpec& spec : build_suites(o, gpus, set)) {
     results.push_back(run_suite(spec, progress));

@@ -8,12 +8,14 @@
 #include <iostream>
 #include <new>
 
+#include "tools/cli_tree.hpp"
 #include "tools/exit_code.hpp"
 #include "tools/subcommands.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"kda-harness: conformance harness for the KDA ReplaySSM decode kernel"};
+  CLI::App app{"kda-harness: conformance harness for the KDA ReplaySSM decode kernel", "kda-harness"};
   app.set_version_flag("--version", kda::cli::version_text(), "Print the version and build options, then exit");
+  app.set_help_all_flag("--help-all", "Print the help of every subcommand, then exit");
   app.require_subcommand(1);
   kda::cli::register_validate(app);
   kda::cli::register_errors(app);
@@ -21,10 +23,17 @@ int main(int argc, char** argv) {
   kda::cli::register_check(app);
   kda::cli::register_golden(app);
   kda::cli::register_mutants(app);
+  kda::cli::register_completion(app);
   int code = 0;
   try {
-    app.parse(argc, argv);
-    code = kda::cli::exit_code();
+    // CLI11 alone calls an unknown subcommand a missing one.
+    if (const std::string unknown = kda::cli::unknown_subcommand(app, argc, argv); !unknown.empty()) {
+      std::cerr << unknown << "\nRun with --help for more information.\n";
+      code = kda::cli::kUsage;
+    } else {
+      app.parse(argc, argv);
+      code = kda::cli::exit_code();
+    }
   } catch (const CLI::ParseError& e) {
     code = app.exit(e) == 0 ? 0 : kda::cli::kUsage;
   } catch (const std::bad_alloc&) {

@@ -1,0 +1,208 @@
+"""The kda-harness command line as a kernel author reads it: progress on terminals and pipes,
+NO_COLOR, unknown subcommands, the summary table, the JSON and JUnit reports' content, shell
+completion and --help-all. Run as cli_test.py is (tools/tests/CMakeLists.txt registers both);
+KDA_CPU_PLUGIN and KDA_CPU_PLUGIN_MUTANT name the CPU example plugin and a planted-bug copy."""
+import json
+import os
+import pty
+import re
+import subprocess
+import sys
+import unittest
+import xml.etree.ElementTree as ET
+
+from cli_test import HARNESS, run, scratch
+
+PLUGIN = os.environ.get("KDA_CPU_PLUGIN", "")
+MUTANT = os.environ.get("KDA_CPU_PLUGIN_MUTANT", "")
+PROGRESS = ["check", "--suites", "contract", "--cases", "contract=3000", "--jobs", "1", "--progress-every", "0.05"]
+
+
+def stderr_on_a_terminal(args, env):
+    """Runs the harness with stderr on a pseudo-terminal; returns (exit code, what it wrote there)."""
+    master, slave = pty.openpty()
+    p = subprocess.Popen([HARNESS] + args, stdout=subprocess.DEVNULL, stderr=slave, env=env)
+    os.close(slave)
+    out = b""
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not data:
+            break
+        out += data
+    os.close(master)
+    return p.wait(timeout=300), out.decode("utf-8", "replace")
+
+
+def environment(**changes):
+    env = {k: v for k, v in os.environ.items() if k not in ("TERM", "NO_COLOR")}
+    env.update({k: v for k, v in changes.items() if v is not None})
+    return env
+
+
+class Progress(unittest.TestCase):
+    def test_a_bar_with_esc_k_only_on_a_terminal_that_redraws(self):
+        code, text = stderr_on_a_terminal(PROGRESS, environment(TERM="xterm"))
+        self.assertEqual(code, 0, text)
+        self.assertIn("\r\x1b[K", text)  # the bar, redrawn in place
+        for name, env in (("TERM=dumb", environment(TERM="dumb")), ("TERM unset", environment()),
+                          ("NO_COLOR", environment(TERM="xterm", NO_COLOR="1"))):
+            code, text = stderr_on_a_terminal(PROGRESS, env)
+            self.assertEqual(code, 0, text)
+            self.assertNotIn("\x1b", text, name)
+            self.assertRegex(text, r"contract \d+/3000 .*left", name)  # progress lines instead
+
+    def test_no_escape_sequences_into_a_pipe(self):
+        r = subprocess.run([HARNESS] + PROGRESS, capture_output=True, text=True, env=environment(TERM="xterm"))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertNotIn("\x1b", r.stderr + r.stdout)
+
+
+class Subcommands(unittest.TestCase):
+    def test_an_unknown_subcommand_is_named(self):
+        for args, message in ((["chek"], "kda-harness: unknown subcommand 'chek' (known: validate, errors, case, "
+                                         "check, golden, mutants, completion)"),
+                              (["golden", "verfy"], "kda-harness golden: unknown subcommand 'verfy' (known: regen, "
+                                                    "verify)")):
+            r = run(args)
+            self.assertEqual(r.returncode, 2)
+            self.assertIn(message, r.stderr)
+            self.assertNotIn("A subcommand is required", r.stderr)
+        r = run([])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("A subcommand is required", r.stderr)  # no word at all: that one is right
+
+    def test_help_all_lists_every_subcommand_and_its_options(self):
+        r = run(["--help-all"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for word in ("check", "--junit", "golden", "verify", "regen", "mutants", "--unseen", "completion", "--memory-budget"):
+            self.assertIn(word, r.stdout)
+
+
+def options_of(*subcommand):
+    """The options `kda-harness SUBCOMMAND --help` lists."""
+    text = run(list(subcommand) + ["--help"]).stdout
+    return set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", text))
+
+
+def bash_complete(script, words):
+    """COMPREPLY for the command line `words` (the last one being completed) under bash."""
+    code = 'eval "$SCRIPT"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _kda_harness; printf "%s\\n" "${COMPREPLY[@]}"'
+    r = subprocess.run(["bash", "-c", code, "bash"] + words, capture_output=True, text=True,
+                       env=dict(os.environ, SCRIPT=script), cwd=scratch("completion"))
+    assert r.returncode == 0, r.stderr
+    return set(r.stdout.split())
+
+
+class Completion(unittest.TestCase):
+    def test_bash_completes_subcommands_and_the_options_each_takes(self):
+        r = run(["completion", "bash"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        script = r.stdout
+        self.assertEqual(bash_complete(script, ["kda-harness", ""]),
+                         {"validate", "errors", "case", "check", "golden", "mutants", "completion"})
+        self.assertEqual(bash_complete(script, ["kda-harness", "golden", ""]), {"regen", "verify"})
+        self.assertEqual(bash_complete(script, ["kda-harness", "check", "--ju"]), {"--junit"})
+        for path in (["check"], ["case"], ["golden", "verify"], ["mutants"]):
+            self.assertEqual(bash_complete(script, ["kda-harness"] + path + ["--"]), options_of(*path), path)
+
+    def test_zsh_script_names_every_subcommand_and_option(self):
+        r = run(["completion", "zsh"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(r.stdout.startswith("#compdef kda-harness\n"))
+        for option in options_of("check") | options_of("golden", "verify"):
+            self.assertIn(f"'{option}:", r.stdout)
+        self.assertIn("'golden:verify') cmd='golden verify'", r.stdout)
+        zsh = subprocess.run(["sh", "-c", "command -v zsh"], capture_output=True, text=True).stdout.strip()
+        if zsh:
+            check = subprocess.run([zsh, "-n"], input=r.stdout, capture_output=True, text=True)
+            self.assertEqual(check.returncode, 0, check.stderr)
+
+    def test_an_unknown_shell_is_a_usage_error(self):
+        r = run(["completion", "fish"])
+        self.assertEqual(r.returncode, 2)
+        self.assertIn("fish", r.stderr)
+
+
+class Reports(unittest.TestCase):
+    def test_json_has_a_schema_version_and_every_failure(self):
+        if not MUTANT:
+            self.skipTest("KDA_CPU_PLUGIN_MUTANT is not set (a build with KDA_BUILD_MUTANTS sets it)")
+        r = run(["check", "--backend", "plugin:" + MUTANT, "--suites", "kernel", "--cases", "kernel=40", "--no-progress",
+                 "--json", "-"], timeout=600)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual(doc["schema_version"], 2)
+        suite = doc["suites"][0]
+        self.assertGreater(suite["failed"], 5)  # more than the text listing shows
+        self.assertEqual(len(suite["failures"]), suite["failed"])
+        self.assertEqual(suite["failures_left_out"], 0)
+        self.assertEqual(len({f["case"] for f in suite["failures"]}), suite["failed"])
+        self.assertIn(f"[kernel] {suite['failed'] - 5} more failed case(s) not shown here; --json FILE has them all",
+                      r.stderr)
+
+    def test_junit_has_one_testcase_per_case(self):
+        out = os.path.join(scratch("junit-cases"), "report.xml")
+        r = run(["check", "--suites", "contract,golden", "--cases", "contract=30", "--no-progress", "--junit", out])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        root = ET.parse(out).getroot()
+        suites = {s.get("name"): s for s in root.findall("testsuite")}
+        contract = suites["contract"]
+        self.assertEqual([c.get("name") for c in contract.findall("testcase")], [f"case {i}" for i in range(30)])
+        self.assertEqual(int(contract.get("tests")), 30)
+        golden = suites["golden"].findall("testcase")
+        self.assertEqual(len(golden), int(suites["golden"].get("tests")))
+        self.assertTrue(all(re.fullmatch(r"case \d+ \S+", c.get("name")) for c in golden[:-1]))
+        self.assertEqual(int(root.get("tests")), 30 + len(golden))
+
+    def test_junit_failures_carry_their_message_and_replay(self):
+        if not MUTANT:
+            self.skipTest("KDA_CPU_PLUGIN_MUTANT is not set (a build with KDA_BUILD_MUTANTS sets it)")
+        out = os.path.join(scratch("junit-failures"), "report.xml")
+        r = run(["check", "--backend", "plugin:" + MUTANT, "--suites", "kernel", "--cases", "kernel=20", "--no-progress",
+                 "--junit", out], timeout=600)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        suite = ET.parse(out).getroot().find("testsuite")
+        failed = [c for c in suite.findall("testcase") if c.find("failure") is not None]
+        self.assertEqual(len(failed), int(suite.get("failures")))
+        self.assertGreater(len(failed), 0)
+        for c in failed:
+            self.assertIn("\n  replay: kda-harness ", c.find("failure").text)
+            self.assertTrue(c.find("failure").get("message"))
+
+    def test_the_summary_table_aligns_a_long_backend_name(self):
+        if not PLUGIN:
+            self.skipTest("KDA_CPU_PLUGIN is not set (ctest sets it to the CPU example plugin)")
+        r = run(["check", "--backend", "plugin:" + PLUGIN, "--suites", "envelope,kernel-truth", "--cases",
+                 "envelope=2", "--cases", "kernel-truth=2", "--no-progress"], timeout=300)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        lines = r.stdout.splitlines()
+        header = next(i for i, l in enumerate(lines) if l.startswith("suite "))
+        table = lines[header:header + 6]
+        self.assertIn("plugin:cpu-example", table[2])
+        cases_end = table[0].index("cases") + len("cases")
+        for row in (table[2], table[3], table[5]):  # both suites and the total
+            self.assertEqual(row[cases_end - 1], "2" if row.startswith(("envelope", "kernel")) else "4", (table, row))
+            self.assertEqual(row[cases_end], " ", table)
+
+    def test_a_golden_kernel_failure_replays_through_the_plugins_path(self):
+        if not MUTANT:
+            self.skipTest("KDA_CPU_PLUGIN_MUTANT is not set (a build with KDA_BUILD_MUTANTS sets it)")
+        r = run(["check", "--backend", "plugin:" + MUTANT, "--suites", "golden-kernel", "--no-progress", "--json", "-"],
+                timeout=600)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        failures = json.loads(r.stdout)["suites"][0]["failures"]
+        self.assertGreater(len(failures), 0)
+        for f in failures:
+            self.assertRegex(f["replay"], r"^kda-harness case \S+\.safetensors --backend plugin:" + re.escape(MUTANT) + "$")
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["--list"]:  # the test ids, one a line, for ctest to register
+        for case in unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__]):
+            for test in case:
+                print(test.id().split(".", 1)[1])
+        sys.exit(0)
+    unittest.main()
