@@ -11,10 +11,13 @@ import signal
 import threading
 import time
 import traceback
+from pathlib import Path
 
 from . import _abi, _call, _frameworks, _lib, _operators, _status
 from .envelope import Envelope
 from .report import CaseResult, CheckReport, callable_expression, rerun_call
+
+_PACKAGE = Path(__file__).resolve().parent  # frames in it are the harness's, not the kernel's
 
 
 class CallablePlugin:
@@ -58,11 +61,13 @@ class CallablePlugin:
             self.interrupt = e
             return self._refuse(f"{type(e).__name__}", 2)
 
-
     def _keep_traceback(self, e):
-        # From the frame below this one: where the kernel raised, not where the harness called it.
-        frames = e.__traceback__.tb_next if e.__traceback__ is not None else None
-        self.tracebacks.append("".join(traceback.format_exception(type(e), e, frames)))
+        # From the kernel's first frame: where it raised, not how the harness called it (the
+        # whole traceback when the exception never reached the kernel's code).
+        frames = e.__traceback__
+        while frames is not None and Path(frames.tb_frame.f_code.co_filename).resolve().parent == _PACKAGE:
+            frames = frames.tb_next
+        self.tracebacks.append("".join(traceback.format_exception(type(e), e, frames or e.__traceback__)))
 
 
 class StepTimeout(Exception):

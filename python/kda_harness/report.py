@@ -3,6 +3,7 @@ whole (str and repr alike): its message, first the line that reruns the caller's
 then the `kda-harness case` line that replays the case on the CPU reference, and the
 traceback of an exception the kernel raised. raise_if_failed() raises all of it as one
 AssertionError (pytest would cut `assert report.passed, report` at 240 characters)."""
+import dataclasses
 import json
 import textwrap
 from dataclasses import dataclass, field
@@ -69,6 +70,7 @@ class CheckReport:
     def raise_if_failed(self):
         """Raises AssertionError with every failure (message, replay lines, traceback) if any
         case failed; returns the report otherwise."""
+        __tracebackhide__ = True  # pytest shows the caller's line, not this frame and its `self` cut short
         if self.failures:
             raise AssertionError(str(self))
         return self
@@ -109,5 +111,12 @@ def rerun_call(function, suite, index, seed, config, given):
 
 
 def _python(value):
-    """A value as Python source; strings in double quotes, as a shell line quotes them too."""
-    return json.dumps(value) if isinstance(value, str) else repr(value)
+    """A value as Python source; strings in double quotes, as a shell line quotes them too; a
+    dataclass (an Envelope) by the fields that differ from their defaults."""
+    if isinstance(value, str):
+        return json.dumps(value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changed = [f"{f.name}={getattr(value, f.name)!r}" for f in dataclasses.fields(value)
+                   if f.default is dataclasses.MISSING or getattr(value, f.name) != f.default]
+        return f"{type(value).__name__}({', '.join(changed)})"
+    return repr(value)
