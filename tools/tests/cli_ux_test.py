@@ -116,9 +116,27 @@ class Completion(unittest.TestCase):
             self.assertIn(f"'{option}:", r.stdout)
         self.assertIn("'golden:verify') cmd='golden verify'", r.stdout)
         zsh = subprocess.run(["sh", "-c", "command -v zsh"], capture_output=True, text=True).stdout.strip()
-        if zsh:
-            check = subprocess.run([zsh, "-n"], input=r.stdout, capture_output=True, text=True)
-            self.assertEqual(check.returncode, 0, check.stderr)
+        if not zsh:
+            return  # the script's text is all that can be checked without zsh
+        check = subprocess.run([zsh, "-n"], input=r.stdout, capture_output=True, text=True)
+        self.assertEqual(check.returncode, 0, check.stderr)
+        # Its function, with zsh's completion helpers stubbed to print what they are offered.
+        code = ('_describe() { print -l -- "${(@P)4}" }; _files() { print FILES }; compdef() { : }; eval "$SCRIPT"; '
+                'words=("$@"); CURRENT=$#; PREFIX=${words[-1]}; _kda_harness')
+
+        def offered(*words):
+            out = subprocess.run([zsh, "-c", code, "zsh"] + list(words), capture_output=True, text=True,
+                                 env=dict(os.environ, SCRIPT=r.stdout))
+            self.assertEqual(out.returncode, 0, out.stderr)
+            return {line.split(":")[0] for line in out.stdout.splitlines()}
+
+        self.assertEqual(offered("kda-harness", ""), {"validate", "errors", "case", "check", "golden", "mutants",
+                                                      "completion"})
+        self.assertEqual(offered("kda-harness", "golden", ""), {"regen", "verify"})
+        long_options = {o for o in offered("kda-harness", "check", "--ju") if o.startswith("--")}
+        self.assertEqual(long_options, options_of("check"))  # zsh narrows them to --junit itself
+        self.assertIn("-j", offered("kda-harness", "check", "-"))
+        self.assertEqual(offered("kda-harness", "case", "B=1"), {"FILES"})
 
     def test_an_unknown_shell_is_a_usage_error(self):
         r = run(["completion", "fish"])
