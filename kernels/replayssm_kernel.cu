@@ -235,7 +235,8 @@ int64_t replayssm_blocks(const ReplayParams& p) {
 cudaError_t launch_replayssm(const ReplayParams& p, cudaStream_t stream) {
   if (replayssm_blocks(p) == 0) return cudaSuccess;  // HV = 0: no head, nothing to read or write
   if (p.K > kMaxK) return launch_replayssm_wide(p, stream);
-  if (p.L <= kRecordChunk + 1) return launch_replayssm_short_ring(p, stream);  // the whole ring in one chunk
+  if (p.L <= kRecordChunk + 1)  // the whole ring in one chunk
+    return short_ring_4warp_pays(p) ? launch_replayssm_short_ring_4warp(p, stream) : launch_replayssm_short_ring(p, stream);
   return launch_instantiation(p, [&](auto nc, auto sdt) {
     replayssm_step_kernel<decltype(nc)::value, decltype(sdt)::value>
         <<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kRowsPerWarp), 0, stream>>>(p);

@@ -66,6 +66,11 @@ cudaError_t launch_replayssm(const ReplayParams& p, cudaStream_t stream);
 
 // K <= 128 and L <= 17 (replayssm_short_ring_kernel.cu); same grid as replayssm_blocks.
 cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stream);
+// The same step on 4-warp CTAs (replayssm_short_ring_4warp_kernel.cu), and where it measured
+// faster than launch_replayssm_short_ring: 16-bit states on grids of >= 1,024 CTAs, float32
+// at L > 1 on >= 2,048 (docs/perf-notes.md, v15).
+cudaError_t launch_replayssm_short_ring_4warp(const ReplayParams& p, cudaStream_t stream);
+bool short_ring_4warp_pays(const ReplayParams& p);
 
 int64_t replayssm_wide_blocks(const ReplayParams& p);
 cudaError_t launch_replayssm_wide(const ReplayParams& p, cudaStream_t stream);

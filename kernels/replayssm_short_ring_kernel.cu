@@ -1,30 +1,32 @@
 // The ReplaySSM decode step on the GPU for K <= 128 and L <= 17 (at most 16 ring records:
-// one staged chunk), kernel v15 of docs/perf-notes.md (the v8 design: v10 tuned; v13:
-// staging without per-CTA decisions; v14: each record's coefficients computed once per CTA;
-// v15: a warp streams up to 32 rows, so a large grid runs CTAs of 4 warps). Longer rings go
-// to replayssm_kernel.cu (v7), K > 128 to replayssm_wide_kernel.cu.
+// one staged chunk), kernel v14 of docs/perf-notes.md (the v8 design: v10 tuned; v13: the
+// 16-bit checkpoint tile in shared memory, staging without per-CTA decisions; v14: each
+// record's coefficients computed once per CTA). Longer rings go to replayssm_kernel.cu (v7),
+// K > 128 to replayssm_wide_kernel.cu.
 //
 // Why a kernel of its own: v7 keeps a warp's 16 checkpoint rows in 64 registers for the
 // CTA's whole life (the rank update of every ring chunk needs them), which caps it at 2 CTAs
 // per SM; its memory rounds and barriers then stand in line with its arithmetic. With the
 // whole ring in shared memory at once, a warp needs a row only while it works on it: a warp
-// streams its rows 4 at a time from registers, the next group or two (64 bytes per lane)
-// loading meanwhile: 80 registers. And an append need not rebuild the state:
+// streams its 16 rows 4 at a time, from the CTA's tile in shared memory (16-bit states) or
+// from registers one group ahead (float32): 80 registers, 3 CTAs per SM. And an append need
+// not rebuild the state:
 //   S_dec k = (S0 diag(exp(total) exp(g))) k + sum_j d_j (w_j . (exp(g) k)),
 // the same for q*scale, so an append row costs two dot products with per-column weights plus
 // one scalar per record (a_j = w_j . (exp(g) k), b_j = w_j . (exp(g) q scale), each computed
-// by one warp and shared through shared memory). A flush row is rebuilt as in v7 (S0
-// exp(total) + sum_j d_j w_j^T, then exp(g)), because its checkpoint must be written. w_j
-// and d_j are rounded to out's dtype (the spec's rounding point) in both paths.
+// by one warp and shared through shared memory). A flush row is rebuilt as in v7 (S0 exp(total) + sum_j d_j w_j^T, then exp(g)),
+// because its checkpoint must be written. w_j and d_j are rounded to out's dtype (the spec's
+// rounding point) in both paths.
 //
-// Per CTA (one per (row, value head, 128 state rows); 8 warps of 16 rows or 4 of 32):
+// Per CTA (one per (row, value head, 128 state rows); 8 warps of 16 rows):
 //   1. memory round 1: the row's index, cursor and force flag, the duplicate-slot scan spread
 //      over the CTA, per column thread q, k, a, dt_bias, A_log; per row v; b;
-//   2. memory round 2: the ring records (cursor <= 16) into shared memory by cp.async, each
-//      warp's first rows into registers; beta by one thread; one barrier with the duplicate
-//      verdict once the ring has landed; padding or rejected rows: zeros to out, return;
-//   3. one thread per column: g, exp(g), exp(total), w_j; all threads: d_j; barrier; an
-//      append: record j's a_j and b_j by one warp, barrier;
+//   2. memory round 2: the ring records (cursor <= 16) into shared memory by cp.async, then
+//      the checkpoint tile (16-bit) or each warp's first 4 rows (float32); beta by one
+//      thread; one barrier with the duplicate verdict once the ring has landed; padding or
+//      rejected rows: zeros to out, return;
+//   3. one thread per column: g, exp(g), exp(total), w_j; all threads: d_j; barrier (the
+//      tile has landed); an append: record j's a_j and b_j by one warp, barrier;
 //   4. each warp, 4 rows at a time: append: the dots with exp(total) exp(g) k and
 //      exp(total) exp(g) q scale; flush: rebuild, decay, dots, and the new checkpoint rows
 //      S + d k^T; then d = beta (v - S.k), o = S.(q scale) + d k.(q scale) -> out, and for an
@@ -41,31 +43,9 @@
 namespace kda::cuda::detail {
 namespace {
 
-// A warp streams one or two 16-row blocks of the CTA's 128 rows: its own and, in a CTA of
-// half as many warps as blocks, the one block_step rows further. The launcher picks the
-// CTA's warps (the same machine code serves both): 4 warps of 32 rows pay the per-warp work
-// that does not depend on the rows (the row's index and flags, the token's columns, offsets,
-// the output) once per 32 rows, but each warp's chain of row groups is twice as long; 8
-// warps of 16 rows (v14's shape) finish a CTA sooner. Measured (docs/perf-notes.md, v15):
-// 4 warps are 0.76-0.91x the time of 8 for appends and 16-bit flushes once the grid has
-// >= 1,024 CTAs, and 1.1-1.4x at <= 256 CTAs, and for float32 steps where every row
-// flushes (L = 1) 1.0-1.15x.
-constexpr int kBlocksPerWarp = 2;
-constexpr int kWarpRows = kBlocksPerWarp * kRowsPerWarp;
-constexpr int kMaxWarps = kCtaRows / kRowsPerWarp;  // 8 warps of 16 rows
-constexpr int64_t kFourWarpMinBlocks = 512;  // about 4 CTAs per SM of an H200 (132 SMs)
-
-constexpr int kGroup = 4;  // rows a warp computes at a time
-// Groups loading while one computes: 64 bytes per lane whatever the state's dtype, so every
-// warp keeps 2 KB of checkpoint rows in flight (v8b: one 16-bit group left the loads half as
-// deep; a 16-bit group of 8 rows spills 200-300 B at 80 registers).
-template <int32_t SDT>
-__host__ __device__ constexpr int groups_ahead() {
-  return SDT == kF32 ? 1 : 2;
-}
-// 80 registers (3 CTAs of 8 warps or 6 of 4 per SM), 36 KB of static shared memory (the
-// carveout set to its maximum: 6 CTAs).
-constexpr int kMinCtasPerSm = 3;
+constexpr int kWarps = kCtaRows / kRowsPerWarp;  // 8 warps of 16 rows cover the CTA's 128
+constexpr int kGroup = 4;  // rows a warp holds at a time
+constexpr int kGroups = kRowsPerWarp / kGroup;
 
 // Where a warp's checkpoint rows are: the lane's first column of the warp's first row, and
 // how to step a row (one vector access per row when the layout allows it).
@@ -76,28 +56,48 @@ struct WarpRows {
   bool vec;
 };
 
-// A group of G rows as loaded: raw[rr] holds the lane's columns of row rel + rr (rel: rows
-// after the warp's first row; zeros past n).
-template <int NC, int32_t SDT, int G>
-__device__ __forceinline__ void load_group(const ReplayParams& p, const WarpRows& w, int rel, int n,
-                                           uint32_t (&raw)[G][raw_words<NC, SDT>()]) {
+// Where the checkpoint rows wait between their load and their use. In registers (v10): each
+// warp keeps the next group of 4 rows in flight while it computes one (2 KB per warp), a
+// memory round trip per group (float32 states). In shared memory (the tile, 16-bit states):
+// the CTA's 128 rows x K copied by cp.async as soon as the slot is known, every byte in flight
+// at once and no register held, then read with no memory round trip in the row loop.
+// Measured (docs/perf-notes.md, v11-v13): the tile makes 16-bit appends and flushes faster
+// (flushes on the register path were 1-3% slower); a float32 tile (64 KB) allows only 2 CTAs
+// per SM and was 20-28% slower, like a second float32 register group (v8b).
+template <int32_t SDT>
+__host__ __device__ constexpr bool uses_tile() {
+  return SDT != kF32;
+}
+// Shared memory of the tile: rows x K elements, packed (32 KB for K = 128, 16-bit).
+template <int NC, int32_t SDT>
+__host__ __device__ constexpr int max_tile_bytes() {
+  return uses_tile<SDT>() ? kCtaRows * 32 * NC * 2 : 0;
+}
+// 3 CTAs of 8 warps per SM (80 registers, 35 KB of static shared memory plus the tile): 4 CTAs
+// (64 registers) spill ~100-200 B and measured slower (v8, v9).
+constexpr int kMinCtasPerSm = 3;
+
+// A group of rows as loaded: raw[rr] holds the lane's columns of row first + rr (zeros past n).
+template <int NC, int32_t SDT>
+__device__ __forceinline__ void load_group(const ReplayParams& p, const WarpRows& w, int first, int n,
+                                           uint32_t (&raw)[kGroup][raw_words<NC, SDT>()]) {
 #pragma unroll
-  for (int rr = 0; rr < G; ++rr)
+  for (int rr = 0; rr < kGroup; ++rr)
 #pragma unroll
     for (int i = 0; i < raw_words<NC, SDT>(); ++i) raw[rr][i] = 0;
   if (n <= 0) return;
   if (w.vec) {  // one address computation per group, then a pointer step per row
-    const char* at = w.at + rel * w.row_bytes;
+    const char* at = w.at + first * w.row_bytes;
 #pragma unroll
-    for (int rr = 0; rr < G; ++rr, at += w.row_bytes)
+    for (int rr = 0; rr < kGroup; ++rr, at += w.row_bytes)
       if (rr < n) load_raw<NC, SDT>(at, raw[rr]);
     return;
   }
 #pragma unroll
-  for (int rr = 0; rr < G; ++rr) {
+  for (int rr = 0; rr < kGroup; ++rr) {
     if (rr >= n) continue;
     float x[NC];
-    load_cols(p.state.ptr, SDT, w.off + (rel + rr) * w.row, w.col, x);
+    load_cols(p.state.ptr, SDT, w.off + (first + rr) * w.row, w.col, x);
     pack_raw<NC, SDT>(x, raw[rr]);
   }
 }
@@ -106,19 +106,14 @@ __device__ __forceinline__ void load_group(const ReplayParams& p, const WarpRows
 // move as straight vector accesses.
 // kPlain: the plain packed decode (ReplayParams::plain).
 template <int NC, int32_t SDT, bool kPlain>
-__global__ void __launch_bounds__(kMaxWarps * 32, kMinCtasPerSm) replayssm_short_ring_kernel(const ReplayParams p) {
+__global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ring_kernel(const ReplayParams p) {
   __shared__ __align__(16) HeadShared sh;
+  extern __shared__ __align__(16) char rows_tile[];  // the tile: the CTA's checkpoint rows [cta_rows][K]
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const CtaPlace place = cta_place(p);
   const int vc = place.vc, hv = place.hv, row = place.row, h = place.h, cta_rows = place.cta_rows;
   const int64_t v_base = place.v_base;
-  // The warp's rows: its 16-row blocks warp and warp + warps of the CTA (cta_threads() gives
-  // at least half as many warps as blocks); rel = r + bi * block_step is row r of block bi,
-  // counted from the warp's first row v_first.
-  const int warps = static_cast<int>(blockDim.x >> 5);
-  const int block_step = warps * kRowsPerWarp;
-  const int nrows0 = min(kRowsPerWarp, cta_rows - warp * kRowsPerWarp);  // <= 0: a warp that only fills columns
-  const int nrows1 = min(kRowsPerWarp, cta_rows - warp * kRowsPerWarp - block_step);
+  const int nrows = min(kRowsPerWarp, cta_rows - warp * kRowsPerWarp);  // <= 0: a warp that only fills columns
   const int64_t v_first = v_base + warp * kRowsPerWarp;
   const int64_t out_row = static_cast<int64_t>(row) * p.out.stride[0] + hv * p.out.stride[1];
   const int c0 = lane * NC;
@@ -129,20 +124,18 @@ __global__ void __launch_bounds__(kMaxWarps * 32, kMinCtasPerSm) replayssm_short
   // Memory round 1: everything that does not depend on the slot, all in flight together.
   const QkvOffsets qkv = qkv_offsets(p, row, hv, h);
   RowVerdict r = row_values<kPlain>(p, row);
-  float q_raw = 0.0f, k_raw = 0.0f, gate_c = 0.0f;
+  float q_raw = 0.0f, k_raw = 0.0f, gate_c = 0.0f, v_raw = 0.0f;
   if (column) {
     q_raw = load_float(p.qkv.ptr, qkv.q0 + tid, p.qkv.dtype);
     k_raw = load_float(p.qkv.ptr, qkv.k0 + tid, p.qkv.dtype);
     gate_c = gate(p, row, hv, tid, head_A(p, hv));
   }
-  __shared__ float v_sh[kCtaRows];  // v of the CTA's rows (thread i: row i), read after the next barrier
-  if (tid < cta_rows) v_sh[tid] = load_float(p.qkv.ptr, qkv.v0 + v_base + tid, p.qkv.dtype);
+  if (lane < nrows) v_raw = load_float(p.qkv.ptr, qkv.v0 + v_first + lane, p.qkv.dtype);  // lane i: row i's v
   __shared__ float beta_sh;  // beta of (row, hv), computed once for the CTA
   const float b_raw = tid == blockDim.x - 1 ? load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype) : 0.0f;
   const bool dup = r.slot >= 0 && slot_taken_elsewhere(p, row, r.slot, tid, blockDim.x);
   if (r.status == kRowPadding) {
-    zero_out_rows(p, out_row, v_first, nrows0, lane);
-    zero_out_rows(p, out_row, v_first + block_step, nrows1, lane);
+    zero_out_rows(p, out_row, v_first, nrows, lane);
     publish_row_status(p, row, hv, vc, r.status);
     return;
   }
@@ -158,36 +151,35 @@ __global__ void __launch_bounds__(kMaxWarps * 32, kMinCtasPerSm) replayssm_short
   w.row_bytes = w.row * se;
   // Vector rows: contiguous columns and every row's lane segment aligned to NC elements.
   w.vec = w.col == 1 && (reinterpret_cast<uintptr_t>(w.at) % (NC * se)) == 0 && (w.row_bytes % (NC * se)) == 0;
-  const bool rows_here = r.status == kRowOk && active;
-  constexpr int G = kGroup, kAhead = groups_ahead<SDT>(), kGroupsPerBlock = kRowsPerWarp / G;
-  // Group gi of the warp: rows [first, first + n) of its block gi / kGroupsPerBlock, the
-  // first of them rel rows after v_first (n <= 0: none; groups come in order).
-  auto group_at = [&](int gi, int& rel, int& first) {
-    const int bi = gi / kGroupsPerBlock;
-    first = (gi % kGroupsPerBlock) * G;
-    rel = first + bi * block_step;
-    return min(G, (bi == 0 ? nrows0 : bi == 1 ? nrows1 : 0) - first);
-  };
+  constexpr bool tile = uses_tile<SDT>();
+  const bool rows_here = r.status == kRowOk && active && !tile;
   constexpr int words = raw_words<NC, SDT>();
-  uint32_t ahead[kAhead][G][words];  // the groups after the one computing, loading
-#pragma unroll
-  for (int a = 0; a < kAhead; ++a) {
-    int rel, first;
-    const int n = group_at(a, rel, first);
-    load_group<NC, SDT, G>(p, w, rel, rows_here ? n : 0, ahead[a]);
-  }
+  uint32_t ahead[kGroup][words];  // register path: the group after the one computing, loading
+  load_group<NC, SDT>(p, w, 0, rows_here ? nrows : 0, ahead);
   if (r.status == kRowOk) stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, 0, r.cursor);
-  // beta (a double exp) by the CTA's last thread, while the copies land.
+  const int tile_pitch = static_cast<int>(p.K) * se;  // bytes of a row in rows_tile
+  // The tile after the ring, in a group of its own: the column pass waits for the ring only.
+  cp_async_commit();
+  if (tile && r.status == kRowOk) {
+    const char* tile_src = p.state.ptr + off4(p.state, r.slot, hv, v_base, 0) * se;
+    if (p.state_dense)
+      copy_rows16(rows_tile, tile_pitch, tile_src, p.state.stride[2] * se, cta_rows, __ffs(tile_pitch / 16) - 1);
+    else
+      stage_block({tile_src, p.state.stride[2], p.state.stride[3], cta_rows, static_cast<int>(p.K), se, rows_tile,
+                   tile_pitch});
+  }
+  cp_async_commit();
+  // beta (a double exp) by one thread that computes no column, while the copies land.
   if (tid == blockDim.x - 1) {
     if constexpr (kPlain) beta_sh = beta_plain(b_raw);
     else beta_sh = beta_of(b_raw, p.b.dtype);
   }
-  cp_async_wait_all();
+  cp_async_wait_prior<1>();
   if (__syncthreads_or(dup)) r.status |= kRowDuplicateSlot;
   publish_row_status(p, row, hv, vc, r.status);
-  if (r.status != kRowOk) {  // rejected: zeros to out, nothing else
-    zero_out_rows(p, out_row, v_first, nrows0, lane);
-    zero_out_rows(p, out_row, v_first + block_step, nrows1, lane);
+  if (r.status != kRowOk) {  // rejected: zeros to out, nothing else (the tile's copies land first)
+    cp_async_wait_all();
+    zero_out_rows(p, out_row, v_first, nrows, lane);
     return;
   }
 
@@ -217,10 +209,11 @@ __global__ void __launch_bounds__(kMaxWarps * 32, kMinCtasPerSm) replayssm_short
     }
   }
   round_staged_deltas(p, od, sh, jn, cta_rows, __ffs(cta_rows) - 1);
+  cp_async_wait_all();
   __syncthreads();
 
   // The token's columns of this lane (every warp: those without rows help with the records).
-  float qs[NC], kn[NC], kq, k_norm = 1.0f;
+  float qs[NC], kn[NC], et[NC], eg[NC], kq, k_norm = 1.0f;
   {
     float q[NC], k[NC];
     load_shared_cols(sh.q, c0, active, q);
@@ -241,6 +234,8 @@ __global__ void __launch_bounds__(kMaxWarps * 32, kMinCtasPerSm) replayssm_short
       part += kn[n] * qs[n];
     }
     kq = warp_sum(part);
+    load_shared_cols(sh.etot, c0, active, et);
+    load_shared_cols(sh.eg, c0, active, eg);
   }
   const float beta = beta_sh;
 
@@ -250,10 +245,10 @@ __global__ void __launch_bounds__(kMaxWarps * 32, kMinCtasPerSm) replayssm_short
   // branch: r.flush is the CTA's).
   __shared__ float2 coef_sh[kRecordChunk];
   if (!r.flush) {
+    const int warps = static_cast<int>(blockDim.x >> 5);
     for (int j = warp; j < jn; j += warps) {
-      float wj[NC], eg[NC], ab[2] = {0.0f, 0.0f};
+      float wj[NC], ab[2] = {0.0f, 0.0f};
       load_shared_cols(sh.ring.g[j], c0, active, wj);
-      load_shared_cols(sh.eg, c0, active, eg);
 #pragma unroll
       for (int n = 0; n < NC; ++n) {
         const float we = wj[n] * eg[n];
@@ -265,122 +260,104 @@ __global__ void __launch_bounds__(kMaxWarps * 32, kMinCtasPerSm) replayssm_short
     }
     __syncthreads();
   }
-  if (nrows0 <= 0) return;
+  if (nrows <= 0) return;
 
-  // The warp's rows, G at a time, the next kAhead groups loading meanwhile. Adds to dot0 / dot1
-  // lane l's dot of row l/2 of the warp's first / second block (S.k for l even, S.(q scale)
-  // for l odd) over the columns' weights x, y; a flush (kFlush) first rebuilds each row and
-  // writes the new checkpoint rows. Two instances, so that each keeps only its own per-column
-  // values live.
-  auto stream_rows = [&](auto flush_tag, const float(&x)[NC], const float(&y)[NC], float& dot0, float& dot1) {
+  // The warp's rows, 4 at a time, the next groups loading meanwhile. Returns lane l's dot
+  // (row l/2 of the warp: S.k for l even, S.(q scale) for l odd) over the columns' weights
+  // x, y; a flush (kFlush) first rebuilds each row and writes the new checkpoint rows.
+  // Two instances, so that each keeps only its own per-column values live.
+  auto stream_rows = [&](auto flush_tag, const float(&x)[NC], const float(&y)[NC]) {
     constexpr bool kFlush = decltype(flush_tag)::value;
+    float dot = 0.0f;
 #pragma unroll 1
-    for (int g0 = 0; g0 < kBlocksPerWarp * kGroupsPerBlock; g0 += kAhead)
+    for (int gi = 0; gi < kGroups; ++gi) {
+      const int first = gi * kGroup, n = min(kGroup, nrows - first);
+      if (n <= 0) break;
+      float S[kGroup][NC];
+      if constexpr (tile) {
+        const char* at = rows_tile + (warp * kRowsPerWarp + first) * tile_pitch + c0 * se;
 #pragma unroll
-    for (int a = 0; a < kAhead; ++a) {  // group g0 + a comes from ahead[a], which then loads group g0 + a + kAhead
-      const int gi = g0 + a;
-      int rel, first;
-      const int n = group_at(gi, rel, first);
-      if (n <= 0) return;
-      const int bi = gi / kGroupsPerBlock;
-      float S[G][NC];
+        for (int rr = 0; rr < kGroup; ++rr, at += tile_pitch) {
+          uint32_t raw[words] = {};
+          if (rr < n && active) load_raw<NC, SDT>(at, raw);
+          unpack_raw<NC, SDT>(raw, S[rr]);
+        }
+      } else {
 #pragma unroll
-      for (int rr = 0; rr < G; ++rr) unpack_raw<NC, SDT>(ahead[a][rr], S[rr]);
-      {
-        int rel_next, first_next;
-        const int n_next = group_at(gi + kAhead, rel_next, first_next);
-        load_group<NC, SDT, G>(p, w, rel_next, active ? n_next : 0, ahead[a]);
+        for (int rr = 0; rr < kGroup; ++rr) unpack_raw<NC, SDT>(ahead[rr], S[rr]);
+        const int ahead_first = first + kGroup;
+        load_group<NC, SDT>(p, w, ahead_first, active ? nrows - ahead_first : 0, ahead);
       }
-      if constexpr (kFlush) {  // exp(total) and exp(g) from shared memory: fewer registers held
-        float et[NC];
-        load_shared_cols(sh.etot, c0, active, et);
+      if constexpr (kFlush) {
 #pragma unroll
-        for (int rr = 0; rr < G; ++rr)
+        for (int rr = 0; rr < kGroup; ++rr)
 #pragma unroll
           for (int c = 0; c < NC; ++c) S[rr][c] *= et[c];
         for (int j = 0; j < jn; ++j) {
           float wj[NC];
           load_shared_cols(sh.ring.g[j], c0, active, wj);
-          const float* dj = &sh.d[j][warp * kRowsPerWarp + rel];
+          const float4 d4 = *reinterpret_cast<const float4*>(&sh.d[j][warp * kRowsPerWarp + first]);
+          const float dr[kGroup] = {d4.x, d4.y, d4.z, d4.w};
 #pragma unroll
-          for (int q4 = 0; q4 < G / 4; ++q4) {
-            const float4 d4 = *reinterpret_cast<const float4*>(dj + 4 * q4);
-            const float dr[4] = {d4.x, d4.y, d4.z, d4.w};
+          for (int rr = 0; rr < kGroup; ++rr)
 #pragma unroll
-            for (int i = 0; i < 4; ++i)
-#pragma unroll
-              for (int c = 0; c < NC; ++c) S[4 * q4 + i][c] = fmaf(dr[i], wj[c], S[4 * q4 + i][c]);
-          }
+            for (int c = 0; c < NC; ++c) S[rr][c] = fmaf(dr[rr], wj[c], S[rr][c]);
         }
-        float eg[NC];
-        load_shared_cols(sh.eg, c0, active, eg);
 #pragma unroll
-        for (int rr = 0; rr < G; ++rr)
+        for (int rr = 0; rr < kGroup; ++rr)
 #pragma unroll
           for (int c = 0; c < NC; ++c) S[rr][c] *= eg[c];
       }
-      const float red = row_dots(S, x, y);  // lane l: group row (l % 2G) / 2
-      if ((lane >> 1) / G == first / G) {   // the group's rows are the block's rows first .. first + G - 1
-        if (bi == 0) dot0 += red;
-        else dot1 += red;
-      }
+      const float red = row_dots(S, x, y);  // lane l: group row (l & 7) / 2
+      if ((lane >> 3) == gi) dot = red;         // the group's rows are the warp's rows 4 gi .. 4 gi + 3
       if constexpr (kFlush) {  // the new checkpoint rows S + d k^T (d exactly as the output below computes it)
-        const float dl = beta * (v_sh[warp * kRowsPerWarp + rel + ((lane & (2 * G - 1)) >> 1)] - red);
+        const float dl = beta * (__shfl_sync(kFullMask, v_raw, first + ((lane & 7) >> 1)) - red);
 #pragma unroll
-        for (int rr = 0; rr < G; ++rr) {
+        for (int rr = 0; rr < kGroup; ++rr) {
           const float d = __shfl_sync(kFullMask, dl, 2 * rr);
           if (rr >= n || !active) continue;
           float s[NC];
 #pragma unroll
           for (int c = 0; c < NC; ++c) s[c] = fmaf(d, kn[c], S[rr][c]);
-          if (w.vec) store_cols_aligned<NC, SDT>(w.at + (rel + rr) * w.row_bytes, s);
-          else store_cols(p.state.ptr, SDT, w.off + (rel + rr) * w.row, w.col, s);
+          if (w.vec) store_cols_aligned<NC, SDT>(w.at + (first + rr) * w.row_bytes, s);
+          else store_cols(p.state.ptr, SDT, w.off + (first + rr) * w.row, w.col, s);
         }
       }
     }
+    return dot;
   };
 
-  float dot0 = 0.0f, dot1 = 0.0f;  // an append's records part first, then the checkpoint's
+  float dot, records = 0.0f;
   if (r.flush) {
-    stream_rows(std::true_type{}, kn, qs, dot0, dot1);
+    dot = stream_rows(std::true_type{}, kn, qs);
   } else {
-    // The records' part of lane l's dots (a_j for l even, b_j for l odd); then the
+    // The records' part of lane l's dot (a_j for l even, b_j for l odd); then the
     // checkpoint's per-column weights.
-    const bool here0 = my_row < nrows0, here1 = my_row < nrows1;
-    const float* d0 = &sh.d[0][warp * kRowsPerWarp + my_row];
+    const bool row_here = my_row < nrows;
 #pragma unroll
     for (int j = 0; j < kRecordChunk; ++j) {
       if (j >= jn) break;
       const float2 ab = coef_sh[j];
-      const float c = (lane & 1) ? ab.y : ab.x;
-      if (here0) dot0 = fmaf(d0[j * kCtaRows], c, dot0);
-      if (here1) dot1 = fmaf(d0[j * kCtaRows + block_step], c, dot1);
+      if (row_here) records = fmaf(sh.d[j][warp * kRowsPerWarp + my_row], (lane & 1) ? ab.y : ab.x, records);
     }
-    float x[NC], y[NC], et[NC], eg[NC];
-    load_shared_cols(sh.etot, c0, active, et);
-    load_shared_cols(sh.eg, c0, active, eg);
+    float x[NC], y[NC];
 #pragma unroll
     for (int n = 0; n < NC; ++n) {
       const float e = et[n] * eg[n];
       x[n] = e * kn[n], y[n] = e * qs[n];
     }
-    stream_rows(std::false_type{}, x, y, dot0, dot1);
+    dot = stream_rows(std::false_type{}, x, y);
   }
 
-  // d = beta (v - S.k) and o = S.(q scale) + d k.(q scale) of each block's rows: lane 2i
-  // writes row i.
-#pragma unroll
-  for (int bi = 0; bi < kBlocksPerWarp; ++bi) {
-    const int nrows = bi == 0 ? nrows0 : nrows1;
-    if (nrows <= 0) break;
-    const float full = bi == 0 ? dot0 : dot1;
-    const float sq = __shfl_down_sync(kFullMask, full, 1);
-    if ((lane & 1) == 0 && my_row < nrows) {
-      const int64_t v = v_first + bi * block_step + my_row;
-      const float d = beta * (v_sh[warp * kRowsPerWarp + bi * block_step + my_row] - full);
-      store_float(p.out.ptr, out_row + v * p.out.stride[2], p.out.dtype, sq + d * kq);
-      if (!r.flush) store_float(p.d_cache.ptr, off4(p.d_cache, r.slot, hv, r.cursor, v), p.d_cache.dtype, d);
-    }
+  const float full = dot + records;
+  const float sq = __shfl_down_sync(kFullMask, full, 1);
+  const float v_mine = __shfl_sync(kFullMask, v_raw, my_row);
+  float d = 0.0f;
+  if ((lane & 1) == 0 && my_row < nrows) {
+    const int64_t v = v_first + my_row;
+    d = beta * (v_mine - full);
+    store_float(p.out.ptr, out_row + v * p.out.stride[2], p.out.dtype, sq + d * kq);
+    if (!r.flush) store_float(p.d_cache.ptr, off4(p.d_cache, r.slot, hv, r.cursor, v), p.d_cache.dtype, d);
   }
   if (r.flush || vc != 0 || warp != 0 || !active) return;  // one warp per (row, head) writes the g record
   float g[NC];
@@ -401,22 +378,28 @@ cudaError_t launch_short_ring(const ReplayParams& p, cudaStream_t stream) {
     constexpr int NC = decltype(nc)::value;
     constexpr int32_t SDT = decltype(sdt)::value;
     const auto kernel = replayssm_short_ring_kernel<NC, SDT, kPlain>;
-    // 6 CTAs of 35.5 KB per SM need the carveout at its maximum (without the hint the driver
-    // picked 132 KB of shared memory: 3 CTAs); set once per instantiation and device.
-    static std::atomic<uint64_t> carveout_set{0};  // bit d: done on device d
-    int dev = 0;
-    if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-    const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
-    if (bit == 0 || (carveout_set.load(std::memory_order_relaxed) & bit) == 0) {
-      if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                     cudaSharedmemCarveoutMaxShared);
-          e != cudaSuccess)
-        return e;
-      carveout_set.fetch_or(bit, std::memory_order_relaxed);
+    constexpr int max_tile = max_tile_bytes<NC, SDT>();
+    int tile = 0;
+    if constexpr (max_tile > 0) {
+      // Shared memory past 48 KB per CTA must be allowed once per kernel and device (the
+      // largest tile of this instantiation); the carveout asks for the most shared memory.
+      static std::atomic<uint64_t> allowed{0};  // bit d: done on device d
+      int dev = 0;
+      if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
+      const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
+      if (bit == 0 || (allowed.load(std::memory_order_relaxed) & bit) == 0) {
+        if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, max_tile);
+            e != cudaSuccess)
+          return e;
+        if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                                       cudaSharedmemCarveoutMaxShared);
+            e != cudaSuccess)
+          return e;
+        allowed.fetch_or(bit, std::memory_order_relaxed);
+      }
+      tile = static_cast<int>(min64(kCtaRows, p.V) * p.K) * float_dtype_bytes(SDT);
     }
-    const int64_t blocks = replayssm_blocks(p);
-    const bool four_warps = blocks >= kFourWarpMinBlocks && !(SDT == kF32 && p.L == 1);
-    kernel<<<static_cast<unsigned>(blocks), cta_threads(p, four_warps ? kWarpRows : kRowsPerWarp), 0, stream>>>(p);
+    kernel<<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kRowsPerWarp), tile, stream>>>(p);
     return cudaGetLastError();
   });
 }

@@ -16,7 +16,8 @@ cd "$root/$build"
 work="$root/$build/bench-variant-$name"
 mkdir -p "$work" "$root/build-bench-carry"
 objs=()
-for cu in replayssm_kernel replayssm_short_ring_kernel replayssm_wide_kernel; do
+for cu_path in "$src"/kernels/*.cu; do  # every kernel file of that tree (the set changed over versions)
+  cu=$(basename "$cu_path" .cu)
   # -I$src first: the variant's kernels/*.cuh shadow this tree's.
   /usr/local/cuda/bin/nvcc -I"$src" -I"$root" -isystem=/usr/local/cuda/include -O3 -DNDEBUG \
     --generate-code=arch=compute_90a,code=[sm_90a] --generate-code=arch=compute_90,code=[compute_90] \
