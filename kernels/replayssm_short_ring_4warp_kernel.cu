@@ -2,7 +2,7 @@
 // docs/perf-notes.md: replayssm_short_ring_kernel.cu (v14) with a warp streaming 32 rows, so
 // that a CTA of (row, value head, 128 rows) is 4 warps and the per-warp work that does not
 // depend on the rows (the row's index and flags, the token's columns, offsets, the output) is
-// paid once per 32 rows, not 16: 0.67x v14's warp instructions, 0.76-0.92x its time on grids
+// paid once per 32 rows, not 16: 0.67x v14's warp instructions, 0.75-0.92x its time on grids
 // of >= 1,024 CTAs (16-bit states) or >= 2,048 at L > 1 (float32). On smaller grids (one
 // CTA's latency chain, made longer here) and for float32 steps where every row flushes, v14
 // stays faster: the launcher (replayssm_kernel.cu, short_ring_4warp_pays()) picks.
