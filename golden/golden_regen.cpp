@@ -70,7 +70,7 @@ std::string RegenReport::summary() const {
 // The case files the previous manifest listed, as absolute paths: the only ones regen removes.
 std::set<fs::path> previously_listed(const fs::path& manifest_path) {
   std::set<fs::path> listed;
-  if (!fs::exists(manifest_path)) return listed;
+  if (!fs::is_regular_file(manifest_path)) return listed;  // none yet, or a FIFO/device it writes to
   try {
     for (const ManifestEntry& e : read_manifest(manifest_path).cases)
       listed.insert(fs::absolute(manifest_path.parent_path() / e.file).lexically_normal());
@@ -141,7 +141,8 @@ RegenReport regen(const RegenOptions& o) {
   std::sort(report.removed.begin(), report.removed.end());
   std::sort(report.left.begin(), report.left.end());
   const std::string text = manifest_text(manifest);
-  report.manifest_changed = read_text(o.manifest) != text;
+  // A manifest written to a FIFO or device is not read back (a read would wait for a writer).
+  report.manifest_changed = !fs::is_regular_file(o.manifest) || read_text(o.manifest) != text;
   if (o.dry_run) return report;
   if (report.manifest_changed) commit.stage(o.manifest, as_bytes(text));
   commit.commit();

@@ -111,6 +111,20 @@ class ReportTargets(unittest.TestCase):
             self.assertEqual(fh.read(), committed.read())
 
 
+    def test_regen_manifest_into_a_fifo_is_written_through(self):
+        work = scratch("regen_manifest_fifo")
+        fifo = os.path.join(work, "manifest.fifo")
+        os.mkfifo(fifo)
+        got = []
+        reader = threading.Thread(target=read_fifo, args=(fifo, got, 90))
+        reader.start()
+        r = run(["golden", "regen", "--dir", os.path.join(work, "cases"), "--manifest", fifo], timeout=90)
+        reader.join()
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced")
+        self.assertEqual(json.loads(b"".join(got))["format"], "kda-golden-manifest/1")
+
+
 class RegenFolder(unittest.TestCase):
     """golden regen --dir removes only what the previous manifest listed, and its commit is
     all or nothing, even when the process is killed in the middle of it."""
