@@ -46,7 +46,7 @@ struct CaseReport {
   // Several lines: the case, the counts, each quantity, the failure (replay() apart).
   std::string summary() const;
   // The failure in one line: the non-numeric failure if any, else the worst failing
-  // comparison, prefixed by its tensor's name ("k_cache: worst ... at k_cache[...] (...)"),
+  // comparison, prefixed by its tensor's name ("k_cache: Mismatched blocks: ... at k_cache[...] (...)"),
   // and by the golden case's name.
   std::string headline() const;
 

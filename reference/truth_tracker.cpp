@@ -2,16 +2,34 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+#include <functional>
+
 #include "reference/replayssm_model.hpp"
 #include "reference/tensor_io.hpp"
 
 namespace kda::reference {
 namespace {
 
+// A head's comparison; when it fails, `where` also names its element of the greatest absolute
+// difference (the first NaN if any), `index(i)` giving element i's index in its tensor.
 Comparison compare_head(const double* expected, const double* actual, int64_t n, double bound, double floor,
-                        std::string where) {
+                        std::string where, const std::function<std::string(int64_t)>& index) {
   Comparison c = compare({expected, static_cast<size_t>(n)}, {actual, static_cast<size_t>(n)}, n, bound, {&floor, 1});
   c.where = std::move(where);
+  if (c.pass) return c;
+  int64_t worst = 0;
+  double worst_diff = -1;
+  for (int64_t i = 0; i < n; ++i) {
+    const double diff = std::abs(actual[i] - expected[i]);
+    if (std::isnan(diff)) {
+      worst = i;
+      break;
+    }
+    if (diff > worst_diff) worst = i, worst_diff = diff;
+  }
+  c.where += fmt::format("; there the greatest absolute difference: {:.3e} at index ({}) (expected {:.6g}, got {:.6g})",
+                         std::abs(actual[worst] - expected[worst]), index(worst), expected[worst], actual[worst]);
   return c;
 }
 
@@ -94,9 +112,10 @@ void TruthTracker::judge(int64_t token, const Matrix<double>& out,
     for (int64_t hv = 0; hv < d_.HV; ++hv) {
       const std::string where = fmt::format("token {} row {} slot {} hv {}", token, row, slot, hv);
       const int64_t o = hv * d_.V;
+      const auto out_index = [row, hv](int64_t v) { return fmt::format("{}, 0, {}, {}", row, hv, v); };
       if (slot < 0) {  // padding: truth 0 and floor 0 demand exact zeros
-        outputs.merge(
-            compare_head(truth_out_.row(row).data() + o, out.row(row).data() + o, d_.V, bounds_.output, 0, where));
+        outputs.merge(compare_head(truth_out_.row(row).data() + o, out.row(row).data() + o, d_.V, bounds_.output, 0,
+                                   where, out_index));
         continue;
       }
       const HeadToken<double>& h = heads_[head];
@@ -105,11 +124,14 @@ void TruthTracker::judge(int64_t token, const Matrix<double>& out,
       if (budget_) b = budget_->token(slot, hv, before_[head], h, S, flush_[row]);
       ++head;
       outputs.merge(compare_head(truth_out_.row(row).data() + o, out.row(row).data() + o, d_.V, b.output,
-                                 output_floor(S.norm(), h.q_scaled.norm(), d_.K, d_.V, out_dtype_), where));
+                                 output_floor(S.norm(), h.q_scaled.norm(), d_.K, d_.V, out_dtype_), where, out_index));
       if (flush_[row]) {
-        const Matrix<double> actual = checkpoint(slot, hv);
+        const Matrix<double> actual = checkpoint(slot, hv);  // [V, K], row-major
+        const auto state_index = [slot, hv, K = d_.K](int64_t i) {
+          return fmt::format("{}, {}, {}, {}", slot, hv, i / K, i % K);
+        };
         states.merge(compare_head(S.data(), actual.data(), d_.V * d_.K, b.state, state_floor(d_.V, d_.K, state_dtype_),
-                                  where + " (flush)"));
+                                  where + " (flush)", state_index));
       }
     }
   }

@@ -1,6 +1,7 @@
 """CheckReport as a kernel author reads it: every failure whole (str and repr alike), the line
 that reruns the author's kernel first, the CPU reference's `kda-harness case` line second, the
 kernel's own traceback, and raise_if_failed() carrying all of it."""
+import re
 import textwrap
 
 import pytest
@@ -40,6 +41,16 @@ def test_the_first_replay_line_reruns_the_authors_kernel():
         again = eval(rerun, {"kda_harness": kda_harness, "numpy_step": numpy_step})
         assert [(c.suite, c.passed, c.config, c.detail) for c in again.cases] == [
             (f.suite, False, f.config, f.detail)]
+
+
+def test_a_numeric_failure_reads_as_assert_closes():
+    report = planted_failures("rollout,truth")
+    for f in report.failures:
+        # How many blocks are off, the relative figure against what is allowed, where, and the
+        # greatest absolute difference there with the values expected and found.
+        assert re.search(r"Mismatched blocks: \d+ / \d+ \(\d+\.\d%\); greatest relative difference \(normwise, by "
+                         r"block\): \S+ \(up to \S+ allowed\) at .*(token|row) \d+.*; there the greatest absolute "
+                         r"difference: \S+ at index \(\d+, \d+, \d+, \d+\) \(expected \S+, got \S+\)", f.detail), f.detail
 
 
 def test_a_rerun_line_keeps_the_arguments_that_change_the_case():
