@@ -5,6 +5,7 @@
 #include <string>
 
 #include "contract/tensor_view.hpp"
+#include "engine/phase_times.hpp"
 #include "kernels/replayssm_decode.hpp"
 
 namespace kda::engine {
@@ -25,7 +26,7 @@ cuda::DeviceTensor& DeviceMirror::device_of(const DLTensor& host) {
   // A new host tensor at a recycled address gets a fresh device copy.
   if (!slot || slot->dl().dtype.code != host.dtype.code || slot->dl().dtype.bits != host.dtype.bits ||
       shape_of(slot->dl()) != shape_of(host) || strides_of(slot->dl()) != strides_of(host))
-    slot = std::make_unique<cuda::DeviceTensor>(host);
+    slot = timed(Phase::Allocate, [&] { return std::make_unique<cuda::DeviceTensor>(host); });
   return *slot;
 }
 
@@ -94,14 +95,19 @@ void DeviceMirror::step(const StepArgs& host) {
 }
 
 void DeviceMirror::step(const StepArgs& host, const Launch& launch) {
-  const StepArgs dev = upload(host);
-  poison_out(host);
-  DLTensor* status = status_tensor(host.mixed_qkv->shape[0]);
-  check_cuda(cudaMemset(status->data, 0xFF, static_cast<std::size_t>(host.mixed_qkv->shape[0]) * 4), "status poison");
-  check_cuda(cudaDeviceSynchronize(), "uploads");
+  StepArgs dev;
+  DLTensor* status = nullptr;
+  {
+    const PhaseScope uploading(Phase::Upload);
+    dev = upload(host);
+    poison_out(host);
+    status = status_tensor(host.mixed_qkv->shape[0]);
+    check_cuda(cudaMemset(status->data, 0xFF, static_cast<std::size_t>(host.mixed_qkv->shape[0]) * 4), "status poison");
+    check_cuda(cudaDeviceSynchronize(), "uploads");
+  }
   launch(dev, stream_, status);
   check_cuda(cudaStreamSynchronize(stream_), "kernel execution");
-  download_written(host);
+  timed(Phase::Download, [&] { download_written(host); });
 }
 
 bool DeviceMirror::guards_intact() const {

@@ -11,6 +11,7 @@
 
 #include "cases/case_tensors.hpp"
 #include "engine/element_note.hpp"
+#include "engine/phase_times.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/replayssm_model.hpp"
 #include "reference/tolerance.hpp"
@@ -211,12 +212,12 @@ class ReferenceOracle final : public Oracle {
         checkpoint_terms_(static_cast<std::size_t>(config.slots * config.HV), 0.0) {}
 
   void before_step(const StepView& v) override {
-    if (v.token > 0) fill_token(ref_, v.token);
+    if (v.token > 0) timed(Phase::Fill, [&] { fill_token(ref_, v.token); });
     copy_indices_as_reference_sees(v.tensors, ref_, v.plans);
     scales_ = head_scales(ref_, v.dims, v.plans);
   }
   void judge_step(const StepView& v, CaseReport& r) override {
-    op_.reference_step(op_.bind(ref_.args()), reference::Rounding::Kernel);
+    timed(Phase::Reference, [&] { op_.reference_step(op_.bind(ref_.args()), reference::Rounding::Kernel); });
     compare_step(ref_, v.tensors, v.dims, v.plans, scales_, false, checkpoint_terms_, bounds_, r, v.where, &v.before,
                  writers_);
   }

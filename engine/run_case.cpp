@@ -7,6 +7,7 @@
 
 #include "contract/validate.hpp"
 #include "engine/host_guards.hpp"
+#include "engine/phase_times.hpp"
 #include "engine/reference_oracle.hpp"
 #include "engine/truth_oracle.hpp"
 
@@ -33,10 +34,11 @@ void advance_cursors(HostTensor& write_pos, const std::vector<RowPlan>& plans) {
 CaseReport run_config(const CaseConfig& given, Backend& backend, const std::string& against,
                       const std::function<std::unique_ptr<Oracle>(const CaseConfig&)>& make_oracle,
                       const StepMutator& mutate) {
+  const PhaseScope other(Phase::Other);
   const CaseConfig config = backend.op().fit_case(given);
   CaseReport r = start_report(config, backend, against);
-  CaseTensors t = materialize(config);
-  const std::unique_ptr<Oracle> oracle = make_oracle(config);
+  CaseTensors t = timed(Phase::Fill, [&] { return materialize(config); });
+  const std::unique_ptr<Oracle> oracle = timed(Phase::Fill, [&] { return make_oracle(config); });
   CasePlay play{t, config.steps, [&t](int64_t token) { fill_token(t, token); }, true, nullptr};
   if (mutate) play.mutate = [&t, &mutate](int64_t token) { mutate(t, token); };
   run_case(play, backend, *oracle, r);
@@ -62,6 +64,8 @@ CaseReport start_report(const CaseConfig& config, const Backend& backend, const 
 }
 
 void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport& r) {
+  const PhaseScope other(Phase::Other);
+  count_case();
   const OperatorDescription& op = backend.op();
   StepTensors& t = play.tensors;
   std::vector<RowPlan> plans;
@@ -70,7 +74,7 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
   HostGuards host_guards;  // a host backend's tensors are lent between guard regions
   const bool guarded = lends_host_memory(backend);
   for (int64_t token = 0; token < play.steps; ++token) {
-    if (token > 0 && play.load) play.load(token);
+    if (token > 0 && play.load) timed(Phase::Fill, [&] { play.load(token); });
     // A mutation lasts one step: afterwards the case's own indices and cursors return.
     const HostTensor indices = t.ssm_state_indices, cursors = t.write_pos;
     if (play.mutate) play.mutate(token);
@@ -79,13 +83,14 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     plans = plan_rows(t.args(), dims);
     const bool any_rejected = std::any_of(plans.begin(), plans.end(), [](const RowPlan& p) { return p.rejected(); });
     std::memset(t.out.storage().data(), 0xFF, t.out.storage().size());  // NaN: unwritten elements show
-    before = snapshot_written(t.args());
+    timed(Phase::Footprint, [&] { before = snapshot_written(t.args()); });
     const std::string where = "token " + std::to_string(token);
     const StepView view{token, where, t, dims, plans, *before};
-    oracle.before_step(view);
+    timed(Phase::Reference, [&] { oracle.before_step(view); });
 
     std::string refused;
     try {
+      const PhaseScope stepping(Phase::Step);
       if (guarded) host_guards.step(backend, op.bind(t.args()));
       else backend.step(op.bind(t.args()));
     } catch (const std::bad_alloc&) {
@@ -95,15 +100,17 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
       if (refused.empty()) refused = "(an exception without a message)";
     }
     ++r.tokens;
+    count_step();
     if (!host_guards.damage().empty()) {
       r.failure = where + ": " + host_guards.damage();
       return;
     }
-    const std::optional<std::vector<int32_t>> status = backend.row_status();
+    const std::optional<std::vector<int32_t>> status = timed(Phase::Download, [&] { return backend.row_status(); });
     if (!status && any_rejected) {
       // A backend that cannot report rows must raise on runtime-invalid indices, and write nothing.
       if (refused.empty()) r.failure = where + ": a row with an invalid slot or cursor was not refused";
-      else if (std::string f = any_change(*before, t.args()); !f.empty()) r.failure = where + ": refused, but wrote: " + f;
+      else if (std::string f = timed(Phase::Footprint, [&] { return any_change(*before, t.args()); }); !f.empty())
+        r.failure = where + ": refused, but wrote: " + f;
       if (!r.failure.empty()) return;
       for (const RowPlan& p : plans) r.rejected_rows += p.rejected();
       t.ssm_state_indices.copy_bytes_from(indices);
@@ -118,10 +125,11 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
       if (std::string m = status_mismatch(plans, *status); !m.empty()) r.failure = where + ": " + m;
     }
     if (r.failure.empty()) {
+      const PhaseScope footprint(Phase::Footprint);
       if (std::string f = footprint_violation(*before, t.args(), dims, plans); !f.empty()) r.failure = where + ": " + f;
       else if (!backend.guards_intact()) r.failure = where + ": a device guard region changed";
     }
-    oracle.judge_step(view, r);
+    timed(Phase::Compare, [&] { oracle.judge_step(view, r); });
     for (const RowPlan& p : plans) {
       if (!p.accepted()) r.rejected_rows += p.rejected();
       else p.flush ? ++r.flushes : ++r.appends;
@@ -134,7 +142,7 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
       plans[row].cursor = static_cast<int64_t>(t.write_pos.get_linear(static_cast<int64_t>(row)));
   }
   if (!before) return;
-  oracle.finish({play.steps, "end of rollout", t, dims, plans, *before}, r);
+  timed(Phase::Compare, [&] { oracle.finish({play.steps, "end of rollout", t, dims, plans, *before}, r); });
 }
 
 CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const StepMutator& mutate) {

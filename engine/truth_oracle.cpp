@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "cases/case_tensors.hpp"
+#include "engine/phase_times.hpp"
 #include "engine/reference_backend.hpp"
 #include "engine/run_case.hpp"
 #include "reference/replayssm_model.hpp"
@@ -35,7 +36,7 @@ class TruthOracle final : public Oracle {
   // must, did nothing); it reads the token's inputs, which no step may write (the driver's
   // footprint check).
   void judge_step(const StepView& v, CaseReport& r) override {
-    truth_->advance(v.tensors.args(), working_slots(v.plans));
+    timed(Phase::Reference, [&] { truth_->advance(v.tensors.args(), working_slots(v.plans)); });
     const DLTensor& state = v.tensors.initial_state.dl();
     truth_->judge(
         v.token, reference::read_out(v.tensors.out.dl(), v.dims),

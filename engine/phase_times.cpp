@@ -1,0 +1,97 @@
+#include "engine/phase_times.hpp"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace kda::engine {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kPhases = static_cast<int>(Phase::Count);
+constexpr const char* kNames[kPhases] = {"allocate", "fill",      "upload",    "step",
+                                         "download", "footprint", "reference", "compare", "other"};
+
+std::array<std::atomic<int64_t>, kPhases> g_ns{};
+std::atomic<int64_t> g_cases{0}, g_steps{0};
+
+// The innermost open scope of this thread and when its current stretch began.
+struct Open {
+  bool any = false;
+  Phase phase{};
+  Clock::time_point since{};
+};
+thread_local Open t_open;
+
+void charge(Phase p, Clock::time_point from, Clock::time_point to) {
+  g_ns[static_cast<int>(p)].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(to - from).count(),
+                                      std::memory_order_relaxed);
+}
+
+void print_at_exit() { std::fputs(phase_table(phase_totals()).c_str(), stderr); }
+
+bool read_switch() {
+  const char* v = std::getenv("KDA_PHASE_TIMES");
+  const bool on = v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+  if (on) std::atexit(print_at_exit);
+  return on;
+}
+
+}  // namespace
+
+bool phase_times_enabled() {
+  static const bool on = read_switch();
+  return on;
+}
+
+void PhaseScope::begin(Phase phase) {
+  const Clock::time_point now = Clock::now();
+  active_ = true;
+  phase_ = phase;
+  has_outer_ = t_open.any;
+  outer_ = t_open.phase;
+  if (has_outer_) charge(outer_, t_open.since, now);
+  t_open = {true, phase, now};
+}
+
+void PhaseScope::end() {
+  const Clock::time_point now = Clock::now();
+  charge(phase_, t_open.since, now);
+  t_open = {has_outer_, outer_, now};
+}
+
+void count_case() {
+  if (phase_times_enabled()) g_cases.fetch_add(1, std::memory_order_relaxed);
+}
+void count_step() {
+  if (phase_times_enabled()) g_steps.fetch_add(1, std::memory_order_relaxed);
+}
+
+PhaseTotals phase_totals() {
+  PhaseTotals t;
+  for (int p = 0; p < kPhases; ++p) t.seconds[p] = static_cast<double>(g_ns[p].load()) * 1e-9;
+  t.cases = g_cases.load();
+  t.steps = g_steps.load();
+  return t;
+}
+
+std::string phase_table(const PhaseTotals& t) {
+  double total = 0;
+  for (double s : t.seconds) total += s;
+  std::string out = fmt::format("phase times ({} cases, {} steps; summed over threads)\n", t.cases, t.steps);
+  out += fmt::format("  {:<10} {:>10} {:>7} {:>11} {:>11}\n", "phase", "seconds", "share", "ms/case", "us/step");
+  const auto line = [&](const char* name, double s) {
+    out += fmt::format("  {:<10} {:>10.3f} {:>6.1f}% {:>11.3f} {:>11.1f}\n", name, s, total > 0 ? 100 * s / total : 0.0,
+                       t.cases > 0 ? 1e3 * s / static_cast<double>(t.cases) : 0.0,
+                       t.steps > 0 ? 1e6 * s / static_cast<double>(t.steps) : 0.0);
+  };
+  for (int p = 0; p < kPhases; ++p) line(kNames[p], t.seconds[p]);
+  line("total", total);
+  return out;
+}
+
+}  // namespace kda::engine
