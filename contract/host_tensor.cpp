@@ -133,8 +133,14 @@ void HostTensor::set(const std::vector<int64_t>& index, double value) {
 }
 
 static int64_t linear_to_offset(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides, int64_t i) {
-  int64_t off = 0;
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 0; --d) {
+  // The innermost dims with row-major strides map their part of i to itself: one division
+  // for all of them (the case generator writes every element through here).
+  int64_t d = static_cast<int64_t>(shape.size()) - 1, inner = 1;
+  while (d >= 0 && strides[d] == inner && shape[d] > 0) inner *= shape[d--];
+  if (d < 0) return i;
+  int64_t off = i % inner;
+  i /= inner;
+  for (; d >= 0; --d) {
     off += (i % shape[d]) * strides[d];
     i /= shape[d];
   }

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cases/case_tensors.hpp"
+#include "contract/tensor_view.hpp"
 #include "engine/element_note.hpp"
 #include "engine/phase_times.hpp"
 #include "reference/layer_inputs.hpp"
@@ -23,8 +24,11 @@ using reference::Comparison;
 
 // Values of the 4-D tensor t at [i0, i1, i2, 0..n) (a "record" or a state row).
 void append_record(std::vector<double>& to, const HostTensor& t, int64_t i0, int64_t i1, int64_t i2) {
-  const int64_t n = t.shape()[3];
-  for (int64_t e = 0; e < n; ++e) to.push_back(t.get({i0, i1, i2, e}));
+  const int64_t n = t.shape()[3], first[4] = {i0, i1, i2, 0};
+  const ScalarType type = t.type();
+  const int64_t esize = static_cast<int64_t>(size_of(type)), step = stride(t.dl(), 3) * esize;
+  const std::byte* p = t.storage().data() + element_offset(t.dl(), first) * esize;
+  for (int64_t e = 0; e < n; ++e, p += step) to.push_back(load_element(p, type));
 }
 
 // Blocks of one tensor, each labelled with where it is and who wrote it, so that a report
@@ -90,10 +94,14 @@ struct HeadScale {
 std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::vector<RowPlan>& plans) {
   using reference::Matrix;
   const StepArgs args = ref.args();
-  const auto model = reference::ReplayModel<double>::from_tensors(args, d);
+  std::vector<int64_t> slots;  // only the accepted rows' slots are rebuilt
+  for (const RowPlan& p : plans)
+    if (p.accepted()) slots.push_back(p.slot);
+  const auto model = reference::ReplayModel<double>::from_tensors(args, d, slots);
   const auto params = reference::load_params<double>(args, d);
   const auto inputs = reference::load_token<double>(args, d);
   std::vector<HeadScale> scales(d.B * d.HV);
+  std::vector<double> record;
   for (int64_t row = 0; row < d.B; ++row) {
     const RowPlan& p = plans[row];
     if (!p.accepted()) continue;
@@ -110,8 +118,10 @@ std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::v
       sc.d_floor = std::abs(h.beta) * std::max(h.v.norm(), S.norm() * h.k.norm() / std::sqrt(static_cast<double>(d.K)));
       sc.gate_mass = h.g.cwiseAbs().maxCoeff();
       for (int64_t j = 0; j < p.cursor; ++j) {
+        record.clear();
+        append_record(record, ref.g_cache, p.slot, hv, j);
         double worst = 0;
-        for (int64_t c = 0; c < d.K; ++c) worst = std::max(worst, std::abs(ref.g_cache.get({p.slot, hv, j, c})));
+        for (const double x : record) worst = std::max(worst, std::abs(x));
         sc.gate_mass += worst;
       }
     }
@@ -207,12 +217,12 @@ void copy_indices_as_reference_sees(const StepTensors& gpu, CaseTensors& ref, co
 
 class ReferenceOracle final : public Oracle {
  public:
-  ReferenceOracle(const CaseConfig& config, const OperatorDescription& op, Profile profile)
-      : op_(op), bounds_(bounds_vs_reference(config, profile)), ref_(materialize(config)),
-        checkpoint_terms_(static_cast<std::size_t>(config.slots * config.HV), 0.0) {}
+  ReferenceOracle(const CaseTensors& materialized, const OperatorDescription& op, Profile profile)
+      : op_(op), bounds_(bounds_vs_reference(materialized.config, profile)), ref_(materialized),
+        checkpoint_terms_(static_cast<std::size_t>(materialized.config.slots * materialized.config.HV), 0.0) {}
 
   void before_step(const StepView& v) override {
-    if (v.token > 0) timed(Phase::Fill, [&] { fill_token(ref_, v.token); });
+    if (v.token > 0) timed(Phase::Fill, [&] { copy_token(v.tensors, v.token); });
     copy_indices_as_reference_sees(v.tensors, ref_, v.plans);
     scales_ = head_scales(ref_, v.dims, v.plans);
   }
@@ -233,12 +243,23 @@ class ReferenceOracle final : public Oracle {
   std::vector<double> checkpoint_terms_;
   std::vector<HeadScale> scales_;
   Writers writers_;
+
+  // The token's inputs as the driver loaded them into the backend's tensors (fill_token:
+  // the same values a fill of the reference's own would give, at a copy's cost). No step
+  // writes them: the driver's footprint check ends a case whose backend wrote an input.
+  void copy_token(const StepTensors& backend, int64_t token) {
+    ref_.mixed_qkv.copy_bytes_from(backend.mixed_qkv);
+    ref_.a.copy_bytes_from(backend.a);
+    ref_.b.copy_bytes_from(backend.b);
+    if (ref_.force_flush) ref_.force_flush->copy_bytes_from(*backend.force_flush);
+    ref_.token = token;
+  }
 };
 
 }  // namespace
 
-std::unique_ptr<Oracle> reference_oracle(const CaseConfig& config, const OperatorDescription& op, Profile profile) {
-  return std::make_unique<ReferenceOracle>(config, op, profile);
+std::unique_ptr<Oracle> reference_oracle(const CaseTensors& materialized, const OperatorDescription& op, Profile profile) {
+  return std::make_unique<ReferenceOracle>(materialized, op, profile);
 }
 
 }  // namespace kda::engine

@@ -10,14 +10,16 @@
 #pragma once
 #include <memory>
 
-#include "cases/case_config.hpp"
+#include "cases/case_tensors.hpp"
 #include "engine/oracle.hpp"
 #include "engine/operator.hpp"
 #include "engine/profile.hpp"
 
 namespace kda::engine {
 
-// For a case materialized from `config` (an operator's case: OperatorDescription::fit_case).
-std::unique_ptr<Oracle> reference_oracle(const CaseConfig& config, const OperatorDescription& op, Profile profile);
+// For a case as materialize() made it (of an operator's config: OperatorDescription::fit_case),
+// before any step; the oracle keeps its own copy. Each later token's inputs come from the
+// backend's tensors, which the driver filled (fill_token) before the step.
+std::unique_ptr<Oracle> reference_oracle(const CaseTensors& materialized, const OperatorDescription& op, Profile profile);
 
 }  // namespace kda::engine

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstring>
 #include <map>
 
 #include "contract/host_tensor.hpp"
@@ -21,23 +22,60 @@ std::vector<std::pair<const char*, const DLTensor*>> input_tensors(const StepArg
   return v;
 }
 
-std::vector<unsigned char> bytes_of(const DLTensor& t) {
+// The storage bytes of t: from its first element to the end of the last one its strides reach.
+struct Bytes {
+  const unsigned char* data;
+  std::size_t size;
+};
+Bytes bytes_of(const DLTensor& t) {
   const auto* base = static_cast<const unsigned char*>(t.data) + t.byte_offset;
-  const auto shape = shape_of(t);
-  const auto strides = strides_of(t);
   int64_t hi = 0;
-  for (std::size_t d = 0; d < shape.size(); ++d) hi += (shape[d] - 1) * strides[d];
-  return std::vector<unsigned char>(base, base + (hi + 1) * (t.dtype.bits / 8));
+  for (int32_t d = 0; d < t.ndim; ++d) hi += (t.shape[d] - 1) * stride(t, d);
+  return {base, static_cast<std::size_t>((hi + 1) * (t.dtype.bits / 8))};
+}
+void copy_into(std::vector<unsigned char>& to, const DLTensor& t) {
+  const Bytes b = bytes_of(t);
+  to.assign(b.data, b.data + b.size);  // keeps the vector's capacity from the last step
+}
+
+// Per byte of a tensor's storage: 0xFF where the step may write it, else 0.
+using Mask = std::vector<unsigned char>;
+
+// The first byte where `before` and `after` differ outside `allowed` (nullptr: nowhere
+// allowed), or -1. Word by word: most steps change only what they may.
+int64_t first_forbidden_change(const std::vector<unsigned char>& before, const Bytes& after, const Mask* allowed) {
+  const std::size_t n = before.size();
+  if (allowed == nullptr) {
+    if (std::memcmp(before.data(), after.data, n) == 0) return -1;
+    for (std::size_t b = 0; b < n; ++b)
+      if (before[b] != after.data[b]) return static_cast<int64_t>(b);
+    return -1;
+  }
+  const unsigned char* m = allowed->data();
+  constexpr std::size_t kWord = sizeof(uint64_t);
+  std::size_t b = 0;
+  for (; b + kWord <= n; b += kWord) {
+    uint64_t x, y, z;
+    std::memcpy(&x, before.data() + b, kWord);
+    std::memcpy(&y, after.data + b, kWord);
+    std::memcpy(&z, m + b, kWord);
+    if (((x ^ y) & ~z) != 0) break;
+  }
+  for (; b < n; ++b)
+    if (before[b] != after.data[b] && m[b] == 0) return static_cast<int64_t>(b);
+  return -1;
 }
 
 // Marks the bytes of elements idx[0..2] x every index of the last dim.
-void allow_row(std::vector<bool>& mask, const DLTensor& t, int64_t i0, int64_t i1, int64_t i2) {
-  const int64_t esize = t.dtype.bits / 8, n = size(t, 3);
-  for (int64_t e = 0; e < n; ++e) {
-    const int64_t idx[4] = {i0, i1, i2, e};
-    const int64_t at = element_offset(t, idx) * esize;
-    for (int64_t b = 0; b < esize; ++b) mask[at + b] = true;
+void allow_row(Mask& mask, const DLTensor& t, int64_t i0, int64_t i1, int64_t i2) {
+  const int64_t esize = t.dtype.bits / 8, n = size(t, 3), last = stride(t, 3);
+  const int64_t idx[4] = {i0, i1, i2, 0};
+  const int64_t first = element_offset(t, idx) * esize;
+  if (last == 1) {
+    std::memset(mask.data() + first, 0xFF, static_cast<std::size_t>(n * esize));
+    return;
   }
+  for (int64_t e = 0; e < n; ++e) std::memset(mask.data() + first + e * last * esize, 0xFF, static_cast<std::size_t>(esize));
 }
 
 // The logical index of the element that byte `at` of t's storage belongs to, or when it
@@ -93,24 +131,23 @@ std::string why_not(const std::string& name, const std::vector<int64_t>& i, cons
 
 // The first byte that changed and is not allowed, described: the tensor, the element's index,
 // whose it is, its value before and after, and why the step may not write it (`plans`; none:
-// a refused call, which may write nothing).
+// a refused call, which may write nothing). `allowed` nullptr: no byte may change.
 std::string first_violation(const char* name, const DLTensor& t, const std::vector<unsigned char>& before,
-                            const std::vector<unsigned char>& after, const std::vector<bool>& allowed,
-                            const std::vector<RowPlan>* plans, const char* rule = nullptr) {
-  if (before.size() != after.size()) return std::string(name) + ": storage size changed";
-  for (std::size_t b = 0; b < before.size(); ++b) {
-    if (before[b] == after[b] || allowed[b]) continue;
-    bool inside = false;
-    const std::vector<int64_t> idx = element_at(t, static_cast<int64_t>(b), inside);
-    if (!inside)
-      return fmt::format("{} byte {} changed: it lies in a gap of the strided layout{}, which no step may write", name, b,
-                         idx.empty() ? std::string()
-                                     : fmt::format(" just past {}{} ({})", name, index_text(idx), owner_of(name, idx)));
-    const std::string why = rule ? rule : plans ? why_not(name, idx, *plans) : "a refused call must write nothing";
-    return fmt::format("{}{} ({}) changed from {:.6g} to {:.6g}: {}", name, index_text(idx), owner_of(name, idx),
-                       value_in(before, t, idx), value_in(after, t, idx), why);
-  }
-  return "";
+                            const Bytes& after, const Mask* allowed, const std::vector<RowPlan>* plans,
+                            const char* rule = nullptr) {
+  if (before.size() != after.size) return std::string(name) + ": storage size changed";
+  const int64_t b = first_forbidden_change(before, after, allowed);
+  if (b < 0) return "";
+  bool inside = false;
+  const std::vector<int64_t> idx = element_at(t, b, inside);
+  if (!inside)
+    return fmt::format("{} byte {} changed: it lies in a gap of the strided layout{}, which no step may write", name, b,
+                       idx.empty() ? std::string()
+                                   : fmt::format(" just past {}{} ({})", name, index_text(idx), owner_of(name, idx)));
+  const std::string why = rule ? rule : plans ? why_not(name, idx, *plans) : "a refused call must write nothing";
+  const std::vector<unsigned char> now(after.data, after.data + after.size);
+  return fmt::format("{}{} ({}) changed from {:.6g} to {:.6g}: {}", name, index_text(idx), owner_of(name, idx),
+                     value_in(before, t, idx), value_in(now, t, idx), why);
 }
 
 }  // namespace
@@ -137,28 +174,43 @@ std::vector<RowPlan> plan_rows(const StepArgs& a, const Dims& dims) {
 }
 
 WrittenBytes snapshot_written(const StepArgs& a) {
-  WrittenBytes w{bytes_of(*a.out), bytes_of(*a.initial_state), bytes_of(*a.d_cache), bytes_of(*a.k_cache),
-                 bytes_of(*a.g_cache), {}};
-  for (const auto& [name, t] : input_tensors(a)) w.inputs.push_back(bytes_of(*t));
+  WrittenBytes w;
+  snapshot_written(a, w);
   return w;
+}
+
+void snapshot_written(const StepArgs& a, WrittenBytes& w) {
+  copy_into(w.out, *a.out);
+  copy_into(w.state, *a.initial_state);
+  copy_into(w.d, *a.d_cache);
+  copy_into(w.k, *a.k_cache);
+  copy_into(w.g, *a.g_cache);
+  const auto inputs = input_tensors(a);
+  w.inputs.resize(inputs.size());
+  for (std::size_t i = 0; i < inputs.size(); ++i) copy_into(w.inputs[i], *inputs[i].second);
 }
 
 std::string input_change(const WrittenBytes& before, const StepArgs& a) {
   const auto inputs = input_tensors(a);
-  for (std::size_t i = 0; i < inputs.size() && i < before.inputs.size(); ++i) {
-    const std::vector<unsigned char> now = bytes_of(*inputs[i].second);
-    if (now != before.inputs[i])
-      return first_violation(inputs[i].first, *inputs[i].second, before.inputs[i], now,
-                             std::vector<bool>(now.size(), false), nullptr, "a step may not write its inputs");
-  }
+  for (std::size_t i = 0; i < inputs.size() && i < before.inputs.size(); ++i)
+    if (std::string v = first_violation(inputs[i].first, *inputs[i].second, before.inputs[i], bytes_of(*inputs[i].second),
+                                        nullptr, nullptr, "a step may not write its inputs");
+        !v.empty())
+      return v;
   return "";
 }
 
 std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, const Dims& dims,
                                 const std::vector<RowPlan>& plans) {
-  const WrittenBytes after = snapshot_written(a);
-  std::vector<bool> out(after.out.size(), true);  // out is written everywhere
-  std::vector<bool> state(after.state.size()), d(after.d.size()), k(after.k.size()), g(after.g.size());
+  // out is written everywhere: only its size is checked. The masks are this thread's
+  // scratch, cleared and marked per step.
+  thread_local Mask state, d, k, g;
+  const Bytes after_state = bytes_of(*a.initial_state), after_d = bytes_of(*a.d_cache), after_k = bytes_of(*a.k_cache),
+              after_g = bytes_of(*a.g_cache), after_out = bytes_of(*a.out);
+  state.assign(after_state.size, 0);
+  d.assign(after_d.size, 0);
+  k.assign(after_k.size, 0);
+  g.assign(after_g.size, 0);
   const int64_t group = dims.HV / dims.H;
   for (const RowPlan& p : plans) {
     if (!p.accepted()) continue;
@@ -172,27 +224,27 @@ std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, c
       }
     }
   }
-  for (const std::string& v :
-       {first_violation("out", *a.out, before.out, after.out, out, &plans),
-        first_violation("initial_state", *a.initial_state, before.state, after.state, state, &plans),
-        first_violation("d_cache", *a.d_cache, before.d, after.d, d, &plans),
-        first_violation("k_cache", *a.k_cache, before.k, after.k, k, &plans),
-        first_violation("g_cache", *a.g_cache, before.g, after.g, g, &plans), input_change(before, a)})
-    if (!v.empty()) return v;
-  return "";
+  if (before.out.size() != after_out.size) return "out: storage size changed";
+  if (std::string v = first_violation("initial_state", *a.initial_state, before.state, after_state, &state, &plans); !v.empty())
+    return v;
+  if (std::string v = first_violation("d_cache", *a.d_cache, before.d, after_d, &d, &plans); !v.empty()) return v;
+  if (std::string v = first_violation("k_cache", *a.k_cache, before.k, after_k, &k, &plans); !v.empty()) return v;
+  if (std::string v = first_violation("g_cache", *a.g_cache, before.g, after_g, &g, &plans); !v.empty()) return v;
+  return input_change(before, a);
 }
 
 std::string any_change(const WrittenBytes& before, const StepArgs& a) {
-  const WrittenBytes after = snapshot_written(a);
-  const auto none = [](const std::vector<unsigned char>& v) { return std::vector<bool>(v.size(), false); };
-  for (const std::string& v :
-       {first_violation("out", *a.out, before.out, after.out, none(after.out), nullptr),
-        first_violation("initial_state", *a.initial_state, before.state, after.state, none(after.state), nullptr),
-        first_violation("d_cache", *a.d_cache, before.d, after.d, none(after.d), nullptr),
-        first_violation("k_cache", *a.k_cache, before.k, after.k, none(after.k), nullptr),
-        first_violation("g_cache", *a.g_cache, before.g, after.g, none(after.g), nullptr), input_change(before, a)})
-    if (!v.empty()) return v;
-  return "";
+  if (std::string v = first_violation("out", *a.out, before.out, bytes_of(*a.out), nullptr, nullptr); !v.empty()) return v;
+  if (std::string v = first_violation("initial_state", *a.initial_state, before.state, bytes_of(*a.initial_state), nullptr, nullptr);
+      !v.empty())
+    return v;
+  if (std::string v = first_violation("d_cache", *a.d_cache, before.d, bytes_of(*a.d_cache), nullptr, nullptr); !v.empty())
+    return v;
+  if (std::string v = first_violation("k_cache", *a.k_cache, before.k, bytes_of(*a.k_cache), nullptr, nullptr); !v.empty())
+    return v;
+  if (std::string v = first_violation("g_cache", *a.g_cache, before.g, bytes_of(*a.g_cache), nullptr, nullptr); !v.empty())
+    return v;
+  return input_change(before, a);
 }
 
 }  // namespace kda::engine

@@ -24,7 +24,6 @@ struct RowPlan {
 // From host-resident ssm_state_indices / write_pos / force_flush.
 std::vector<RowPlan> plan_rows(const StepArgs& host, const Dims& dims);
 
-// The bytes of each written tensor before a step.
 // The bytes of each written tensor before a step, and of every input (a step may write no
 // byte of an input).
 struct WrittenBytes {
@@ -32,6 +31,8 @@ struct WrittenBytes {
   std::vector<std::vector<unsigned char>> inputs;  // in input_tensors() order
 };
 WrittenBytes snapshot_written(const StepArgs& host);
+// The same into `into`, reusing its buffers (the driver's per-step snapshot).
+void snapshot_written(const StepArgs& host, WrittenBytes& into);
 
 // "" when every byte that changed between `before` and the tensors of `after` lies inside an
 // element the step may write for the plans' accepted rows (out: every element; flush: the

@@ -32,13 +32,13 @@ void advance_cursors(HostTensor& write_pos, const std::vector<RowPlan>& plans) {
 }
 
 CaseReport run_config(const CaseConfig& given, Backend& backend, const std::string& against,
-                      const std::function<std::unique_ptr<Oracle>(const CaseConfig&)>& make_oracle,
+                      const std::function<std::unique_ptr<Oracle>(const CaseTensors&)>& make_oracle,
                       const StepMutator& mutate) {
   const PhaseScope other(Phase::Other);
   const CaseConfig config = backend.op().fit_case(given);
   CaseReport r = start_report(config, backend, against);
   CaseTensors t = timed(Phase::Fill, [&] { return materialize(config); });
-  const std::unique_ptr<Oracle> oracle = timed(Phase::Fill, [&] { return make_oracle(config); });
+  const std::unique_ptr<Oracle> oracle = timed(Phase::Fill, [&] { return make_oracle(t); });
   CasePlay play{t, config.steps, [&t](int64_t token) { fill_token(t, token); }, true, nullptr};
   if (mutate) play.mutate = [&t, &mutate](int64_t token) { mutate(t, token); };
   run_case(play, backend, *oracle, r);
@@ -83,7 +83,10 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     plans = plan_rows(t.args(), dims);
     const bool any_rejected = std::any_of(plans.begin(), plans.end(), [](const RowPlan& p) { return p.rejected(); });
     std::memset(t.out.storage().data(), 0xFF, t.out.storage().size());  // NaN: unwritten elements show
-    timed(Phase::Footprint, [&] { before = snapshot_written(t.args()); });
+    timed(Phase::Footprint, [&] {
+      if (!before) before.emplace();
+      snapshot_written(t.args(), *before);  // into the last step's buffers
+    });
     const std::string where = "token " + std::to_string(token);
     const StepView view{token, where, t, dims, plans, *before};
     timed(Phase::Reference, [&] { oracle.before_step(view); });
@@ -148,13 +151,15 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
 CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const StepMutator& mutate) {
   return run_config(
       config, backend, "reference",
-      [&backend](const CaseConfig& c) { return reference_oracle(c, backend.op(), backend.profile()); }, mutate);
+      [&backend](const CaseTensors& t) { return reference_oracle(t, backend.op(), backend.profile()); }, mutate);
 }
 
 CaseReport run_vs_truth(const CaseConfig& config, Backend& backend) {
   return run_config(
       config, backend, "truth",
-      [&backend](const CaseConfig& c) { return truth_oracle(bounds_vs_truth(c, backend.profile()), backend.op().beta_through_b); },
+      [&backend](const CaseTensors& t) {
+        return truth_oracle(bounds_vs_truth(t.config, backend.profile()), backend.op().beta_through_b);
+      },
       nullptr);
 }
 

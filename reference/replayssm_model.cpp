@@ -31,6 +31,26 @@ ReplayModel<Scalar> ReplayModel<Scalar>::from_tensors(const StepArgs& args, cons
 }
 
 template <class Scalar>
+ReplayModel<Scalar> ReplayModel<Scalar>::from_tensors(const StepArgs& args, const Dims& d, std::span<const int64_t> slots) {
+  ReplayModel m;
+  m.dims_ = d;
+  m.S0_.resize(static_cast<std::size_t>(d.slots * d.HV));
+  m.D_.resize(m.S0_.size());
+  m.G_.resize(m.S0_.size());
+  m.Kr_.resize(static_cast<std::size_t>(d.slots * d.H));
+  for (const int64_t slot : slots) {
+    if (slot < 0 || slot >= d.slots || m.S0_[slot * d.HV].size() > 0) continue;
+    for (int64_t hv = 0; hv < d.HV; ++hv) {
+      m.S0_[slot * d.HV + hv] = read_4d<Scalar>(*args.initial_state, slot, hv, d.V, d.K);
+      m.D_[slot * d.HV + hv] = read_4d<Scalar>(*args.d_cache, slot, hv, d.L, d.V);
+      m.G_[slot * d.HV + hv] = read_4d<Scalar>(*args.g_cache, slot, hv, d.L, d.K);
+    }
+    for (int64_t h = 0; h < d.H; ++h) m.Kr_[slot * d.H + h] = read_4d<Scalar>(*args.k_cache, slot, h, d.L, d.K);
+  }
+  return m;
+}
+
+template <class Scalar>
 Matrix<Scalar> ReplayModel<Scalar>::rebuilt_state(int64_t slot, int64_t hv, int64_t cursor) const {
   const int64_t i = slot * dims_.HV + hv, h = hv / (dims_.HV / dims_.H);
   return rebuild_state(S0_[i], D_[i], Kr_[slot * dims_.H + h], G_[i], cursor, kNoRounding);

@@ -18,6 +18,9 @@ class ReplayModel {
   ReplayModel() = default;
   // Copies the checkpoints and every ring record of the tensors (as stored) into Scalar.
   static ReplayModel from_tensors(const StepArgs& args, const Dims& dims);
+  // The same for the listed slots only (a slot out of range is skipped); the others hold
+  // nothing and must not be asked for.
+  static ReplayModel from_tensors(const StepArgs& args, const Dims& dims, std::span<const int64_t> slots);
 
   // One step for a batch. write_pos and force_flush are per row (force_flush may be empty =
   // absent). Returns out [B, HV*V]; padding rows give zeros. Rows must name distinct slots.

@@ -63,8 +63,8 @@ TruthTracker::TruthTracker(const StepArgs& args, const Dims& d, const RolloutBou
   // The truth and the error budget (when the bounds carry rounding rates) start from the
   // state the step rebuilds: the checkpoint and the records up to each row's cursor.
   if (bounds.rates) budget_.emplace(*bounds.rates, d);
-  const auto initial = ReplayModel<double>::from_tensors(args, d);
   const auto slots = io::read_indices(*args.ssm_state_indices);
+  const auto initial = ReplayModel<double>::from_tensors(args, d, slots);  // the rows' slots only
   const std::vector<int64_t> cursors =
       args.write_pos ? io::read_indices(*args.write_pos) : std::vector<int64_t>(d.B, 0);
   for (int64_t row = 0; row < d.B; ++row) {
