@@ -1,10 +1,15 @@
 // DeviceMirror: runs the CUDA step on HOST tensors. It keeps one DeviceTensor (with guard
-// regions) per host tensor it has seen (keyed by the host data pointer, so device buffers
-// stay put across steps and can sit in a captured CUDA graph), uploads every argument,
-// poisons out with NaN, launches, and downloads the tensors the step writes.
+// regions) per host tensor of the current step (keyed by the host data pointer, so device
+// buffers stay put across steps and can sit in a captured CUDA graph); a buffer no longer in
+// use goes to a small pool, from which a later case's tensor of a size that fits takes it
+// (the guard after the storage moves with the size), so a fuzz target or a suite does not
+// allocate per case. A step uploads every argument, poisons out with NaN, launches, and
+// downloads the tensors the step writes, the row status and every guard region, all queued
+// on the mirror's stream through pinned staging memory, with one synchronization at the end.
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <cstddef>
 #include <functional>
 #include <map>
 #include <memory>
@@ -23,19 +28,22 @@ class DeviceMirror {
   DeviceMirror(const DeviceMirror&) = delete;
   DeviceMirror& operator=(const DeviceMirror&) = delete;
 
-  // Uploads every tensor of `host` (creating device copies on first sight) and returns the
-  // same arguments over the device copies.
+  // Uploads every tensor of `host` (binding device buffers on first sight) and returns the
+  // same arguments over the device buffers. The copies are queued on stream(): work queued
+  // there later sees them; a host tensor may change as soon as this returns.
   StepArgs upload(const StepArgs& host);
-  // Fills the device out with 0xFF bytes (NaN in every float dtype).
+  // Fills the device out with 0xFF bytes (NaN in every float dtype), queued on stream().
   void poison_out(const StepArgs& host);
-  // Copies out, initial_state and the three rings back into the host tensors.
+  // Copies out, initial_state and the three rings back into the host tensors (waits for
+  // the work queued on stream()).
   void download_written(const StepArgs& host);
   // After a refused step: downloads what the backend may have written, except an out that
   // still holds the mirror's own poison in every byte (the backend did not write it, so the
   // host keeps its bytes from before the step).
   void download_after_refusal(const StepArgs& host);
-  // upload + poison + launch(device args, stream, status tensor) + synchronize +
-  // download_written. Throws whatever the launch throws (after which nothing is downloaded).
+  // upload + poison + launch(device args, stream, status tensor) + download_written, the row
+  // status and the guards, with one synchronization. Throws whatever the launch throws
+  // (after which nothing is downloaded).
   using Launch = std::function<void(const StepArgs& device, cudaStream_t stream, DLTensor* status)>;
   void step(const StepArgs& host, const Launch& launch);
   // step() with our kernel: kda::cuda::replayssm_decode, reporting into the status tensor.
@@ -44,16 +52,47 @@ class DeviceMirror {
   // The per-row status of the last launch (kda::cuda::RowStatus flags), B values.
   std::vector<int32_t> row_status();
   DLTensor* status_tensor(int64_t B);  // created (B int32) on first use
-  // True when every device tensor's guard regions still hold the pattern.
-  bool guards_intact() const;
+  // True when every device buffer's guard regions still hold the pattern (after a step():
+  // as that step left them). A broken guard is reported once, then filled again.
+  bool guards_intact();
   cudaStream_t stream() const { return stream_; }
+  // The device copy of a host tensor (bound and uploaded on first sight).
   cuda::DeviceTensor& device_of(const DLTensor& host);
 
  private:
-  void download_state_and_rings(const StepArgs& host);
+  // The device buffer for `host` (same layout), taken from the pool or allocated when new;
+  // its bytes are whatever it held. `fresh` says whether it was not bound to host before.
+  cuda::DeviceTensor& bind(const DLTensor& host, bool& fresh);
+  // Binds every tensor of a step, and releases the buffers of other tensors to the pool;
+  // returns the staging bytes of its upload.
+  std::size_t bind_all(const StepArgs& host);
+  // Buffers not bound to a tensor of `in_use` go to the pool (the pool keeps a few).
+  void release_others(const std::vector<const void*>& in_use);
+  // Copies the bound tensors of `host` through `stage` and queues their uploads.
+  StepArgs queue_upload(const StepArgs& host, std::byte* stage);
+  // Pinned staging memory of at least `bytes`, after any copy still using it finished.
+  std::byte* staging(std::size_t bytes);
+  void synchronize(const char* what);
+  // Queues device -> staging copies of every guard region (the buffers' and the status
+  // tensor's) from `at` on; returns where they end. guards_hold() reads `bytes` of them
+  // after a synchronization.
+  std::size_t queue_guard_copies(std::byte* base, std::size_t at);
+  bool guards_hold(const std::byte* base, std::size_t bytes) const;
+  // After a broken guard was reported: the pattern again everywhere, so that a later case
+  // on the same buffers is judged on its own writes.
+  void refill_all_guards();
+  void queue_download(const DLTensor& host, std::byte* base, std::size_t& at, std::vector<std::pair<const DLTensor*, std::size_t>>& done);
+
   std::map<const void*, std::unique_ptr<cuda::DeviceTensor>> tensors_;
+  std::vector<std::unique_ptr<cuda::DeviceTensor>> pool_;
   std::unique_ptr<cuda::DeviceTensor> status_;
   HostTensor status_host_;
+  std::byte* staging_ = nullptr;
+  std::size_t staging_bytes_ = 0;
+  bool staging_busy_ = false;  // copies from or to staging_ may still run on the stream
+  // What the last step() read back, valid until anything else touches the device.
+  bool step_results_ = false, guards_ok_ = true;
+  std::vector<int32_t> last_status_;
   cudaStream_t stream_ = nullptr;
 };
 

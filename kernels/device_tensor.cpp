@@ -1,5 +1,6 @@
 #include "kernels/device_tensor.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -39,14 +40,17 @@ void check_host_view(const DLTensor& t, std::size_t bytes, const char* what) {
 
 DeviceTensor::DeviceTensor(const HostTensor& host) : DeviceTensor(host.dl()) {}
 
-DeviceTensor::DeviceTensor(const DLTensor& host)
+DeviceTensor::DeviceTensor(const DLTensor& host) : DeviceTensor(host, 0) {}
+
+DeviceTensor::DeviceTensor(const DLTensor& host, std::size_t capacity)
     : shape_(shape_of(host)), strides_(strides_of(host)), storage_bytes_(envelope_bytes(host)) {
   if (host.data == nullptr || host.device.device_type != kDLCPU)
     throw std::invalid_argument("DeviceTensor: needs a CPU tensor with data");
+  capacity_ = std::max(capacity, storage_bytes_);
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   void* block = nullptr;
-  check(cudaMalloc(&block, storage_bytes_ + 2 * kGuardBytes), "cudaMalloc");
+  check(cudaMalloc(&block, capacity_ + 2 * kGuardBytes), "cudaMalloc");
   block_ = static_cast<std::byte*>(block);
   check(cudaMemset(block_, kGuardPattern, kGuardBytes), "cudaMemset (front guard)");
   check(cudaMemset(block_ + kGuardBytes + storage_bytes_, kGuardPattern, kGuardBytes), "cudaMemset (back guard)");
@@ -57,6 +61,32 @@ DeviceTensor::DeviceTensor(const DLTensor& host)
   dl_.shape = shape_.data();
   dl_.strides = strides_.data();
   upload(host);
+}
+
+void DeviceTensor::refill_guards() {
+  check(cudaMemset(block_, kGuardPattern, kGuardBytes), "cudaMemset (front guard)");
+  check(cudaMemset(block_ + kGuardBytes + storage_bytes_, kGuardPattern, kGuardBytes), "cudaMemset (back guard)");
+}
+
+std::size_t DeviceTensor::storage_bytes_for(const DLTensor& host) { return envelope_bytes(host); }
+
+bool DeviceTensor::fit(const DLTensor& host) {
+  if (host.data == nullptr || host.device.device_type != kDLCPU)
+    throw std::invalid_argument("DeviceTensor::fit: needs a CPU tensor with data");
+  const std::size_t bytes = envelope_bytes(host);
+  if (block_ == nullptr || bytes > capacity_) return false;
+  shape_ = shape_of(host);
+  strides_ = strides_of(host);
+  storage_bytes_ = bytes;
+  refill_guards();
+  const DLDevice device = dl_.device;
+  dl_ = host;
+  dl_.data = block_ + kGuardBytes;
+  dl_.byte_offset = 0;
+  dl_.device = device;
+  dl_.shape = shape_.data();
+  dl_.strides = strides_.data();
+  return true;
 }
 
 DeviceTensor::~DeviceTensor() { release(); }
@@ -70,6 +100,7 @@ DeviceTensor& DeviceTensor::operator=(DeviceTensor&& o) noexcept {
   strides_ = std::move(o.strides_);
   block_ = std::exchange(o.block_, nullptr);
   storage_bytes_ = std::exchange(o.storage_bytes_, 0);
+  capacity_ = std::exchange(o.capacity_, 0);
   dl_ = o.dl_;
   dl_.shape = shape_.data();
   dl_.strides = strides_.data();

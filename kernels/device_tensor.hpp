@@ -28,6 +28,9 @@ class DeviceTensor {
   // The same from any CPU DLTensor view with data: the storage is every byte from
   // data + byte_offset up to the last element its strides reach (HostTensor's envelope).
   explicit DeviceTensor(const DLTensor& host_view);
+  // The same with room for `capacity` storage bytes (at least host_view's), so that fit() can
+  // later lay a larger tensor into it.
+  DeviceTensor(const DLTensor& host_view, std::size_t capacity);
   ~DeviceTensor();
   DeviceTensor(const DeviceTensor&) = delete;
   DeviceTensor& operator=(const DeviceTensor&) = delete;
@@ -52,12 +55,22 @@ class DeviceTensor {
   // True when both guard regions still hold kGuardPattern in every byte.
   bool guards_intact() const;
   std::size_t storage_size() const { return storage_bytes_; }
+  std::size_t capacity() const { return capacity_; }
+  // The storage bytes a device copy of host_view needs (its strided envelope).
+  static std::size_t storage_bytes_for(const DLTensor& host_view);
+  // Lays the block out for host_view's shape, strides and dtype when its storage fits the
+  // capacity (the back guard moves to the new storage's end; both guards are filled again;
+  // the storage bytes are left as they are); false, changing nothing, when it does not fit.
+  bool fit(const DLTensor& host_view);
+  // Fills both guard regions with the pattern again (a reused buffer starts clean).
+  void refill_guards();
 
  private:
   void release() noexcept;
   std::vector<int64_t> shape_, strides_;
   std::byte* block_ = nullptr;  // guard | storage | guard
   std::size_t storage_bytes_ = 0;
+  std::size_t capacity_ = 0;  // storage bytes the block has room for
   DLTensor dl_{};
 };
 

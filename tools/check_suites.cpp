@@ -4,6 +4,8 @@
 #include <fmt/ranges.h>
 
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <utility>
 
 #include "engine/backend_cases.hpp"
@@ -122,6 +124,48 @@ SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, cons
   return s;
 }
 
+// A worker's backend, lent to one case at a time.
+class LentBackend final : public engine::Backend {
+ public:
+  explicit LentBackend(std::shared_ptr<engine::Backend> b) : b_(std::move(b)) {}
+  std::string name() const override { return b_->name(); }
+  std::string spec() const override { return b_->spec(); }
+  const engine::Envelope& envelope() const override { return b_->envelope(); }
+  engine::Profile profile() const override { return b_->profile(); }
+  const engine::OperatorDescription& op() const override { return b_->op(); }
+  void step(const StepArgs& host) override { b_->step(host); }
+  std::optional<std::vector<int32_t>> row_status() override { return b_->row_status(); }
+  bool guards_intact() const override { return b_->guards_intact(); }
+
+ private:
+  std::shared_ptr<engine::Backend> b_;
+};
+
+// One backend per worker, made on its first case: a CUDA backend's stream and device
+// buffers serve all the worker's cases (every step uploads all its arguments; a buffer
+// taken for another tensor gets its guards filled again), instead of being made and freed
+// per case.
+BackendMaker one_per_worker(BackendMaker make) {
+  struct Made {
+    std::mutex lock;
+    std::map<int, std::shared_ptr<engine::Backend>> by_worker;
+  };
+  auto made = std::make_shared<Made>();
+  return [made, make = std::move(make)](int worker) -> std::unique_ptr<engine::Backend> {
+    std::shared_ptr<engine::Backend> b;
+    {
+      const std::lock_guard<std::mutex> hold(made->lock);
+      b = made->by_worker[worker];
+    }
+    if (!b) {
+      b = make(worker);
+      const std::lock_guard<std::mutex> hold(made->lock);
+      made->by_worker[worker] = b;
+    }
+    return std::make_unique<LentBackend>(b);
+  };
+}
+
 // Every kOutsideEvery-th case of the kernel suite is a call just outside the envelope.
 constexpr int64_t kOutsideEvery = 10;
 
@@ -175,13 +219,13 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
   BackendMaker judged;  // the backend the backend suites judge, per worker
   std::string judged_name, judged_spec;
   if (!o.plugin.empty()) {
-    judged = [spec = o.plugin, &op](int) { return engine::make_backend(spec, op); };
+    judged = one_per_worker([spec = o.plugin, &op](int) { return engine::make_backend(spec, op); });
     judged_name = judged(0)->name();
     judged_spec = o.plugin;
   } else {
     if (!o.cuda) gpu_skip = "not requested (--backend cpu)";
     else if (devices.empty()) gpu_skip = gpus.reason.empty() ? "no usable GPU" : gpus.reason;
-    judged = [devices, &op](int w) { return engine::make_cuda_backend(devices[w % devices.size()], op); };
+    judged = one_per_worker([devices, &op](int w) { return engine::make_cuda_backend(devices[w % devices.size()], op); });
     judged_name = judged_spec = "cuda";
   }
   for (const SuiteInfo& info : suite_catalog()) {

@@ -43,8 +43,8 @@ const std::vector<SuiteInfo>& suite_catalog();
 
 // The suites to run, in order; GPU suites are skipped (with the probe's reason) when no GPU
 // can be used. `golden` is the loaded set (shared by the two golden suites).
-// Makes the backend a worker judges (a fresh one per case: fresh device buffers, no state
-// carried between cases).
+// The backend a worker judges its case on (the backend suites make one per worker and lend
+// it to each of the worker's cases).
 using BackendMaker = std::function<std::unique_ptr<engine::Backend>(int worker)>;
 
 std::vector<SuiteSpec> build_suites(const CheckOptions& options, const engine::GpuProbe& gpus, const golden::LoadedSet& golden);
