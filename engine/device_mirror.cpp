@@ -303,6 +303,9 @@ void DeviceMirror::step(const StepArgs& host, const Launch& launch) {
     check_cuda(cudaMemsetAsync(status->data, 0xFF, static_cast<std::size_t>(B) * 4, stream_), "status poison");
   }
   launch(dev, stream_, status);
+  // Profiling only: wait for the step here, so that its time counts as the step's and not
+  // as the download's (a synchronization the verdict does not need).
+  if (phase_times_enabled()) synchronize("kernel execution");
 
   // Everything the verdict reads comes back with one synchronization: what the step may
   // write, the row status, every guard region.
