@@ -7,11 +7,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 
 namespace kda::engine {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using Nanos = int64_t;
 constexpr int kPhases = static_cast<int>(Phase::Count);
 constexpr const char* kNames[kPhases] = {"allocate", "fill",      "upload",    "step",
                                          "download", "footprint", "reference", "compare", "other"};
@@ -23,20 +25,31 @@ std::atomic<int64_t> g_cases{0}, g_steps{0};
 struct Open {
   bool any = false;
   Phase phase{};
-  Clock::time_point since{};
+  Nanos since = 0;
 };
 thread_local Open t_open;
 
-void charge(Phase p, Clock::time_point from, Clock::time_point to) {
-  g_ns[static_cast<int>(p)].fetch_add(std::chrono::duration_cast<std::chrono::nanoseconds>(to - from).count(),
-                                      std::memory_order_relaxed);
+// KDA_PHASE_TIMES=cpu: the thread's CPU time (on a machine shared with other work, what the
+// harness itself spent); any other value: wall time (what a run waits, GPU waits included).
+bool g_cpu_time = false;
+
+Nanos now() {
+  if (g_cpu_time) {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<Nanos>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
+  }
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
 }
+
+void charge(Phase p, Nanos from, Nanos to) { g_ns[static_cast<int>(p)].fetch_add(to - from, std::memory_order_relaxed); }
 
 void print_at_exit() { std::fputs(phase_table(phase_totals()).c_str(), stderr); }
 
 bool read_switch() {
   const char* v = std::getenv("KDA_PHASE_TIMES");
   const bool on = v != nullptr && *v != '\0' && std::strcmp(v, "0") != 0;
+  g_cpu_time = on && std::strcmp(v, "cpu") == 0;
   if (on) std::atexit(print_at_exit);
   return on;
 }
@@ -49,7 +62,7 @@ bool phase_times_enabled() {
 }
 
 void PhaseScope::begin(Phase phase) {
-  const Clock::time_point now = Clock::now();
+  const Nanos now = ::kda::engine::now();
   active_ = true;
   phase_ = phase;
   has_outer_ = t_open.any;
@@ -59,7 +72,7 @@ void PhaseScope::begin(Phase phase) {
 }
 
 void PhaseScope::end() {
-  const Clock::time_point now = Clock::now();
+  const Nanos now = ::kda::engine::now();
   charge(phase_, t_open.since, now);
   t_open = {has_outer_, outer_, now};
 }
@@ -82,7 +95,8 @@ PhaseTotals phase_totals() {
 std::string phase_table(const PhaseTotals& t) {
   double total = 0;
   for (double s : t.seconds) total += s;
-  std::string out = fmt::format("phase times ({} cases, {} steps; summed over threads)\n", t.cases, t.steps);
+  std::string out = fmt::format("phase times ({} cases, {} steps; {} time, summed over threads)\n", t.cases, t.steps,
+                                g_cpu_time ? "CPU" : "wall");
   out += fmt::format("  {:<10} {:>10} {:>7} {:>11} {:>11}\n", "phase", "seconds", "share", "ms/case", "us/step");
   const auto line = [&](const char* name, double s) {
     out += fmt::format("  {:<10} {:>10.3f} {:>6.1f}% {:>11.3f} {:>11.1f}\n", name, s, total > 0 ? 100 * s / total : 0.0,

@@ -1,6 +1,7 @@
 // Where the driver's time goes, by phase, for profiling the harness itself (off by default).
 // With KDA_PHASE_TIMES set in the environment (any value but "" or "0"), every PhaseScope adds
-// its wall time to its phase, and the process prints the table to stderr when it exits.
+// its time to its phase, and the process prints the table to stderr when it exits: wall time,
+// or with KDA_PHASE_TIMES=cpu the thread's CPU time (on a machine shared with other work).
 // Scopes nest: an inner scope's time is taken out of the outer one's, so the phases add up
 // to the time spent inside any scope. Off, a scope costs one load of a flag.
 #pragma once

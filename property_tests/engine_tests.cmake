@@ -17,7 +17,10 @@ add_dependencies(engine_backend_test kda_cpu_example)
 set(kda_phase_case "B=2 H=1 HV=2 K=8 V=8 L=3 slots=3 steps=4 seed=3")
 add_test(NAME engine.phase_times_printed COMMAND kda-harness case "${kda_phase_case}")
 set_tests_properties(engine.phase_times_printed PROPERTIES LABELS "engine" ENVIRONMENT "KDA_PHASE_TIMES=1"
-  PASS_REGULAR_EXPRESSION "phase times \\(1 cases, 4 steps")
+  PASS_REGULAR_EXPRESSION "phase times \\(1 cases, 4 steps; wall time")
 add_test(NAME engine.phase_times_off_by_default COMMAND kda-harness case "${kda_phase_case}")
 set_tests_properties(engine.phase_times_off_by_default PROPERTIES LABELS "engine" ENVIRONMENT "KDA_PHASE_TIMES=0"
   FAIL_REGULAR_EXPRESSION "phase times")
+add_test(NAME engine.phase_times_cpu COMMAND kda-harness case "${kda_phase_case}")
+set_tests_properties(engine.phase_times_cpu PROPERTIES LABELS "engine" ENVIRONMENT "KDA_PHASE_TIMES=cpu"
+  PASS_REGULAR_EXPRESSION "phase times \\(1 cases, 4 steps; CPU time")
