@@ -1,10 +1,14 @@
 #include "cases/case_tensors.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <numeric>
 #include <stdexcept>
+#include <thread>
+#include <vector>
 
 #include "cases/case_values.hpp"
 #include "cases/rng.hpp"
@@ -83,6 +87,43 @@ void fill_indices(CaseTensors& t) {
   }
 }
 
+// The most threads a case's fill may use: KDA_FILL_THREADS when set (1: only the caller's),
+// else all the machine's cores but one where it has four or more, else 1.
+int64_t fill_threads() {
+  if (const char* v = std::getenv("KDA_FILL_THREADS"); v != nullptr && *v != '\0') return std::max(1LL, std::atoll(v));
+  static const int64_t cores = std::thread::hardware_concurrency();
+  return cores >= 4 ? cores - 1 : 1;
+}
+
+// fill_row(r) for r in [0, rows), on helper threads too when fill_threads() allows, nothing
+// else is filling a case (a single-threaded fuzz target, not a suite whose workers already
+// use the cores) and there is enough to fill (`elements` random values). Every value is a
+// pure function of its indices and rows write disjoint elements, so the bytes do not depend
+// on how the rows are split.
+std::atomic<int> g_filling{0};
+constexpr double kElementsPerThread = 8192;  // below this a thread costs more than it saves
+
+template <class FillRow>
+void for_rows(int64_t rows, double elements, const FillRow& fill_row) {
+  const bool alone = g_filling.fetch_add(1) == 0;
+  struct Leave {
+    ~Leave() { g_filling.fetch_sub(1); }
+  } leave;
+  const int64_t workers =
+      alone ? std::min({rows, fill_threads(), static_cast<int64_t>(elements / kElementsPerThread), int64_t{8}}) : 1;
+  if (workers < 2) {
+    for (int64_t r = 0; r < rows; ++r) fill_row(r);
+    return;
+  }
+  std::vector<std::thread> helpers;
+  for (int64_t w = 1; w < workers; ++w)
+    helpers.emplace_back([&fill_row, w, workers, rows] {
+      for (int64_t r = w; r < rows; r += workers) fill_row(r);
+    });
+  for (int64_t r = 0; r < rows; r += workers) fill_row(r);
+  for (std::thread& h : helpers) h.join();
+}
+
 // A named slot: a random checkpoint and, for j < cursor, plausible ring records (what past
 // tokens would have stored). Records at and past the cursor stay NaN.
 void fill_slot(CaseTensors& t, int64_t slot, int64_t cursor) {
@@ -147,10 +188,11 @@ CaseTensors materialize(const CaseConfig& c) {
 
   fill_parameters(t);
   fill_indices(t);
-  for (int64_t row = 0; row < B; ++row) {
+  // Each non-padding row names its own slot: the rows' fills touch disjoint elements.
+  for_rows(B, static_cast<double>(B * HV * V * K), [&t](int64_t row) {
     const auto slot = static_cast<int64_t>(t.ssm_state_indices.get_linear(row));
     if (slot >= 0) fill_slot(t, slot, static_cast<int64_t>(t.write_pos.get_linear(row)));
-  }
+  });
   fill_token(t, 0);
   return t;
 }
@@ -164,8 +206,8 @@ void fill_token(CaseTensors& t, int64_t token) {
   // Without the kernel's L2 norm, keys of norm ~1, capped (unnormalized_key_divisor), keep
   // beta ||k||^2 < 2 (no amplification); queries get the same scale, uncapped.
   const double qk_sigma = c.l2norm ? 1.0 : 1.0 / std::sqrt(static_cast<double>(K));
-  std::vector<double> key(K);
-  for (int64_t row = 0; row < c.B; ++row) {
+  for_rows(c.B, static_cast<double>(c.B * (qkv_dim + HV * K)), [&](int64_t row) {
+    std::vector<double> key(K);
     const int64_t base = row * qkv_dim;
     for (int64_t h = 0; h < H; ++h) {
       const double mq = values::head_magnitude(c, tok, static_cast<uint64_t>(row * (2 * H + HV) + h));
@@ -193,7 +235,7 @@ void fill_token(CaseTensors& t, int64_t token) {
       t.b.set_linear(row * HV + hv, values::beta_logit(c, tok, static_cast<uint64_t>(row * HV + hv)));
     }
     if (t.force_flush) t.force_flush->set_linear(row, fl.bernoulli(row, c.flush_prob) ? 1.0 : 0.0);
-  }
+  });
   t.token = token;
 }
 

@@ -25,7 +25,9 @@ struct CaseTensors : StepTensors {
 // ValueMode: cases/case_values.hpp. Every element a step must not read holds NaN: ring
 // records at and past each cursor, the slots no row names, envelope gaps; out starts NaN.
 // Each non-padding row names its own slot (a seeded permutation); padding rows hold -1.
-// Throws std::invalid_argument for a config that is_valid_config() rejects.
+// Throws std::invalid_argument for a config that is_valid_config() rejects. A large case
+// is filled row by row on several threads where the machine has cores to spare and no other
+// thread is filling one (KDA_FILL_THREADS caps the threads; 1: one); the bytes are the same.
 CaseTensors materialize(const CaseConfig& config);
 // Fills the per-token inputs (mixed_qkv, a, b, force_flush) for token t.
 void fill_token(CaseTensors& c, int64_t t);

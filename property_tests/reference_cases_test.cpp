@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <stdexcept>
 
@@ -162,6 +163,23 @@ TEST(CaseTensors, UnnormalizedKeysStayBelowTheAmplificationLimit) {
         }
     }
   });
+}
+
+// The fill on several threads (rows split between them) gives the bytes of the fill on one.
+TEST(CaseTensors, ThreadedFillGivesTheSameBytes) {
+  const CaseConfig c = parse_case_config("B=8 H=2 HV=8 K=128 V=64 L=6 slots=9 env=1 ff=1 state=bf16 seed=17");
+  const auto fill = [&c](const char* threads) {
+    setenv("KDA_FILL_THREADS", threads, 1);
+    CaseTensors t = materialize(c);  // 8 rows x 65536 state values: eight threads
+    fill_token(t, 3);                // 16384 values: two threads
+    unsetenv("KDA_FILL_THREADS");
+    return t;
+  };
+  const CaseTensors one = fill("1"), many = fill("8");
+  for (auto [x, y] : {std::pair{&one.mixed_qkv, &many.mixed_qkv}, {&one.a, &many.a}, {&one.b, &many.b},
+                      {&one.initial_state, &many.initial_state}, {&one.d_cache, &many.d_cache},
+                      {&one.k_cache, &many.k_cache}, {&one.g_cache, &many.g_cache}, {&*one.force_flush, &*many.force_flush}})
+    EXPECT_EQ(x->storage(), y->storage());
 }
 
 TEST(CaseTensors, TokensDependOnlyOnTheirIndex) {
