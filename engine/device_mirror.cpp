@@ -54,6 +54,32 @@ void check_cuda(cudaError_t e, const char* what) {
   if (e != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(e));
 }
 
+void CopyBatch::add(void* to, const void* from, std::size_t bytes) {
+  to_.push_back(to);
+  from_.push_back(from);
+  bytes_.push_back(bytes);
+}
+
+void CopyBatch::queue(cudaStream_t stream, const char* what) {
+  if (to_.empty()) return;
+  if (batched_) {
+    cudaMemcpyAttributes in_order{};
+    in_order.srcAccessOrder = cudaMemcpySrcAccessOrderStream;
+    std::size_t first = 0;
+    if (cudaMemcpyBatchAsync(to_.data(), from_.data(), bytes_.data(), to_.size(), &in_order, &first, 1, stream) !=
+        cudaSuccess) {
+      (void)cudaGetLastError();  // a runtime or driver without batches: one call per copy from now on
+      batched_ = false;
+    }
+  }
+  if (!batched_)
+    for (std::size_t i = 0; i < to_.size(); ++i)
+      check_cuda(cudaMemcpyAsync(to_[i], from_[i], bytes_[i], cudaMemcpyDefault, stream), what);
+  to_.clear();
+  from_.clear();
+  bytes_.clear();
+}
+
 // A blocking stream: a plugin that launches on the legacy default stream still runs after
 // the queued uploads and before the queued downloads.
 DeviceMirror::DeviceMirror() { check_cuda(cudaStreamCreate(&stream_), "cudaStreamCreate"); }
@@ -160,9 +186,10 @@ StepArgs DeviceMirror::queue_upload(const StepArgs& h, std::byte* stage) {
     cuda::DeviceTensor& dev = *tensors_.at(key_of(*t));
     const std::size_t n = dev.storage_size();
     std::memcpy(stage + at, host_bytes(*t), n);
-    check_cuda(cudaMemcpyAsync(dev.dl().data, stage + at, n, cudaMemcpyHostToDevice, stream_), "upload");
+    copies_.add(dev.dl().data, stage + at, n);
     at += align_up(n);
   }
+  copies_.queue(stream_, "upload");
   staging_busy_ = true;
   StepArgs d = h;
   auto dev_of = [this](const DLTensor* t) -> DLTensor* { return t == nullptr ? nullptr : tensors_.at(key_of(*t))->get(); };
@@ -191,7 +218,7 @@ void DeviceMirror::poison_out(const StepArgs& h) {
 void DeviceMirror::queue_download(const DLTensor& host, std::byte* base, std::size_t& at,
                                   std::vector<std::pair<const DLTensor*, std::size_t>>& done) {
   const cuda::DeviceTensor& dev = device_of(host);
-  check_cuda(cudaMemcpyAsync(base + at, dev.dl().data, dev.storage_size(), cudaMemcpyDeviceToHost, stream_), "download");
+  copies_.add(base + at, dev.dl().data, dev.storage_size());
   done.emplace_back(&host, at);
   at += align_up(dev.storage_size());
 }
@@ -200,7 +227,7 @@ std::size_t DeviceMirror::queue_guard_copies(std::byte* base, std::size_t at) {
   auto queue = [&](const cuda::DeviceTensor& t) {
     const auto* storage = static_cast<const std::byte*>(t.dl().data);
     for (const std::byte* guard : {storage - kGuard, storage + t.storage_size()}) {
-      check_cuda(cudaMemcpyAsync(base + at, guard, kGuard, cudaMemcpyDeviceToHost, stream_), "guard check");
+      copies_.add(base + at, guard, kGuard);
       at += kGuard;
     }
   };
@@ -227,6 +254,7 @@ void DeviceMirror::download_written(const StepArgs& h) {
   std::vector<std::pair<const DLTensor*, std::size_t>> done;
   for (const DLTensor* t : {h.out, h.initial_state, h.d_cache, h.k_cache, h.g_cache})
     if (t != nullptr) queue_download(*t, stage, at, done);  // an operator without rings has none
+  copies_.queue(stream_, "download");
   synchronize("download");
   for (const auto& [t, offset] : done) std::memcpy(host_bytes(*t), stage + offset, device_of(*t).storage_size());
 }
@@ -267,6 +295,7 @@ bool DeviceMirror::guards_intact() {
   std::size_t bytes = 2 * kGuard * (tensors_.size() + (status_ ? 1 : 0));
   std::byte* stage = staging(bytes);
   const std::size_t end = queue_guard_copies(stage, 0);
+  copies_.queue(stream_, "guard check");
   synchronize("guard check");
   const bool ok = guards_hold(stage, end);
   if (!ok) refill_all_guards();
@@ -315,11 +344,11 @@ void DeviceMirror::step(const StepArgs& host, const Launch& launch) {
   for (const DLTensor* t : {host.out, host.initial_state, host.d_cache, host.k_cache, host.g_cache})
     if (t != nullptr) queue_download(*t, stage, at, done);
   const std::size_t status_at = at;
-  check_cuda(cudaMemcpyAsync(stage + status_at, status->data, static_cast<std::size_t>(B) * 4, cudaMemcpyDeviceToHost, stream_),
-             "status download");
+  copies_.add(stage + status_at, status->data, static_cast<std::size_t>(B) * 4);
   at += align_up(static_cast<std::size_t>(B) * 4);
   const std::size_t guards_at = at;
   const std::size_t guards_end = queue_guard_copies(stage, guards_at);
+  copies_.queue(stream_, "download");
   synchronize("kernel execution");
   for (const auto& [t, offset] : done) std::memcpy(host_bytes(*t), stage + offset, tensors_.at(key_of(*t))->storage_size());
   last_status_.resize(static_cast<std::size_t>(B));

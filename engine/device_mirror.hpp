@@ -21,6 +21,21 @@
 
 namespace kda::engine {
 
+// Copies queued on a stream as one batch (cudaMemcpyBatchAsync: one call for the dozens of
+// small copies of a step), or one call each where the runtime or driver has no batches.
+class CopyBatch {
+ public:
+  void add(void* to, const void* from, std::size_t bytes);
+  // Queues the added copies on `stream` (in stream order as a whole) and forgets them.
+  void queue(cudaStream_t stream, const char* what);
+
+ private:
+  std::vector<void*> to_;
+  std::vector<const void*> from_;
+  std::vector<std::size_t> bytes_;
+  bool batched_ = true;
+};
+
 class DeviceMirror {
  public:
   DeviceMirror();
@@ -93,6 +108,7 @@ class DeviceMirror {
   // What the last step() read back, valid until anything else touches the device.
   bool step_results_ = false, guards_ok_ = true;
   std::vector<int32_t> last_status_;
+  CopyBatch copies_;
   cudaStream_t stream_ = nullptr;
 };
 
