@@ -25,8 +25,10 @@
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
 #include "engine/backend_cases.hpp"
+#include "engine/fatal_signal.hpp"
 #include "engine/plugin_backend.hpp"
 #include "engine/refusal.hpp"
+#include "engine/restriction.hpp"
 #include "engine/replayssm_case_breaking.hpp"
 #include "engine/replayssm_sample_space.hpp"
 #include "engine/run_case.hpp"
@@ -65,10 +67,11 @@ Outcome judged(const std::string& suite, int64_t index, const CaseConfig& given,
 }
 
 // Case `index` of `seed` in the sample space of `kda-harness check`'s backend suites, inside
-// the backend's envelope (engine/backend_cases.hpp).
-CaseConfig drawn(const engine::Backend& b, uint64_t seed, int64_t index, double work_budget) {
+// the backend's envelope narrowed by the caller's restriction (engine/backend_cases.hpp).
+CaseConfig drawn(const engine::Backend& b, const engine::Envelope& restriction, uint64_t seed, int64_t index,
+                 double work_budget) {
   return engine::draw_backend_case(seed, static_cast<uint64_t>(index), engine::limits::check_cases(work_budget),
-                                   b.envelope());
+                                   engine::narrowed(b.envelope(), restriction));
 }
 
 CaseConfig inside(const engine::Backend& b, const CaseConfig& drawn) {
@@ -97,8 +100,9 @@ std::vector<std::size_t> documented_inputs(const engine::OperatorDescription& op
 
 // A valid case of the backend's operator for the error inputs: drawn, inside the envelope,
 // with B, HV, K, V >= 2.
-CaseConfig error_input_base(const engine::Backend& b, uint64_t seed, int64_t index) {
-  CaseConfig c = drawn(b, seed ^ 0xE77u, index, 2e4);
+CaseConfig error_input_base(const engine::Backend& b, const engine::Envelope& restriction, uint64_t seed,
+                            int64_t index) {
+  CaseConfig c = drawn(b, restriction, seed ^ 0xE77u, index, 2e4);
   c.B = std::max(c.B, kErrorInputMinSize);
   c.slots = std::max(c.slots, c.B);
   if (c.HV < kErrorInputMinSize) c.HV = c.H * kErrorInputMinSize;
@@ -114,12 +118,12 @@ std::vector<std::vector<std::byte>> written_bytes(CaseTensors& t) {
   return v;
 }
 
-Outcome contract_case(engine::Backend& b, uint64_t seed, int64_t index) {
+Outcome contract_case(engine::Backend& b, const engine::Envelope& restriction, uint64_t seed, int64_t index) {
   const engine::OperatorDescription& op = b.op();
   const std::vector<std::size_t> documented = documented_inputs(op);
   const std::size_t input = documented[static_cast<std::size_t>(index) % documented.size()];
   const std::string& label = op.error_inputs()[input].label;
-  const CaseConfig c = error_input_base(b, seed, index);
+  const CaseConfig c = error_input_base(b, restriction, seed, index);
   Outcome o{"contract", index, false, fmt::format("{} | error input {}", to_string(c), label), ""};
   CaseTensors t = materialize(c);
   const std::optional<engine::Expected> broken = engine::break_case(t, {input, 0}, op.error_inputs());
@@ -151,8 +155,8 @@ Outcome contract_case(engine::Backend& b, uint64_t seed, int64_t index) {
   return o;
 }
 
-Outcome envelope_case(engine::Backend& b, uint64_t seed, int64_t index) {
-  const CaseConfig c = b.op().fit_case(drawn(b, seed ^ 0xE17u, index, 2e4));
+Outcome envelope_case(engine::Backend& b, const engine::Envelope& restriction, uint64_t seed, int64_t index) {
+  const CaseConfig c = b.op().fit_case(drawn(b, restriction, seed ^ 0xE17u, index, 2e4));
   const std::vector<CaseConfig> outside = b.envelope().just_outside(c);
   if (outside.empty()) return {"envelope", index, true, to_string(c), "the envelope is the whole contract: nothing lies outside it"};
   CaseConfig x = b.op().fit_case(outside[static_cast<std::size_t>(index) % outside.size()]);
@@ -185,9 +189,12 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
   if (opt.first < 0 || opt.count < 0) throw std::invalid_argument("first and count must be >= 0");
   kda_plugin described = plugin;
   if (opt.profile >= 0) described.profile = opt.profile;
+  engine::install_fatal_signal_report();
   const std::unique_ptr<engine::Backend> backend =
       engine::plugin_backend(described, plugin.name != nullptr ? plugin.name : "plugin");
   const double budget = opt.work_budget > 0 ? opt.work_budget : kDefaultWorkBudget;
+  const engine::Envelope restriction =
+      opt.restriction != nullptr ? engine::Envelope::from_c(*opt.restriction, backend->op()) : engine::Envelope{};
   nlohmann::json cases = nlohmann::json::array();
   if (opt.config != nullptr) {  // one case from its line; what follows " | " names a call, not the case
     const std::string line(opt.config);
@@ -199,10 +206,13 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
     for (int64_t i = opt.first; i < opt.first + opt.count; ++i) {
       Outcome o{suite, i, false, fmt::format("suite {} case {} seed {}", suite, i, opt.seed), ""};
       try {
-        if (suite == "rollout" || suite == "truth")
-          o = judged(suite, i, drawn(*backend, opt.seed, i, budget), *backend);
-        else if (suite == "contract") o = contract_case(*backend, opt.seed, i);
-        else o = envelope_case(*backend, opt.seed, i);
+        const bool rollout = suite == "rollout" || suite == "truth";
+        const engine::CaseInFlight flight(
+            rollout ? to_string(backend->op().fit_case(drawn(*backend, restriction, opt.seed, i, budget))) : o.replay);
+        if (rollout)
+          o = judged(suite, i, drawn(*backend, restriction, opt.seed, i, budget), *backend);
+        else if (suite == "contract") o = contract_case(*backend, restriction, opt.seed, i);
+        else o = envelope_case(*backend, restriction, opt.seed, i);
       } catch (const std::exception& e) {
         o.pass = false;
         o.detail = std::string("harness error: ") + e.what();

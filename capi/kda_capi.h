@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define KDA_CAPI_VERSION 3
+#define KDA_CAPI_VERSION 4
 
 #define KDA_CAPI_EXPORT __attribute__((visibility("default")))
 
@@ -91,6 +91,10 @@ typedef struct kda_check_options {
   double work_budget;  /* reference work per rollout case (<= 0: the default) */
   int32_t profile;     /* KDA_PROFILE_*, or -1: the plugin's own */
   const char* config;  /* a config line (a failure's replay): the rollout of that case alone; NULL: none */
+  /* Where the rollout and truth suites sample (and the envelope and contract suites' base
+   * cases), inside the plugin's envelope; it claims nothing: the envelope suite still tests
+   * the declared envelope. NULL: the whole envelope. */
+  const kda_envelope* restriction;
 } kda_check_options;
 
 /* Runs the suites against the plugin, as an implementation of the operator it names (its

@@ -12,6 +12,8 @@
 #include <system_error>
 #include <thread>
 
+#include "engine/fatal_signal.hpp"
+
 namespace kda::cli {
 
 void Progress::draw(const std::string& name, int64_t done, int64_t total, int64_t failed, double seconds) const {
@@ -53,13 +55,7 @@ Progress::Mode progress_mode(bool off) {
 }
 
 SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t keep_failures) {
-  SuiteResult r;
-  r.name = spec.name;
-  r.backend = spec.backend;
-  r.what = spec.what;
-  r.skip_reason = spec.skip_reason;
-  if (r.skipped()) return r;
-  r.cases = spec.cases;
+  if (!spec.skip_reason.empty()) return fold_outcomes(spec, {}, {}, 0, keep_failures);
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&start] {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -72,6 +68,7 @@ SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t k
       engine::CaseReport o;
       const auto case_start = std::chrono::steady_clock::now();
       try {
+        const engine::CaseInFlight flight(spec.replay ? spec.replay(i) : fmt::format("case {} of suite {}", i, spec.name));
         o = spec.run(i, w);
       } catch (const std::exception& e) {
         o.what = o.failure = std::string("exception: ") + e.what();
@@ -102,7 +99,19 @@ SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t k
   }
   for (auto& t : threads) t.join();
   progress.clear();
-  r.seconds = elapsed();
+  return fold_outcomes(spec, std::move(outcomes), std::move(case_seconds), elapsed(), keep_failures);
+}
+
+SuiteResult fold_outcomes(const SuiteSpec& spec, std::vector<engine::CaseReport> outcomes, std::vector<double> case_seconds,
+                          double seconds, int64_t keep_failures) {
+  SuiteResult r;
+  r.name = spec.name;
+  r.backend = spec.backend;
+  r.what = spec.what;
+  r.skip_reason = spec.skip_reason;
+  if (r.skipped()) return r;
+  r.cases = spec.cases;
+  r.seconds = seconds;
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     const engine::CaseReport& o = outcomes[i];
     o.pass() ? ++r.passed : ++r.failed;

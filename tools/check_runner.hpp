@@ -21,6 +21,10 @@ struct SuiteSpec {
   int jobs = 1;
   // Runs case `index` on worker `worker` (0 <= worker < jobs).
   std::function<engine::CaseReport(int64_t index, int worker)> run;
+  // The line that replays case `index`, known before it runs (set for the suites that run the
+  // judged backend): a fatal signal prints it, and `check --isolate` runs these suites' cases
+  // in child processes, a crashed case failing with it.
+  std::function<std::string(int64_t index)> replay;
 };
 
 // One case of a suite as a report lists it (JUnit: one testcase each).
@@ -71,5 +75,10 @@ Progress::Mode progress_mode(bool off);
 // Runs every case (none when skipped). Exceptions escaping a case count as its failure.
 // Keeps the first keep_failures failing reports whole (the rest only as outcomes).
 SuiteResult run_suite(const SuiteSpec& spec, const Progress& progress, int64_t keep_failures = 1000);
+
+// The result of a suite from its cases' reports and times, in case order, and the time the
+// suite took.
+SuiteResult fold_outcomes(const SuiteSpec& spec, std::vector<engine::CaseReport> outcomes, std::vector<double> case_seconds,
+                          double seconds, int64_t keep_failures = 5);
 
 }  // namespace kda::cli

@@ -11,6 +11,7 @@
 #include "engine/backend_cases.hpp"
 #include "engine/cuda_backend.hpp"
 #include "engine/refusal.hpp"
+#include "engine/restriction.hpp"
 #include "golden/golden_verify.hpp"
 #include "engine/reference_backend.hpp"
 #include "engine/replayssm_sample_space.hpp"
@@ -30,21 +31,35 @@ engine::CaseReport no_run(std::string what, std::string failure) {
   return r;
 }
 
-// Case i of a backend suite drawn from `seed`, inside the backend's envelope
-// (engine/backend_cases.hpp).
-CaseConfig backend_case(const engine::Backend& b, uint64_t seed, int64_t i, double work_budget) {
-  return engine::draw_backend_case(seed, static_cast<uint64_t>(i), engine::limits::check_cases(work_budget),
-                                   b.envelope());
+// Where the backend suites draw: the backend's envelope narrowed by the user's restriction.
+struct Draws {
+  uint64_t seed = 1;
+  double work_budget = 2e7;
+  engine::Envelope restriction;
+};
+
+// Case i of a backend suite drawn from `seed` inside the backend's envelope narrowed by the
+// restriction; nullopt when no case fits.
+std::optional<CaseConfig> backend_case(const engine::Backend& b, const Draws& d, uint64_t seed, int64_t i) {
+  try {
+    return engine::draw_backend_case(seed, static_cast<uint64_t>(i), engine::limits::check_cases(d.work_budget),
+                                     engine::narrowed(b.envelope(), d.restriction));
+  } catch (const std::invalid_argument&) {
+    return std::nullopt;
+  }
 }
 
-// Runs `run` on case i of a backend suite; a region no case fits fails the case, saying so.
+// Runs `run` on case i of a backend suite drawn from `seed` inside the backend's envelope
+// narrowed by the restriction (engine/backend_cases.hpp); a region no case fits fails the
+// case, saying so.
 template <class Run>
-engine::CaseReport in_envelope(engine::Backend& b, uint64_t seed, int64_t i, double work_budget, const Run& run) {
+engine::CaseReport in_envelope(engine::Backend& b, const Draws& d, uint64_t seed, int64_t i, const Run& run) {
+  const engine::Envelope region = engine::narrowed(b.envelope(), d.restriction);
   CaseConfig c;
   try {
-    c = backend_case(b, seed, i, work_budget);
+    c = engine::draw_backend_case(seed, static_cast<uint64_t>(i), engine::limits::check_cases(d.work_budget), region);
   } catch (const std::invalid_argument& e) {
-    return no_run(fmt::format("case {} of seed {}", i, seed), std::string(e.what()) + ": " + b.envelope().describe());
+    return no_run(fmt::format("case {} of seed {}", i, seed), std::string(e.what()) + ": " + region.describe());
   }
   return run(c);
 }
@@ -121,6 +136,11 @@ SuiteSpec golden_suite(const SuiteInfo& info, const golden::LoadedSet& set, cons
                                 r.backend_spec.empty() ? backend_name : r.backend_spec);
     return r;
   };
+  s.replay = [&set, cases, backend_name](int64_t i) {
+    if (i >= static_cast<int64_t>(cases.size())) return std::string("the golden set's own problems");
+    return fmt::format("kda-harness case {} --backend {}", set.cases[cases[static_cast<std::size_t>(i)]].path.string(),
+                       backend_name);
+  };
   return s;
 }
 
@@ -181,6 +201,17 @@ engine::CaseReport outside_envelope_case(engine::Backend& b, const CaseConfig& c
   o.outside_envelope = b.envelope().excludes(x);
   if (!why.empty()) o.failure = fmt::format("outside the envelope ({}), token 0: {}", o.outside_envelope, why);
   return o;
+}
+
+// The check that replays a backend suite up to case i (a case a config line cannot say).
+std::string suite_check_line(const std::string& backend, const std::string& suite, uint64_t seed, int64_t i,
+                             const std::string& restrict_flag, const std::string& what = "") {
+  return fmt::format("kda-harness check --backend {} --suites {} --seed {} --cases {}={}{} (case {}{})", backend, suite,
+                     seed, suite, i + 1, restrict_flag, i, what.empty() ? "" : ": " + what);
+}
+std::string kernel_check_line(const std::string& backend, uint64_t seed, int64_t i, const std::string& restrict_flag,
+                              const std::string& what) {
+  return suite_check_line(backend, "kernel", seed, i, restrict_flag, what);
 }
 
 // The seed each random backend suite draws its cases from.
@@ -246,7 +277,9 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       s.what = info.what;
       s.cases = count;
       const uint64_t seed = o.seed;
-      const double budget = o.work_budget, gpu_budget = o.gpu_work_budget;
+      const double budget = o.work_budget;
+      const Draws draws{seed, o.gpu_work_budget, o.restriction};
+      const std::string restrict_flag = o.restriction_text.empty() ? "" : fmt::format(" --restrict '{}'", o.restriction_text);
       if (info.name == "contract") {
         s.run = [seed, &op](int64_t i, int) {
           return from_contract_case(
@@ -271,32 +304,58 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
           return r;
         };
       } else if (info.name == "kernel") {
-        s.run = [seed, gpu_budget, judged, spec = judged_spec](int64_t i, int w) {
+        s.run = [seed, draws, judged, spec = judged_spec, restrict_flag](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, seed + kKernelSeed, i, gpu_budget, [&](const CaseConfig& c) {
+          return in_envelope(*b, draws, seed + kKernelSeed, i, [&](const CaseConfig& c) {
             // A backend that computes a call it declares it refuses dies here too, early.
             if (i % kOutsideEvery == kOutsideEvery - 2 && !b->envelope().just_outside(c).empty())
               return outside_envelope_case(*b, c, i / kOutsideEvery);
             if (i % kInvalidRowEvery != kInvalidRowEvery - 1) return engine::run_vs_reference(c, *b);
             const InvalidRow bad = invalid_row(b->op(), c, i / kInvalidRowEvery);
             engine::CaseReport o = engine::run_vs_reference(c, *b, bad.mutate);
-            o.replay_line = fmt::format(
-                "kda-harness check --backend {} --suites kernel --seed {} --cases kernel={} (case {}: {})", spec, seed,
-                i + 1, i, bad.what);
+            o.replay_line = kernel_check_line(spec, seed, i, restrict_flag, bad.what);
             o.note = "this case: " + bad.what;
             return o;
           });
         };
+        s.replay = [seed, draws, judged, spec = judged_spec, restrict_flag](int64_t i) {
+          const auto b = judged(0);
+          const std::optional<CaseConfig> c = backend_case(*b, draws, seed + kKernelSeed, i);
+          if (!c) return kernel_check_line(spec, seed, i, restrict_flag, "no case fits");
+          if (i % kOutsideEvery == kOutsideEvery - 2) {
+            const std::vector<CaseConfig> outside = b->envelope().just_outside(*c);
+            if (!outside.empty())
+              return engine::start_report(outside[static_cast<std::size_t>(i / kOutsideEvery) % outside.size()], *b,
+                                          "reference").replay();
+          }
+          if (i % kInvalidRowEvery == kInvalidRowEvery - 1)
+            return kernel_check_line(spec, seed, i, restrict_flag, invalid_row(b->op(), *c, i / kInvalidRowEvery).what);
+          return engine::start_report(b->op().fit_case(*c), *b, "reference").replay();
+        };
       } else if (info.name == "kernel-truth") {
-        s.run = [seed, gpu_budget, judged](int64_t i, int w) {
+        s.run = [seed, draws, judged](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, seed + kKernelTruthSeed, i, gpu_budget, [&](const CaseConfig& c) { return engine::run_vs_truth(c, *b); });
+          return in_envelope(*b, draws, seed + kKernelTruthSeed, i,
+                             [&](const CaseConfig& c) { return engine::run_vs_truth(c, *b); });
+        };
+        s.replay = [seed, draws, judged, spec = judged_spec, restrict_flag](int64_t i) {
+          const auto b = judged(0);
+          const std::optional<CaseConfig> c = backend_case(*b, draws, seed + kKernelTruthSeed, i);
+          if (!c) return suite_check_line(spec, "kernel-truth", seed, i, restrict_flag);
+          return engine::start_report(b->op().fit_case(*c), *b, "truth").replay();
         };
       } else if (info.name == "envelope") {
-        s.run = [seed, gpu_budget, judged](int64_t i, int w) {
+        s.run = [seed, draws, judged](int64_t i, int w) {
           const auto b = judged(w);
-          return in_envelope(*b, seed + kEnvelopeSeed, i, gpu_budget,
+          return in_envelope(*b, draws, seed + kEnvelopeSeed, i,
                              [&](const CaseConfig& c) { return outside_envelope_case(*b, c, i); });
+        };
+        s.replay = [seed, draws, judged, spec = judged_spec, restrict_flag](int64_t i) {
+          const auto b = judged(0);
+          const std::optional<CaseConfig> c = backend_case(*b, draws, seed + kEnvelopeSeed, i);
+          const std::vector<CaseConfig> outside = c ? b->envelope().just_outside(*c) : std::vector<CaseConfig>{};
+          if (outside.empty()) return suite_check_line(spec, "envelope", seed, i, restrict_flag);
+          return engine::start_report(outside[static_cast<std::size_t>(i) % outside.size()], *b, "reference").replay();
         };
       }
     }
@@ -308,7 +367,8 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
   return out;
 }
 
-std::string backend_suite_stats(const CheckOptions& o, const engine::Envelope& region) {
+std::string backend_suite_stats(const CheckOptions& o, const engine::Envelope& envelope) {
+  const engine::Envelope region = engine::narrowed(envelope, o.restriction);
   std::string out;
   for (const auto& [name, offset] : {std::pair<std::string, uint64_t>{"kernel", kKernelSeed}, {"kernel-truth", kKernelTruthSeed}}) {
     if (!o.suites.empty() && !o.suites.count(name)) continue;

@@ -33,6 +33,10 @@ struct CheckOptions {
   double work_budget = 3e7;               // reference work per random rollout (engine/replayssm_sample_space.hpp)
   double gpu_work_budget = 2e7;
   std::filesystem::path manifest;         // the golden set
+  // Where the backend suites sample, inside the backend's envelope (engine/restriction.hpp);
+  // the text is what --restrict was given, for replay lines.
+  engine::Envelope restriction;
+  std::string restriction_text;
 };
 
 struct SuiteInfo {
@@ -50,7 +54,8 @@ using BackendMaker = std::function<std::unique_ptr<engine::Backend>(int worker)>
 std::vector<SuiteSpec> build_suites(const CheckOptions& options, const engine::GpuProbe& gpus, const golden::LoadedSet& golden);
 
 // The distribution of the cases the random backend suites (kernel, kernel-truth) of `options`
-// draw inside `region` (engine/backend_cases.hpp), one block per suite; nothing is run.
-std::string backend_suite_stats(const CheckOptions& options, const engine::Envelope& region);
+// draw inside `envelope` narrowed by the options' restriction (engine/backend_cases.hpp), one
+// block per suite; nothing is run.
+std::string backend_suite_stats(const CheckOptions& options, const engine::Envelope& envelope);
 
 }  // namespace kda::cli

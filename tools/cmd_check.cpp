@@ -17,10 +17,13 @@
 #include <iostream>
 #include <thread>
 
+#include "engine/fatal_signal.hpp"
+#include "engine/restriction.hpp"
 #include "golden/atomic_file.hpp"
 #include "golden/golden_set.hpp"
 #include "tools/argument_checks.hpp"
 #include "tools/case_budget.hpp"
+#include "tools/check_isolated.hpp"
 #include "tools/check_junit.hpp"
 #include "tools/check_report.hpp"
 #include "tools/check_suites.hpp"
@@ -34,11 +37,19 @@ struct CheckArgs {
   std::vector<int> gpus;
   double scale = 1.0, work_budget = 3e7, gpu_work_budget = 2e7;
   uint64_t seed = 1;
-  std::string backend = "all", json, junit, manifest, op = "kda_replayssm";
+  std::string backend = "all", json, junit, manifest, op = "kda_replayssm", restriction;
   int jobs = 0;
   double progress_every = 5;
-  bool no_progress = false, list = false, stats = false;
+  bool no_progress = false, list = false, stats = false, isolate = false;
+  double case_timeout = 0;
 };
+
+// Whether the suite runs the judged backend (the ones --isolate runs in child processes).
+bool judges_backend(const SuiteSpec& spec) {
+  for (const SuiteInfo& info : suite_catalog())
+    if (info.name == spec.name) return info.backend == "cuda" && static_cast<bool>(spec.replay);
+  return false;
+}
 
 // Writes a report to a file (golden/atomic_file.hpp: a regular file atomically, a device or
 // FIFO written through, a symlink kept) or, for "-", to stdout; false after printing why not.
@@ -101,6 +112,13 @@ int run_check(const CheckArgs& a) {
     }
   o.scale = a.scale;
   o.seed = a.seed;
+  try {
+    o.restriction = engine::parse_restriction(a.restriction);
+    o.restriction_text = a.restriction;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "kda-harness check: --restrict: " << e.what() << "\n";
+    return kUsage;
+  }
   if (a.json == "-" && a.junit == "-") {
     std::cerr << "kda-harness check: --json - and --junit - cannot both write to stdout\n";
     return kUsage;
@@ -114,6 +132,9 @@ int run_check(const CheckArgs& a) {
       const auto b = engine::make_backend(a.backend, *o.op);
       text << fmt::format("kda-harness check: backend {} ({} profile), envelope {}\n", b->name(),
                                engine::name_of(b->profile()), b->envelope().describe());
+      if (!a.restriction.empty())
+        text << fmt::format("kda-harness check: sampling restricted (--restrict) to {}\n",
+                            engine::narrowed(b->envelope(), o.restriction).describe());
     } catch (const std::exception& e) {
       std::cerr << "kda-harness check: " << e.what() << "\n";
       return kUsage;
@@ -171,8 +192,10 @@ int run_check(const CheckArgs& a) {
   }
   const Progress progress(progress_mode(a.no_progress), a.progress_every);
   std::vector<SuiteResult> results;
+  engine::install_fatal_signal_report();
   for (const SuiteSpec& spec : build_suites(o, gpus, set)) {
-    results.push_back(run_suite(spec, progress));
+    results.push_back(a.isolate && judges_backend(spec) ? run_suite_isolated(spec, progress, a.case_timeout)
+                                                        : run_suite(spec, progress));
     const SuiteResult& r = results.back();
     text << (r.skipped() ? fmt::format("{}: skipped: {}\n", r.name, r.skip_reason)
                               : fmt::format("{}: {} cases, {} passed, {} failed, {:.1f}s\n", r.name, r.cases, r.passed,
@@ -228,6 +251,16 @@ void register_check(CLI::App& app) {
                   "When stderr is not a terminal, one progress line every this many seconds (default 5)")
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--list", a->list, "List the suites and their default case counts");
+  cmd->add_flag("--isolate", a->isolate,
+                "Run every case of the backend suites in a child process: a crash, abort, device fault or hang "
+                "(--case-timeout) fails that case with its replay line and the run goes on");
+  cmd->add_option("--case-timeout", a->case_timeout,
+                  "With --isolate, seconds a case may run before it counts as hung and is killed (default: no limit)")
+      ->check(CLI::NonNegativeNumber);
+  cmd->add_option("--restrict", a->restriction,
+                  "Sample the backend suites only here, inside the backend's envelope, claiming nothing about what "
+                  "it refuses (the envelope suite still tests the declared envelope): items K=128, K=32..128, V=..64, "
+                  "L=8, act=bf16, state=f32|bf16, ring=.., out=.., idx=i32, compact");
   cmd->add_flag("--stats", a->stats,
                 "Print the distribution of the cases the random backend suites would draw (K, V, head layouts, "
                 "flags, dtypes) inside the backend's envelope, and run nothing");

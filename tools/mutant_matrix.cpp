@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "engine/fatal_signal.hpp"
 #include "engine/gpu_probe.hpp"
 #include "tools/check_suites.hpp"
 
@@ -27,6 +28,7 @@ SuiteRun run_until_kill(const SuiteSpec& spec) {
   for (int64_t i = 0; i < spec.cases; ++i) {
     engine::CaseReport o;
     try {
+      const engine::CaseInFlight flight(spec.replay ? spec.replay(i) : spec.name);
       o = spec.run(i, 0);
     } catch (const std::exception& e) {
       o.what = o.failure = std::string("exception: ") + e.what();

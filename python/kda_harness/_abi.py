@@ -106,4 +106,5 @@ class KdaCheckOptions(ctypes.Structure):
         ("work_budget", c_double),
         ("profile", c_int32),
         ("config", c_char_p),
+        ("restriction", ctypes.POINTER(KdaEnvelope)),
     ]

@@ -5,6 +5,7 @@ import ctypes
 from dataclasses import dataclass
 
 from . import _abi, _call, _dlpack, _frameworks, _lib, _operators, _status
+from .envelope import Envelope
 
 
 @dataclass
@@ -50,20 +51,24 @@ def case(config, framework="numpy", device=None, index=-1, op=_call.OP):
         lib.kda_case_free(handle)
 
 
-def config_line(index, seed=1, op=_call.OP, work_budget=None, envelope=None):
-    """The config line of case `index` of operator `op`'s sample space of `seed`."""
+def config_line(index, seed=1, op=_call.OP, work_budget=None, envelope=None, restrict=None):
+    """The config line of case `index` of operator `op`'s sample space of `seed` (inside
+    `envelope` narrowed by `restrict`, as check() draws)."""
     err, line = _abi.KdaError(), ctypes.create_string_buffer(1024)
+    if restrict is not None:
+        envelope = (envelope or Envelope()).narrowed(restrict)
     env = ctypes.byref(envelope.to_c()) if envelope is not None else None
     status = _lib.lib().kda_cases(op.encode(), seed, index, work_budget or 0.0, env, line, len(line), ctypes.byref(err))
     _status.raise_for(status, err)
     return line.value.decode()
 
 
-def cases(op=_call.OP, n=10, seed=1, *, first=0, work_budget=None, envelope=None, framework="numpy", device=None):
+def cases(op=_call.OP, n=10, seed=1, *, first=0, work_budget=None, envelope=None, restrict=None, framework="numpy",
+          device=None):
     """Yields cases first .. first+n-1 of operator `op`'s sample space of `seed` (inside
-    `envelope`, an Envelope, when given)."""
+    `envelope`, an Envelope, when given, narrowed by `restrict`)."""
     for i in range(first, first + n):
-        yield case(config_line(i, seed, op, work_budget, envelope), framework, device, index=i, op=op)
+        yield case(config_line(i, seed, op, work_budget, envelope, restrict), framework, device, index=i, op=op)
 
 
 _STAT_FIELDS = (("K", "K"), ("V", "V"), ("H/HV", None), ("B", "B"), ("force_flush", "ff"), ("lower_bound", "lb"),
@@ -94,13 +99,14 @@ class CaseStats:
         return "\n".join(lines)
 
 
-def case_stats(op=_call.OP, n=1000, seed=1, *, first=0, work_budget=None, envelope=None):
+def case_stats(op=_call.OP, n=1000, seed=1, *, first=0, work_budget=None, envelope=None, restrict=None):
     """The distribution of cases first .. first+n-1 of operator `op`'s sample space of `seed`
-    (inside `envelope` when given), from their config lines: nothing is materialized."""
+    (inside `envelope` narrowed by `restrict` when given), from their config lines: nothing is
+    materialized."""
     counts = {field: {} for field, _ in _STAT_FIELDS}
     production = 0
     for i in range(first, first + n):
-        c = dict(item.split("=", 1) for item in config_line(i, seed, op, work_budget, envelope).split())
+        c = dict(item.split("=", 1) for item in config_line(i, seed, op, work_budget, envelope, restrict).split())
         for field, key in _STAT_FIELDS:
             if key is None:
                 value = f"{c['H']}/{c['HV']}"

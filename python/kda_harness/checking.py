@@ -13,8 +13,10 @@ import time
 import traceback
 from pathlib import Path
 
-from . import _abi, _call, _frameworks, _lib, _operators, _status
+from . import _abi, _call, _frameworks, _isolate, _lib, _operators, _status
+from .cases import config_line
 from .envelope import Envelope
+from .errors import HarnessError
 from .report import CaseResult, CheckReport, callable_expression, rerun_call
 
 _PACKAGE = Path(__file__).resolve().parent  # frames in it are the harness's, not the kernel's
@@ -128,7 +130,8 @@ def _known_suites():  # check()'s argument `suites` hides suites()
 
 
 def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=None, profile=None,
-          envelope=None, first=0, work_budget=None, name=None, config=None, step_timeout=None):
+          envelope=None, first=0, work_budget=None, name=None, config=None, step_timeout=None, restrict=None,
+          isolate=False, case_timeout=None):
     """Runs the suites (default: all of suites(): rollout, truth, contract, envelope; a list or
     comma-separated string) on cases first .. first+n-1 of each of operator `op`'s against
     step_fn, called as step_fn(mixed_qkv=..., a=..., ..., lower_bound=...) with the
@@ -136,9 +139,15 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     that it must write in place. op ("kda_replayssm", "kda_packed_decode"), profile ("helion",
     "triton") and envelope (Envelope) default to the callable's kda_op / kda_profile /
     kda_envelope attributes, else "kda_replayssm", "helion" and everything the contract
-    allows. config: a failure's replay line, to run that case's rollout alone (suites, n and
-    first are then ignored). step_timeout: seconds a step may take before it fails its case
-    (None: no limit). Returns a CheckReport; Ctrl-C raises KeyboardInterrupt within a step."""
+    allows. The envelope says what step_fn refuses (the envelope suite checks that it does);
+    restrict (an Envelope) only narrows where the cases are drawn, inside the envelope, claiming
+    nothing (restrict=Envelope(k=(128, 128), v=(128, 128)) tests your production K and V on a
+    kernel that also computes others). config: a failure's replay line, to run that case's
+    rollout alone (suites, n and first are then ignored). step_timeout: seconds a step may take
+    before it fails its case (None: no limit). isolate: each case in a forked child process,
+    where a crash, an abort or a hang past case_timeout seconds fails that case with its
+    replay line and the run goes on (kda_harness/_isolate.py). Returns a CheckReport; Ctrl-C
+    raises KeyboardInterrupt within a step."""
     device = _device_name(device)
     if step_timeout is not None and not (isinstance(step_timeout, (int, float)) and 0 < step_timeout < float("inf")):
         raise ValueError(f"step_timeout must be a positive number of seconds or None, not {step_timeout!r}")
@@ -152,13 +161,14 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     name = name or getattr(step_fn, "__qualname__", None) or type(step_fn).__name__
     plugin = CallablePlugin(step_fn, name, envelope, profile, framework, device, op, step_timeout)
     given = {"op": op if op != _call.OP else None, "profile": given_profile, "device": device if device != "cpu" else None,
-             "framework": given_framework, "envelope": given_envelope, "work_budget": work_budget}
+             "framework": given_framework, "envelope": given_envelope, "restrict": restrict, "work_budget": work_budget}
+    restriction = ctypes.pointer(restrict.to_c()) if restrict is not None else None
     function = callable_expression(step_fn)
 
     def options(suite, first, count):
         return _abi.KdaCheckOptions(suites=suite.encode(), seed=seed, first=first, count=count,
                                     work_budget=work_budget or 0.0, profile=-1,
-                                    config=config.encode() if config else None)
+                                    config=config.encode() if config else None, restriction=restriction)
 
     # One C call per case, so that the traceback of an exception step_fn raised belongs to its case.
     if config:
@@ -167,9 +177,25 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
         names = suites if isinstance(suites, (list, tuple)) else [s for s in (suites or "").split(",") if s]
         runs = [options(suite, i, 1) for suite in (names or _known_suites()) for i in range(first, first + n)]
     results, backend_name, profile_code = [], name, profile
+    def crashed(run, why):  # the report of a case whose child died
+        suite = run.suites.decode() or "rollout"
+        index = run.first if not config else -1
+        replay = config or (config_line(index, seed, op, work_budget, envelope, restrict)
+                            if suite in ("rollout", "truth") else f"suite {suite} case {index} seed {seed}")
+        return {"plugin": backend_name, "profile": profile_code,
+                "cases": [{"suite": suite, "index": index, "pass": False, "replay": replay, "detail": why}]}
+
     for run in runs:
         plugin.tracebacks = []
-        data = _run(plugin, run)
+        if isolate:
+            data, why = _isolate.run_forked(lambda: {**_run(plugin, run), "tracebacks": plugin.tracebacks}, case_timeout)
+            if why:
+                data = crashed(run, why)
+            elif "error" in data:
+                raise HarnessError(data["error"])
+            plugin.tracebacks = data.get("tracebacks", [])
+        else:
+            data = _run(plugin, run)
         backend_name, profile_code = data["plugin"], data["profile"]
         for c in data["cases"]:
             result = CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"], op=op)

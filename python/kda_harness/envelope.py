@@ -1,4 +1,6 @@
-"""What a backend accepts (plugin.h's kda_envelope): the harness samples inside it."""
+"""What a backend accepts (plugin.h's kda_envelope): the harness samples inside it, and checks
+that it refuses calls just outside. The same type, passed as `restrict`, only narrows where the
+harness samples (Envelope.narrowed), claiming nothing about what the backend refuses."""
 from dataclasses import dataclass
 
 from . import _abi
@@ -23,6 +25,25 @@ class Envelope:
     v: tuple = (1, None)          # V
     l_max: int = 0                # the longest ring; 0: no limit
     strided: bool = True          # False: compact tensors only
+
+    def narrowed(self, restrict):
+        """What both this envelope and `restrict` (an Envelope, or None: no restriction)
+        allow: where check(restrict=...) and cases(restrict=...) draw."""
+        if restrict is None:
+            return self
+
+        def both(a, b):
+            return tuple(t for t in a if t in b)
+
+        def bounds(a, b):
+            highs = [x for x in (a[1], b[1]) if x is not None]
+            return (max(a[0], b[0]), min(highs) if highs else None)
+
+        l_max = min(x for x in (self.l_max, restrict.l_max) if x) if (self.l_max or restrict.l_max) else 0
+        return Envelope(both(self.act_dtypes, restrict.act_dtypes), both(self.state_dtypes, restrict.state_dtypes),
+                        both(self.ring_dtypes, restrict.ring_dtypes), both(self.out_dtypes, restrict.out_dtypes),
+                        both(self.index_dtypes, restrict.index_dtypes), bounds(self.k, restrict.k),
+                        bounds(self.v, restrict.v), l_max, self.strided and restrict.strided)
 
     def to_c(self, device_type=_abi.KDL_CPU):
         def bits(names):

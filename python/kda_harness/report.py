@@ -99,14 +99,14 @@ def callable_expression(step_fn):
 def rerun_call(function, suite, index, seed, config, given):
     """kda_harness.check(...) that reruns one case: a rollout case by its config line, any other
     by suite, seed and index; `given`: the caller's other keyword arguments that change the case
-    or its judgement (op, profile, device, framework, envelope, work_budget), by name."""
+    or its judgement (op, profile, device, framework, envelope, restrict, work_budget), by name."""
     args = [f"config={_python(config)}"] if suite == "rollout" else \
         [f"suites={_python(suite)}", f"seed={seed}", f"first={index}", "n=1"]
     for name, value in given.items():
-        if value is None or (suite == "rollout" and name in ("envelope", "work_budget")):
-            continue  # a config line is the case itself: no envelope or budget draws it
+        if value is None or (suite == "rollout" and name in ("envelope", "restrict", "work_budget")):
+            continue  # a config line is the case itself: no envelope, restriction or budget draws it
         text = _python(value)
-        args.append(f"{name}=kda_harness.{text}" if name == "envelope" else f"{name}={text}")
+        args.append(f"{name}=kda_harness.{text}" if name in ("envelope", "restrict") else f"{name}={text}")
     return f"kda_harness.check({function}, {', '.join(args)})"
 
 

@@ -25,7 +25,7 @@ def my_replayssm_decode(**kw):
     kda_harness.validate(**kw)
     # What the example's envelope leaves out is refused, as a kernel declaring it must.
     compact = all(t.flags.c_contiguous for t in kw.values() if isinstance(t, np.ndarray))
-    if not 32 <= kw["initial_state"].shape[-1] <= 128 or kw["ssm_state_indices"].dtype != np.int32 or not compact:
+    if kw["initial_state"].shape[-1] < 32 or kw["ssm_state_indices"].dtype != np.int32 or not compact:
         raise ValueError("outside this kernel's envelope")
     if kw["out"].dtype == np.float16:
         raise NotImplementedError("float16 outputs are not written yet")

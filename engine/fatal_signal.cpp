@@ -1,0 +1,100 @@
+#include "engine/fatal_signal.hpp"
+
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <mutex>
+
+namespace kda::engine {
+namespace {
+
+constexpr int kSlots = 256;         // cases in flight at once (threads)
+constexpr std::size_t kLine = 4096;  // bytes of a replay line kept
+constexpr int kSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+
+struct Slot {
+  std::atomic<bool> used{false};
+  std::atomic<bool> live{false};  // the line is complete and its case running
+  char line[kLine];
+  std::size_t length = 0;
+};
+std::array<Slot, kSlots> slots;
+std::array<struct sigaction, std::size(kSignals)> previous_actions;
+thread_local int current_slot = -1;  // the innermost case of this thread
+
+void put(const char* s, std::size_t n) {
+  while (n > 0) {
+    const ssize_t w = ::write(STDERR_FILENO, s, n);
+    if (w <= 0) return;
+    s += w, n -= static_cast<std::size_t>(w);
+  }
+}
+void put(const char* s) { put(s, strlen(s)); }
+
+void report_slot(const Slot& s) {
+  put("  replay: ");
+  put(s.line, s.length);
+  put("\n");
+}
+
+void on_fatal_signal(int sig, siginfo_t* info, void*) {
+  put("\nkda-harness: fatal signal ");
+  put(sigabbrev_np(sig) ? sigabbrev_np(sig) : "?");
+  put(" (");
+  put(sigdescr_np(sig) ? sigdescr_np(sig) : "?");
+  put(") while running a case\n");
+  const int mine = current_slot;
+  const bool from_here = info == nullptr || info->si_code > 0 || info->si_pid == getpid();
+  if (mine >= 0 && slots[mine].live.load()) {
+    report_slot(slots[mine]);
+  } else if (!from_here || mine < 0) {
+    for (const Slot& s : slots)
+      if (s.live.load()) report_slot(s);
+  }
+  // The previous handler (or the default) gets the signal once this handler returns.
+  for (std::size_t i = 0; i < std::size(kSignals); ++i)
+    if (kSignals[i] == sig) sigaction(sig, &previous_actions[i], nullptr);
+  raise(sig);
+}
+
+}  // namespace
+
+void install_fatal_signal_report() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    struct sigaction a{};
+    a.sa_sigaction = on_fatal_signal;
+    a.sa_flags = SA_SIGINFO;
+    sigemptyset(&a.sa_mask);
+    for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &a, &previous_actions[i]);
+  });
+}
+
+CaseInFlight::CaseInFlight(std::string_view replay) : slot_(-1), previous_(current_slot) {
+  for (int i = 0; i < kSlots; ++i) {
+    bool expected = false;
+    if (slots[i].used.compare_exchange_strong(expected, true)) {
+      slot_ = i;
+      break;
+    }
+  }
+  if (slot_ < 0) return;  // more threads than slots: this case goes unnamed
+  Slot& s = slots[slot_];
+  s.length = std::min(replay.size(), kLine);
+  std::copy_n(replay.data(), s.length, s.line);
+  s.live.store(true);
+  current_slot = slot_;
+}
+
+CaseInFlight::~CaseInFlight() {
+  current_slot = previous_;
+  if (slot_ < 0) return;
+  slots[slot_].live.store(false);
+  slots[slot_].used.store(false);
+}
+
+}  // namespace kda::engine

@@ -1,0 +1,30 @@
+// Names the case a fatal signal interrupts. A backend that overflows a buffer, aborts or faults
+// takes the whole process with it; before it dies the process prints, on standard error, the
+// signal and the replay line of every case in flight on the thread that faulted (all threads'
+// cases when the signal came from outside), so the crash is one command away from a debugger.
+// The handler only calls write(2) on lines formatted before the case started, then gives the
+// signal to the handler that was there before (pytest's faulthandler, say) or the default.
+#pragma once
+#include <string_view>
+
+namespace kda::engine {
+
+// Installs the handler for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT (once per process;
+// later calls do nothing).
+void install_fatal_signal_report();
+
+// While alive, the calling thread runs the case `replay` replays (lines past a fixed length
+// are cut). Nests: the innermost is the one reported.
+class CaseInFlight {
+ public:
+  explicit CaseInFlight(std::string_view replay);
+  ~CaseInFlight();
+  CaseInFlight(const CaseInFlight&) = delete;
+  CaseInFlight& operator=(const CaseInFlight&) = delete;
+
+ private:
+  int slot_;
+  int previous_;
+};
+
+}  // namespace kda::engine

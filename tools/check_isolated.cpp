@@ -1,0 +1,224 @@
+#include "tools/check_isolated.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "engine/fatal_signal.hpp"
+
+namespace kda::cli {
+namespace {
+
+using Json = nlohmann::json;
+
+Json number(double x) {
+  if (std::isfinite(x)) return x;
+  return std::isnan(x) ? "nan" : x > 0 ? "inf" : "-inf";
+}
+
+double number_of(const Json& j) {
+  if (j.is_number()) return j.get<double>();
+  const std::string s = j.get<std::string>();
+  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  return s == "inf" ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+}
+
+Json comparison(const reference::Comparison& c) {
+  return {{"worst_error", number(c.worst_error)}, {"worst_block", c.worst_block}, {"blocks", c.blocks},
+          {"failed", c.failed},  {"tolerance", number(c.tolerance)}, {"pass", c.pass},
+          {"where", c.where}};
+}
+
+reference::Comparison comparison_of(const Json& j) {
+  reference::Comparison c;
+  c.worst_error = number_of(j.at("worst_error"));
+  c.worst_block = j.at("worst_block");
+  c.blocks = j.at("blocks");
+  c.failed = j.at("failed");
+  c.tolerance = number_of(j.at("tolerance"));
+  c.pass = j.at("pass");
+  c.where = j.at("where");
+  return c;
+}
+
+// Why a child gave no report: its wait status, or the timeout that killed it.
+std::string death(int status, bool timed_out, double timeout) {
+  if (timed_out) return fmt::format("the backend hung: no result within {:g} s (--case-timeout), killed", timeout);
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    return fmt::format("the backend crashed: killed by signal {} (SIG{}: {})", sig,
+                       sigabbrev_np(sig) ? sigabbrev_np(sig) : "?", sigdescr_np(sig) ? sigdescr_np(sig) : "?");
+  }
+  if (WIFEXITED(status)) return fmt::format("the backend ended the process (exit status {}) before the case ended", WEXITSTATUS(status));
+  return "the case's process ended without a result";
+}
+
+struct Child {
+  pid_t pid = -1;
+  int fd = -1;
+  int64_t index = 0;
+  int worker = 0;
+  std::string data;
+  std::chrono::steady_clock::time_point start;
+  bool timed_out = false;
+};
+
+// In the child: runs case i, writes its report to fd, ends without running the parent's
+// destructors or exit handlers.
+[[noreturn]] void run_child(const SuiteSpec& spec, int64_t i, int worker, int fd) {
+  std::string text;
+  {
+    const engine::CaseInFlight flight(spec.replay(i));
+    engine::CaseReport r;
+    try {
+      r = spec.run(i, worker);
+    } catch (const std::exception& e) {
+      r.what = r.failure = std::string("exception: ") + e.what();
+    } catch (...) {
+      r.what = r.failure = "exception of an unknown type";
+    }
+    text = report_to_wire(r);
+  }
+  const char* p = text.data();
+  std::size_t left = text.size();
+  while (left > 0) {
+    const ssize_t w = ::write(fd, p, left);
+    if (w <= 0) _exit(3);
+    p += w, left -= static_cast<std::size_t>(w);
+  }
+  _exit(0);
+}
+
+}  // namespace
+
+std::string report_to_wire(const engine::CaseReport& r) {
+  Json j;
+  j["config"] = to_string(r.config);
+  j["name"] = r.name, j["backend"] = r.backend, j["backend_spec"] = r.backend_spec, j["against"] = r.against;
+  j["op"] = r.op, j["replay_line"] = r.replay_line, j["what"] = r.what, j["note"] = r.note;
+  j["tokens"] = r.tokens, j["flushes"] = r.flushes, j["appends"] = r.appends, j["rejected_rows"] = r.rejected_rows;
+  j["max_gate_mass"] = number(r.max_gate_mass), j["max_cancellation"] = number(r.max_cancellation);
+  j["out"] = comparison(r.out), j["state"] = comparison(r.state), j["d_ring"] = comparison(r.d_ring);
+  j["k_ring"] = comparison(r.k_ring), j["g_ring"] = comparison(r.g_ring);
+  j["untouched_changed"] = r.untouched_changed, j["tensors_compared"] = r.tensors_compared;
+  j["tensors_bit_exact"] = r.tensors_bit_exact;
+  j["error_seen"] = r.error_seen, j["outside_envelope"] = r.outside_envelope, j["failure"] = r.failure;
+  return j.dump();
+}
+
+engine::CaseReport report_from_wire(const std::string& text) {
+  const Json j = Json::parse(text);
+  engine::CaseReport r;
+  r.config = parse_case_config(j.at("config").get<std::string>());
+  r.name = j.at("name"), r.backend = j.at("backend"), r.backend_spec = j.at("backend_spec"), r.against = j.at("against");
+  r.op = j.at("op"), r.replay_line = j.at("replay_line"), r.what = j.at("what"), r.note = j.at("note");
+  r.tokens = j.at("tokens"), r.flushes = j.at("flushes"), r.appends = j.at("appends");
+  r.rejected_rows = j.at("rejected_rows");
+  r.max_gate_mass = number_of(j.at("max_gate_mass")), r.max_cancellation = number_of(j.at("max_cancellation"));
+  r.out = comparison_of(j.at("out")), r.state = comparison_of(j.at("state")), r.d_ring = comparison_of(j.at("d_ring"));
+  r.k_ring = comparison_of(j.at("k_ring")), r.g_ring = comparison_of(j.at("g_ring"));
+  r.untouched_changed = j.at("untouched_changed"), r.tensors_compared = j.at("tensors_compared");
+  r.tensors_bit_exact = j.at("tensors_bit_exact");
+  r.error_seen = j.at("error_seen"), r.outside_envelope = j.at("outside_envelope"), r.failure = j.at("failure");
+  return r;
+}
+
+SuiteResult run_suite_isolated(const SuiteSpec& spec, const Progress& progress, double timeout, int64_t keep_failures) {
+  if (!spec.replay) throw std::logic_error("run_suite_isolated: suite " + spec.name + " has no replay lines");
+  if (!spec.skip_reason.empty()) return run_suite(spec, progress, keep_failures);  // nothing runs
+  const auto start = std::chrono::steady_clock::now();
+  const auto since = [](std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  };
+  std::vector<engine::CaseReport> outcomes(static_cast<std::size_t>(std::max<int64_t>(spec.cases, 0)));
+  std::vector<double> case_seconds(outcomes.size());
+  std::vector<Child> children;
+  std::vector<bool> worker_busy(static_cast<std::size_t>(std::max(1, spec.jobs)), false);
+  int64_t next = 0, done = 0, failed = 0;
+
+  const auto finish = [&](Child& c) {
+    int status = 0;
+    while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    ::close(c.fd);
+    engine::CaseReport r;
+    bool parsed = false;
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !c.timed_out) {
+      try {
+        r = report_from_wire(c.data);
+        parsed = true;
+      } catch (const std::exception&) {
+      }
+    }
+    if (!parsed) {
+      r = engine::CaseReport{};
+      r.failure = death(status, c.timed_out, timeout);
+      r.what = fmt::format("case {} of suite {}: {}", c.index, spec.name, r.failure);
+      r.replay_line = spec.replay(c.index);
+    }
+    if (!r.pass()) ++failed;
+    case_seconds[static_cast<std::size_t>(c.index)] = since(c.start);
+    outcomes[static_cast<std::size_t>(c.index)] = std::move(r);
+    worker_busy[static_cast<std::size_t>(c.worker)] = false;
+    ++done;
+  };
+
+  while (done < spec.cases) {
+    while (next < spec.cases && children.size() < worker_busy.size()) {
+      int fds[2];
+      if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
+      int worker = 0;
+      while (worker_busy[static_cast<std::size_t>(worker)]) ++worker;
+      std::fflush(nullptr);  // nothing buffered is written twice
+      const pid_t pid = fork();
+      if (pid < 0) throw std::runtime_error(std::string("fork: ") + strerror(errno));
+      if (pid == 0) {
+        ::close(fds[0]);
+        run_child(spec, next, worker, fds[1]);
+      }
+      ::close(fds[1]);
+      worker_busy[static_cast<std::size_t>(worker)] = true;
+      children.push_back({pid, fds[0], next++, worker, {}, std::chrono::steady_clock::now(), false});
+    }
+    std::vector<pollfd> polled;
+    for (const Child& c : children) polled.push_back({c.fd, POLLIN, 0});
+    poll(polled.data(), polled.size(), 100);
+    for (std::size_t k = 0; k < children.size();) {
+      Child& c = children[k];
+      bool ended = false;
+      if (polled[k].revents != 0) {
+        char buffer[65536];
+        const ssize_t n = ::read(c.fd, buffer, sizeof buffer);
+        if (n > 0) c.data.append(buffer, static_cast<std::size_t>(n));
+        else if (n == 0 || errno != EINTR) ended = true;
+      }
+      if (!ended && !c.timed_out && timeout > 0 && since(c.start) > timeout) {
+        c.timed_out = true;
+        kill(c.pid, SIGKILL);  // its end of the pipe closes with it
+      }
+      if (ended) {
+        finish(c);
+        children.erase(children.begin() + static_cast<std::ptrdiff_t>(k));
+        polled.erase(polled.begin() + static_cast<std::ptrdiff_t>(k));
+      } else {
+        ++k;
+      }
+    }
+    progress.draw(spec.name, done, spec.cases, failed, since(start));
+  }
+  progress.clear();
+  return fold_outcomes(spec, std::move(outcomes), std::move(case_seconds), since(start), keep_failures);
+}
+
+}  // namespace kda::cli

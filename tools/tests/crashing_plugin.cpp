@@ -1,0 +1,73 @@
+// A plugin that crashes on some calls, for the tests of `check --isolate` and of the fatal-
+// signal report: it forwards every call to the CPU example plugin (KDA_CRASHING_PLUGIN_INNER,
+// loaded with dlopen) except calls whose `out` has V = 2, on which it dies as
+// KDA_CRASHING_PLUGIN_MODE says (an environment variable read at that call): "overflow"
+// (a heap buffer overrun that glibc's free() aborts on, the default), "segv", "hang" or
+// "exit".
+#include <dlfcn.h>
+#include <kda_harness/plugin.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string_view>
+
+namespace {
+
+using Describe = const kda_plugin* (*)();
+
+const kda_plugin& inner() {
+  static const kda_plugin* p = [] {
+    void* lib = dlopen(KDA_CRASHING_PLUGIN_INNER, RTLD_NOW | RTLD_LOCAL);
+    if (lib == nullptr) std::abort();
+    return reinterpret_cast<Describe>(dlsym(lib, "kda_plugin_describe"))();
+  }();
+  return *p;
+}
+
+bool crashes_on(const kda_call* call) {
+  for (int32_t i = 0; i < call->num_tensors; ++i)
+    if (std::strcmp(call->tensor_names[i], "out") == 0 && call->tensors[i] != nullptr) {
+      const DLTensor* out = call->tensors[i];
+      return out->ndim > 0 && out->shape[out->ndim - 1] == 2;
+    }
+  return false;
+}
+
+[[noreturn]] void crash() {
+  const char* mode = std::getenv("KDA_CRASHING_PLUGIN_MODE");
+  const std::string_view m = mode == nullptr ? "overflow" : mode;
+  if (m == "segv") {
+    volatile int* nothing = nullptr;
+    *nothing = 1;
+  } else if (m == "hang") {
+    for (;;) pause();
+  } else if (m == "exit") {
+    std::exit(3);
+  }
+  // A write past the end of a heap block, then free(): glibc's heap checks abort the process.
+  char* volatile block = static_cast<char*>(std::malloc(24));
+  std::memset(block, 0x5A, 64);
+  std::free(block);
+  std::abort();  // in case the overrun went unnoticed
+}
+
+int32_t step(void*, const kda_call* call) {
+  if (crashes_on(call)) crash();
+  return inner().step(inner().state, call);
+}
+
+const char* last_error(void*) { return inner().last_error(inner().state); }
+
+}  // namespace
+
+extern "C" KDA_PLUGIN_EXPORT const kda_plugin* kda_plugin_describe(void) {
+  static const kda_plugin p = [] {
+    kda_plugin q = inner();
+    q.name = "crashing";
+    q.step = step;
+    q.last_error = last_error;
+    return q;
+  }();
+  return &p;
+}
