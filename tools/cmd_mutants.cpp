@@ -30,6 +30,7 @@ struct MutantsArgs {
   int64_t cases = 100;
   uint64_t seed = 1;
   double cpu_budget = 10, gpu_work_budget = 2e7;
+  int64_t kill_within = 0;  // cases before the first kill (0: no limit)
   int jobs = 0;
   bool each_suite = false;
   std::vector<std::string> unseen;  // "SUITE:MUTANT" (MUTANT may be *): that suite cannot see that bug
@@ -150,13 +151,17 @@ int run_mutants(const MutantsArgs& a) {
           std::cout << fmt::format("NOT KILLED BY {}: {} (it must kill every mutant not listed with --unseen)\n", s.suite,
                                    short_name(r));
         }
-    const bool named = names_place(k->message), in_time = r.cpu_seconds_to_kill() <= a.cpu_budget;
+    const bool in_cases = a.kill_within <= 0 || r.cases_to_kill() <= a.kill_within;
+    const bool named = names_place(k->message), in_time = r.cpu_seconds_to_kill() <= a.cpu_budget && in_cases;
     unnamed += !named;
     late += !in_time;
     std::cout << fmt::format("{} [{}]: {}\n  replay: {}\n", short_name(r), k->suite, k->message, k->replay);
     if (!named) std::cout << "  ^ the message does not name the tensor, the row or slot, the head and the step\n";
-    if (!in_time) std::cout << fmt::format("  ^ killed after {:.1f} CPU seconds, over the budget of {:.1f}\n",
-                                           r.cpu_seconds_to_kill(), a.cpu_budget);
+    if (r.cpu_seconds_to_kill() > a.cpu_budget)
+      std::cout << fmt::format("  ^ killed after {:.1f} CPU seconds, over the budget of {:.1f}\n", r.cpu_seconds_to_kill(),
+                               a.cpu_budget);
+    if (!in_cases)
+      std::cout << fmt::format("  ^ killed after {} cases, over --kill-within {}\n", r.cases_to_kill(), a.kill_within);
   }
   const int mutants = static_cast<int>(found.mutants.size());
   std::cout << fmt::format("\n{} mutants: {} killed, {} survived; killed late: {}; unnamed messages: {}; false alarms on "
@@ -182,6 +187,9 @@ void register_mutants(CLI::App& app) {
   add_seed_option(cmd, a->seed, "Seed of the random cases (the check's default: 1)");
   cmd->add_option("--cpu-budget", a->cpu_budget, "CPU seconds the default check may spend on a mutant before its "
                                                  "first kill");
+  cmd->add_option("--kill-within", a->kill_within, "Cases the default check may run before a mutant's first kill "
+                                                   "(0, the default: no limit)")
+      ->check(CLI::NonNegativeNumber);
   cmd->add_option("--gpu-work-budget", a->gpu_work_budget, "Reference work per random backend rollout")
       ->check(finite_positive_at_most(kMaxWorkBudget));
   cmd->add_option("--manifest", a->manifest, "The golden set's manifest (default: the source tree's)");
