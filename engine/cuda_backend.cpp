@@ -64,18 +64,21 @@ class CudaKernelBackend final : public Backend {
 class CudaPluginBackend final : public Backend {
  public:
   CudaPluginBackend(const kda_plugin& p, const std::string& what)
-      : p_(p), what_(what), name_(fmt::format("plugin:{}", p.name ? p.name : what)), envelope_(Envelope::from_c(p.envelope, find_operator(p.op))),
-        mirror_(std::make_unique<DeviceMirror>()) {}
+      : p_(p), what_(what), name_(fmt::format("plugin:{}", p.name ? p.name : what)), envelope_(Envelope::from_c(p.envelope, find_operator(p.op))) {}
   std::string name() const override { return name_; }
   std::string spec() const override { return "plugin:" + what_; }
   const Envelope& envelope() const override { return envelope_; }
   Profile profile() const override { return p_.profile == KDA_PROFILE_TRITON ? Profile::Triton : Profile::Helion; }
   const OperatorDescription& op() const override { return find_operator(p_.op); }
   void step(const StepArgs& host) override {
+    // The device is first touched here, not when the backend is made: `check --isolate` makes
+    // backends in its parent (names, envelopes, replay lines) and forks each case, and a
+    // child cannot use a CUDA context its parent created.
+    if (!mirror_) mirror_ = std::make_unique<DeviceMirror>();
     mirrored_step(*mirror_, host,
                   [this](const StepArgs& dev, cudaStream_t s, DLTensor*) { call_plugin(p_, name_, dev, s); });
   }
-  bool guards_intact() const override { return mirror_->guards_intact(); }
+  bool guards_intact() const override { return !mirror_ || mirror_->guards_intact(); }
 
  private:
   kda_plugin p_;

@@ -149,6 +149,13 @@ int run_check(const CheckArgs& a) {
     o.cuda = a.backend != "cpu";
     o.cuda_required = a.backend == "cuda";
   }
+  if (a.isolate && o.plugin.empty()) {
+    // The cuda backend probes the GPU in this process, and a forked case cannot use a CUDA
+    // context its parent created; our kernel is also a plugin.
+    std::cerr << "kda-harness check: --isolate judges a plugin (--backend plugin:PATH; our CUDA kernel is "
+                 "plugins/libkda_cuda_kernel_plugin.so in the build)\n";
+    return kUsage;
+  }
   o.gpus = a.gpus;
   const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   o.jobs = a.jobs > 0 ? a.jobs : hardware;
@@ -252,8 +259,8 @@ void register_check(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   cmd->add_flag("--list", a->list, "List the suites and their default case counts");
   cmd->add_flag("--isolate", a->isolate,
-                "Run every case of the backend suites in a child process: a crash, abort, device fault or hang "
-                "(--case-timeout) fails that case with its replay line and the run goes on");
+                "With --backend plugin:PATH, run every case of the backend suites in a child process: a crash, "
+                "abort, device fault or hang (--case-timeout) fails that case with its replay line and the run goes on");
   cmd->add_option("--case-timeout", a->case_timeout,
                   "With --isolate, seconds a case may run before it counts as hung and is killed (default: no limit)")
       ->check(CLI::NonNegativeNumber);

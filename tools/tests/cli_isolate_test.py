@@ -68,6 +68,12 @@ class Isolate(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
 
+    def test_isolate_without_a_plugin_is_a_usage_error(self):
+        r = run(["check", "--backend", "cpu", "--isolate", "--no-progress"])
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--isolate judges a plugin", r.stderr)
+
+
 class FatalSignal(unittest.TestCase):
     def test_without_isolate_a_crash_prints_the_case_before_dying(self):
         with_mode("segv")
