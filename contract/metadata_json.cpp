@@ -159,7 +159,7 @@ StepTensors parse_call_metadata(std::string_view json_text, std::span<const std:
   json j;
   try {
     j = json::parse(json_text, unique_keys);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // a syntax error, or a number out of range (1e99999)
     bad(std::string("malformed JSON: ") + e.what());
   }
   return parse_call_metadata(j, tensors);
