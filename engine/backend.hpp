@@ -37,6 +37,9 @@ class Backend {
   virtual std::string spec() const { return name(); }
   virtual const Envelope& envelope() const = 0;
   virtual Profile profile() const { return Profile::Helion; }
+  // True for a backend that rounds every rounding point away from the exact value (the
+  // profile emulations' worst case): judged by the bounds of that rounding (engine/profile.hpp).
+  virtual bool rounds_directed() const { return false; }
   // The operator it implements (engine/operator.hpp); step() takes that operator's arguments
   // (op().bind() of a case's tensors).
   virtual const OperatorDescription& op() const { return replayssm_operator(); }
@@ -55,6 +58,8 @@ class Backend {
 //   reference-double   the same step in float64 arithmetic, stores still rounded (CPU)
 //   cuda[:N]           our CUDA kernel on GPU N (default: the CTest-assigned one, else 0)
 //   plugin:PATH        a shared library exporting kda_plugin_describe (plugin.h)
+//   emulate:PROFILE[:directed]  the CPU emulation of a rounding profile (helion, triton),
+//                      rounding to nearest or every rounding point the worst way
 // Throws std::invalid_argument for an unknown name, std::runtime_error when it cannot be
 // made here (no GPU, a plugin that does not load, a plugin or kernel of another operator).
 std::unique_ptr<Backend> make_backend(const std::string& spec, const OperatorDescription& op = replayssm_operator());

@@ -3,6 +3,7 @@
 
 #include "engine/backend.hpp"
 #include "engine/cuda_backend.hpp"
+#include "engine/emulation_backend.hpp"
 #include "engine/plugin_backend.hpp"
 #include "engine/reference_backend.hpp"
 
@@ -43,6 +44,10 @@ const std::vector<Entry>& entries() {
                                     std::string(op.name));
          return b;
        }},
+      {{"emulate:PROFILE[:directed]", "the CPU emulation of a rounding profile (helion, triton); directed: every "
+                                       "rounding point away from the exact value"},
+       "emulate",
+       [](const std::string& arg, const OperatorDescription& op) { return make_emulation_backend(arg, op); }},
   };
   return e;
 }
@@ -54,7 +59,7 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const OperatorDes
   const std::string head = spec.substr(0, colon), arg = colon == std::string::npos ? "" : spec.substr(colon + 1);
   for (const Entry& e : entries())
     if (e.prefix == head) return e.make(arg, op);
-  throw std::invalid_argument("unknown backend '" + spec + "' (reference, reference-double, cuda[:N], plugin:PATH)");
+  throw std::invalid_argument("unknown backend '" + spec + "' (reference, reference-double, cuda[:N], plugin:PATH, emulate:PROFILE[:directed])");
 }
 
 const std::vector<BackendKind>& backend_kinds() {

@@ -29,25 +29,33 @@ reference::RolloutBounds sum(const reference::RolloutBounds& a, const reference:
 
 reference::RecordBounds ProfileBounds::records(double output_bound) const {
   reference::RecordBounds r = reference::record_bounds(output_bound, config.ring_dtype);
+  // A directed store lands up to one ulp from its value, not half of one: one more unit of
+  // the ring's dtype on each record the backend rounds.
+  const double unit = directed ? 2.0 : 1.0;
+  if (directed) {
+    r.d += reference::unit_roundoff(config.ring_dtype);
+    r.k += reference::unit_roundoff(config.ring_dtype);
+  }
   // A key rounded through out's dtype before k_cache's: one more rounding of out's unit,
   // wherever that rounding is not already the ring's own (float32 out: exact; same dtypes:
   // the second rounding is exact).
   if (profile == Profile::Triton && config.out_dtype != ScalarType::Float32 && config.out_dtype != config.ring_dtype)
-    r.k += reference::unit_roundoff(config.out_dtype);
+    r.k += unit * reference::unit_roundoff(config.out_dtype);
   return r;
 }
 
-ProfileBounds bounds_vs_reference(const CaseConfig& config, Profile p) {
+ProfileBounds bounds_vs_reference(const CaseConfig& config, Profile p, bool directed) {
   ProfileBounds b;
   b.config = config;
   b.profile = p;
-  b.step = sum(reference::rollout_bounds(config, false), reference::rollout_bounds(config, tf32(p)));
+  b.directed = directed;
+  b.step = sum(reference::rollout_bounds(config, false), reference::rollout_bounds(config, tf32(p), directed));
   b.step.rates.reset();
   return b;
 }
 
-reference::RolloutBounds bounds_vs_truth(const CaseConfig& config, Profile p) {
-  return reference::rollout_bounds(config, tf32(p));
+reference::RolloutBounds bounds_vs_truth(const CaseConfig& config, Profile p, bool directed) {
+  return reference::rollout_bounds(config, tf32(p), directed);
 }
 
 }  // namespace kda::engine

@@ -28,11 +28,15 @@ struct ProfileBounds {
   reference::RecordBounds records(double output_bound) const;
   CaseConfig config;
   Profile profile = Profile::Helion;
+  bool directed = false;
 };
-ProfileBounds bounds_vs_reference(const CaseConfig& config, Profile p);
+// directed: the backend rounds every rounding point away from the exact value (the profile
+// emulations' worst case, reference/profile_emulation.hpp): its part of the bound has that
+// rounding's unit roundoffs and worst-case sums (reference::rounding_rates).
+ProfileBounds bounds_vs_reference(const CaseConfig& config, Profile p, bool directed = false);
 
 // The bounds against the float64 plain recurrence (reference::rollout_bounds, TF32 products
 // for Triton where out is float32).
-reference::RolloutBounds bounds_vs_truth(const CaseConfig& config, Profile p);
+reference::RolloutBounds bounds_vs_truth(const CaseConfig& config, Profile p, bool directed = false);
 
 }  // namespace kda::engine

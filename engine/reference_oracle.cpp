@@ -145,6 +145,7 @@ void compare_step(CaseTensors& ref, StepTensors& gpu, const Dims& dims, const st
   const double s_floor = reference::state_floor(dims.V, dims.K, ref.config.state_dtype);
   const double g_floor = reference::record_floor(dims.K, ScalarType::Float32);
   const double k_floor = reference::record_floor(dims.K, ref.config.ring_dtype);
+  const double d_floor = reference::record_floor(dims.V, ref.config.ring_dtype);
 
   Blocks state(ref.initial_state, gpu.initial_state, before ? &before->state : nullptr, dims.V * dims.K),
       d(ref.d_cache, gpu.d_cache, before ? &before->d : nullptr, dims.V),
@@ -172,7 +173,7 @@ void compare_step(CaseTensors& ref, StepTensors& gpu, const Dims& dims, const st
       const int64_t lo = all_records ? 0 : p.cursor, hi = all_records ? p.cursor : (p.flush ? 0 : p.cursor + 1);
       for (int64_t j = lo; j < hi; ++j) {
         if (!all_records)
-          d.add_record(p.slot, hv, j, scales[row * dims.HV + hv].d_floor,
+          d.add_record(p.slot, hv, j, std::max(scales[row * dims.HV + hv].d_floor, d_floor),
                        fmt::format("d_cache[{}, {}, {}] {}", p.slot, hv, j, label(kD, "value head", row, p.slot, hv, j)));
         g.add_record(p.slot, hv, j, g_floor,
                      fmt::format("g_cache[{}, {}, {}] {}", p.slot, hv, j, label(kG, "value head", row, p.slot, hv, j)));
@@ -217,8 +218,8 @@ void copy_indices_as_reference_sees(const StepTensors& gpu, CaseTensors& ref, co
 
 class ReferenceOracle final : public Oracle {
  public:
-  ReferenceOracle(const CaseTensors& materialized, const OperatorDescription& op, Profile profile)
-      : op_(op), bounds_(bounds_vs_reference(materialized.config, profile)), ref_(materialized),
+  ReferenceOracle(const CaseTensors& materialized, const OperatorDescription& op, Profile profile, bool directed)
+      : op_(op), bounds_(bounds_vs_reference(materialized.config, profile, directed)), ref_(materialized),
         checkpoint_terms_(static_cast<std::size_t>(materialized.config.slots * materialized.config.HV), 0.0) {}
 
   void before_step(const StepView& v) override {
@@ -258,8 +259,9 @@ class ReferenceOracle final : public Oracle {
 
 }  // namespace
 
-std::unique_ptr<Oracle> reference_oracle(const CaseTensors& materialized, const OperatorDescription& op, Profile profile) {
-  return std::make_unique<ReferenceOracle>(materialized, op, profile);
+std::unique_ptr<Oracle> reference_oracle(const CaseTensors& materialized, const OperatorDescription& op, Profile profile,
+                                         bool directed) {
+  return std::make_unique<ReferenceOracle>(materialized, op, profile, directed);
 }
 
 }  // namespace kda::engine

@@ -20,6 +20,8 @@ namespace kda::engine {
 // For a case as materialize() made it (of an operator's config: OperatorDescription::fit_case),
 // before any step; the oracle keeps its own copy. Each later token's inputs come from the
 // backend's tensors, which the driver filled (fill_token) before the step.
-std::unique_ptr<Oracle> reference_oracle(const CaseTensors& materialized, const OperatorDescription& op, Profile profile);
+// directed: the backend rounds the worst way (engine/profile.hpp's bounds of directed rounding).
+std::unique_ptr<Oracle> reference_oracle(const CaseTensors& materialized, const OperatorDescription& op, Profile profile,
+                                         bool directed = false);
 
 }  // namespace kda::engine

@@ -151,14 +151,18 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
 CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const StepMutator& mutate) {
   return run_config(
       config, backend, "reference",
-      [&backend](const CaseTensors& t) { return reference_oracle(t, backend.op(), backend.profile()); }, mutate);
+      [&backend](const CaseTensors& t) {
+        return reference_oracle(t, backend.op(), backend.profile(), backend.rounds_directed());
+      },
+      mutate);
 }
 
 CaseReport run_vs_truth(const CaseConfig& config, Backend& backend) {
   return run_config(
       config, backend, "truth",
       [&backend](const CaseTensors& t) {
-        return truth_oracle(bounds_vs_truth(t.config, backend.profile()), backend.op().beta_through_b);
+        return truth_oracle(bounds_vs_truth(t.config, backend.profile(), backend.rounds_directed()),
+                            backend.op().beta_through_b);
       },
       nullptr);
 }

@@ -92,24 +92,29 @@ constexpr double kLambda = 7.5;  // fact (c)
 constexpr double kTau = 2.0;     // fact (d)
 constexpr double kSafety = 1.1;
 
-double arithmetic_rate(const RoundingRates& r) {
-  return kLambda * kU32 * (std::sqrt(static_cast<double>(r.K)) + std::sqrt(static_cast<double>(r.L)));
+// Float32 sums of n terms: lambda sqrt(n) u in quadrature (c); n u in the worst case.
+double sum_rate(const RoundingRates& r, int64_t n) {
+  const double terms = static_cast<double>(std::max<int64_t>(1, n));
+  return r.worst_case ? terms * r.arithmetic : kLambda * r.arithmetic * std::sqrt(terms);
 }
+
+double arithmetic_rate(const RoundingRates& r) { return sum_rate(r, r.K) + sum_rate(r, r.L); }
 
 // Fact (e): a (+)_x b, the norm of an error ||E|| <= a after a store rounds x onto it
 // (||delta|| <= b = u ||x||): the cross term 2 <E, delta> is at most 2 (lambda / sqrt(n)) a b,
 // n = ||x||^2 / ||x||_inf^2 (Hoeffding), and never more than 2 a b (Cauchy-Schwarz).
+// In the worst case the store's rounding points the way of E: rho = 1.
 template <class Derived>
-double add_store_error(double a, double b, const Eigen::MatrixBase<Derived>& x) {
+double add_store_error(double a, double b, const Eigen::MatrixBase<Derived>& x, bool worst_case) {
   const double peak = x.cwiseAbs().maxCoeff(), norm = x.norm();
-  const double rho = norm > 0 ? std::min(1.0, kLambda * peak / norm) : 1.0;
+  const double rho = norm > 0 && !worst_case ? std::min(1.0, kLambda * peak / norm) : 1.0;
   return std::sqrt(a * a + b * b + 2 * rho * a * b);
 }
 
 // s_T of the a-priori bounds: T stores of relative size `rate` on a block of n elements,
 // each added to the error before it by fact (e).
-double stores_in_sequence(int64_t stores, double rate, double n) {
-  const double rho = std::min(1.0, kLambda / std::sqrt(n));
+double stores_in_sequence(int64_t stores, double rate, double n, bool worst_case) {
+  const double rho = worst_case ? 1.0 : std::min(1.0, kLambda / std::sqrt(n));
   double a = 0;
   for (int64_t t = 0; t < stores; ++t) a = std::sqrt(a * a + rate * rate + 2 * rho * a * rate);
   return a;
@@ -136,14 +141,20 @@ RecordBounds record_bounds(double output, ScalarType ring_dtype) {
 
 double record_floor(int64_t n, ScalarType t) { return state_floor(1, n, t); }
 
-RoundingRates rounding_rates(const CaseConfig& c, bool tf32_products) {
+RoundingRates rounding_rates(const CaseConfig& c, bool tf32_products, bool directed) {
   RoundingRates r;
-  r.state = unit_roundoff(c.state_dtype);
+  // Directed rounding moves a value by up to one ulp: twice the unit roundoff of to-nearest.
+  const double unit = directed ? 2.0 : 1.0;
+  r.worst_case = directed;
+  r.arithmetic = unit * kU32;
+  r.state = unit * unit_roundoff(c.state_dtype);
   // A ring of one record is never written or read (every step flushes; the plain packed decode
   // has no ring at all): no record rounding enters.
-  r.ring = c.L > 1 ? unit_roundoff(c.ring_dtype) : 0.0;
-  r.out = unit_roundoff(c.out_dtype);
-  r.product = tf32_products && c.out_dtype == ScalarType::Float32 ? kTf32UnitRoundoff : r.out;
+  r.ring = c.L > 1 ? unit * unit_roundoff(c.ring_dtype) : 0.0;
+  r.out = unit * unit_roundoff(c.out_dtype);
+  r.product_truncated = tf32_products && c.out_dtype == ScalarType::Float32;
+  r.product = r.product_truncated ? kTf32UnitRoundoff : r.out;
+  if (tf32_products && c.L > 1 && c.out_dtype != ScalarType::Float32 && c.out_dtype != c.ring_dtype) r.key_extra = r.out;
   r.state_dtype = c.state_dtype;
   r.ring_dtype = c.ring_dtype;
   r.out_dtype = c.out_dtype;
@@ -156,15 +167,16 @@ RoundingRates rounding_rates(const CaseConfig& c, bool tf32_products) {
   return r;
 }
 
-RolloutBounds rollout_bounds(const CaseConfig& c, bool tf32_products) {
-  const RoundingRates r = rounding_rates(c, tf32_products);
+RolloutBounds rollout_bounds(const CaseConfig& c, bool tf32_products, bool directed) {
+  const RoundingRates r = rounding_rates(c, tf32_products, directed);
   // No cancellation: the checkpoint and the records are each no larger than the state.
-  const double stores = stores_in_sequence(c.steps, r.state, static_cast<double>(std::max<int64_t>(1, c.V * c.K)));
-  const double state = stores + 2 * (r.ring + r.product) + arithmetic_rate(r);
+  const double stores =
+      stores_in_sequence(c.steps, r.state, static_cast<double>(std::max<int64_t>(1, c.V * c.K)), r.worst_case);
+  const double state = stores + 2 * (r.ring + r.product) + r.key_extra + arithmetic_rate(r);
   RolloutBounds b;
   b.state = kSafety * state;
-  b.output = kSafety * (r.out + kTau * state + kLambda * kU32 * std::sqrt(static_cast<double>(c.K)));
-  b.state_per_gate_mass = kSafety * 2 * kU32;
+  b.output = kSafety * (r.out + kTau * state + sum_rate(r, c.K));
+  b.state_per_gate_mass = kSafety * 2 * r.arithmetic;
   b.output_per_gate_mass = kTau * b.state_per_gate_mass;
   b.rates = r;
   return b;
@@ -223,13 +235,15 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
   const Vector<double> decay = h.g.array().exp();
   e.checkpoint_columns.array() *= decay.array();
   e.checkpoint_error.array() *= decay.array();
-  Vector<double> records_sq = Vector<double>::Zero(K), inherited = Vector<double>::Zero(K);
+  Vector<double> records_sq = Vector<double>::Zero(K), records_sum = Vector<double>::Zero(K),
+                 inherited = Vector<double>::Zero(K);
   Vector<double> subnormal_sq = Vector<double>::Zero(K);
   const double tiny = rates_.subnormal_ring + rates_.subnormal_product;  // per element of d_j and w_j
   const double sqrtV = std::sqrt(static_cast<double>(dims_.V));
   for (std::size_t j = 0; j < e.record_w.size(); ++j) {
     e.record_w[j].array() *= decay.array();
     records_sq += (e.record_d_norms[j] * e.record_w[j]).cwiseAbs2();
+    records_sum += e.record_d_norms[j] * e.record_w[j];
     inherited += e.record_d_errors[j] * e.record_w[j];  // one state error behind them all: added, not in quadrature
     subnormal_sq += (tiny * (sqrtV * e.record_w[j].array() + e.record_d_norms[j])).matrix().cwiseAbs2();
   }
@@ -238,9 +252,13 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
   const double arithmetic = arithmetic_rate(rates_);
   // Error of the decayed state S_dec per column.
   const Vector<double> rebuilt = e.checkpoint_columns + records;
-  const Vector<double> E_dec = e.checkpoint_error + 2 * (rates_.ring + rates_.product) * records +
-                               subnormal_sq.cwiseSqrt() + inherited +
-                               (arithmetic + 2 * kU32 * gate_mass.array()).matrix().cwiseProduct(rebuilt);
+  // Rounding errors of the records add in quadrature (c), unless they share a sign: truncated
+  // product operands always do, and in the worst case every one does.
+  const Vector<double>& ring_records = rates_.worst_case ? records_sum : records;
+  const Vector<double>& product_records = rates_.worst_case || rates_.product_truncated ? records_sum : records;
+  const Vector<double> E_dec = e.checkpoint_error + (2 * rates_.ring + rates_.key_extra) * ring_records +
+                               2 * rates_.product * product_records + subnormal_sq.cwiseSqrt() + inherited +
+                               (arithmetic + 2 * rates_.arithmetic * gate_mass.array()).matrix().cwiseProduct(rebuilt);
   // The token: d = beta (v - S_dec k) carries beta ||dS_dec k|| <= beta ||E_dec|| ||k|| of it
   // into d k^T (the projection (I - beta k k^T) moves error between columns).
   const Vector<double> d = h.beta * (h.v - S_before * decay.cwiseProduct(h.k));
@@ -256,14 +274,15 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
   const Vector<double> o_vector = S_after * h.q_scaled;
   const double qn = h.q_scaled.norm(), o = o_vector.norm();
   const double seen = E_new.cwiseProduct(h.q_scaled).norm();
-  const double out_error = add_store_error(kTau * seen, rates_.out * o, o_vector) + kLambda * kU32 * N * qn +
+  const double out_error = add_store_error(kTau * seen, rates_.out * o, o_vector, rates_.worst_case) +
+                           sum_rate(rates_, K) * N * qn +
                            std::sqrt(static_cast<double>(dims_.V)) * rates_.out * smallest_normal(rates_.out_dtype);
   const double out_scale = std::max(o, output_floor(N, qn, K, dims_.V, rates_.out_dtype));
   b.output = out_scale > 0 ? kSafety * out_error / out_scale : 0;
   // Checkpoint: the state's error and the store, independent (c).
   const double subnormal_element = rates_.state * smallest_normal(rates_.state_dtype);
   const double subnormal = std::sqrt(static_cast<double>(dims_.V * K)) * subnormal_element;
-  const double state_error = add_store_error(E_new.norm(), rates_.state * N, S_after) + subnormal;
+  const double state_error = add_store_error(E_new.norm(), rates_.state * N, S_after, rates_.worst_case) + subnormal;
   const double state_scale = std::max(N, state_floor(dims_.V, K, rates_.state_dtype));
   b.state = state_scale > 0 ? kSafety * state_error / state_scale : 0;
   // Advance: a flush starts a period from the new checkpoint; an append adds a record.
@@ -273,7 +292,8 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
     // a checkpoint that decayed below the state dtype's smallest normal (a).
     const double subnormal_column = std::sqrt(static_cast<double>(dims_.V)) * subnormal_element;
     for (int64_t c = 0; c < K; ++c)
-      e.checkpoint_error[c] = add_store_error(E_new[c], rates_.state * e.checkpoint_columns[c], S_after.col(c)) +
+      e.checkpoint_error[c] = add_store_error(E_new[c], rates_.state * e.checkpoint_columns[c], S_after.col(c),
+                                              rates_.worst_case) +
                               subnormal_column;
     e.record_d_norms.clear();
     e.record_d_errors.clear();

@@ -17,8 +17,10 @@ namespace kda::reference {
 
 // Unit roundoff of round-to-nearest: 2^-24 float32, 2^-8 bfloat16, 2^-11 float16.
 double unit_roundoff(ScalarType t);
-// TF32 keeps float16's 10-bit mantissa: 2^-11.
-inline constexpr double kTf32UnitRoundoff = 1.0 / 2048.0;
+// TF32 keeps float16's 10-bit mantissa. A tensor core given float32 operands for a TF32 dot
+// (Triton's default) drops their low 13 bits: truncation, a relative error below 2^-10 (one
+// ulp, not half) and always toward zero, so the errors of a sum's terms do not cancel.
+inline constexpr double kTf32UnitRoundoff = 1.0 / 1024.0;
 
 // Smallest positive normal number: 2^-126 float32 and bfloat16, 2^-14 float16.
 double smallest_normal(ScalarType t);
@@ -35,13 +37,28 @@ struct RoundingRates {
   double ring = 0;     // u_r: d and k ring stores
   double product = 0;  // u_p: the rebuild's product operands (out's dtype, or TF32)
   double out = 0;      // u_o: output stores
+  double arithmetic = 0x1p-24;  // u: float32 operations
+  // The product operands are truncated (TF32): their errors have one sign, so they add up
+  // linearly over the records instead of in quadrature.
+  bool product_truncated = false;
+  // Triton's keys rounded through out's dtype before the ring's (where out is narrower): one
+  // more rounding of every key record.
+  double key_extra = 0;
+  // Every rounding may go the worst way (directed rounding, tolerance.cpp "WORST CASE"): no
+  // error is independent of another, every sum of them is linear.
+  bool worst_case = false;
   ScalarType state_dtype = ScalarType::Float32, ring_dtype = ScalarType::Float32, out_dtype = ScalarType::Float32;
   // Below the smallest normal, stores round in absolute steps: the ring's and the product
   // operands' absolute error per element there (u * smallest normal of their dtypes).
   double subnormal_ring = 0, subnormal_product = 0;
   int64_t K = 0, V = 0, L = 0;
 };
-RoundingRates rounding_rates(const CaseConfig& config, bool tf32_products = false);
+// tf32_products: the Triton profile's points: the rebuild's product operands truncated to
+// TF32 where out is float32, stored keys rounded through out's dtype.
+// directed: every rounding point rounds to the neighbour away from the exact value (the
+// profile emulations' worst case): unit roundoffs of one ulp (twice round-to-nearest's) and
+// the worst-case (linear) sums; truncation, which has no freedom, stays as it is.
+RoundingRates rounding_rates(const CaseConfig& config, bool tf32_products = false, bool directed = false);
 
 struct RolloutBounds {
   // A-priori bounds: per output head o[row, hv] and per checkpoint S[slot, hv] at any token,
@@ -104,7 +121,7 @@ class ErrorBudget {
 // Rounding::Kernel, or a kernel) against the plain float64 recurrence.
 // tf32_products: the rebuild's products may run in TF32 when out is float32 (a tensor-core
 // kernel); the reference never does, so the reference uses false.
-RolloutBounds rollout_bounds(const CaseConfig& config, bool tf32_products = false);
+RolloutBounds rollout_bounds(const CaseConfig& config, bool tf32_products = false, bool directed = false);
 
 // Two computations each within rollout_bounds of the ground truth are within twice the bound
 // of each other (triangle inequality on ||x - ref|| for the same ref): kernel vs reference.

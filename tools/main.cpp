@@ -24,6 +24,7 @@ int main(int argc, char** argv) {
   kda::cli::register_golden(app);
   kda::cli::register_mutants(app);
   kda::cli::register_completion(app);
+  kda::cli::register_emulate(app);
   int code = 0;
   try {
     // CLI11 alone calls an unknown subcommand a missing one.

@@ -16,4 +16,5 @@ void register_check(CLI::App& app);     // cmd_check.cpp
 void register_golden(CLI::App& app);    // cmd_golden.cpp
 void register_mutants(CLI::App& app);   // cmd_mutants.cpp
 void register_completion(CLI::App& app);  // cmd_completion.cpp
+void register_emulate(CLI::App& app);   // cmd_emulate.cpp
 }  // namespace kda::cli
