@@ -60,6 +60,8 @@ class Backend {
 //   plugin:PATH        a shared library exporting kda_plugin_describe (plugin.h)
 //   emulate:PROFILE[:directed]  the CPU emulation of a rounding profile (helion, triton),
 //                      rounding to nearest or every rounding point the worst way
+//   perturb:TENSOR-HOW:K:BACKEND  BACKEND with one written tensor moved by K units of
+//                      roundoff (engine/perturb_backend.hpp)
 // Throws std::invalid_argument for an unknown name, std::runtime_error when it cannot be
 // made here (no GPU, a plugin that does not load, a plugin or kernel of another operator).
 std::unique_ptr<Backend> make_backend(const std::string& spec, const OperatorDescription& op = replayssm_operator());

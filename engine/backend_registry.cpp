@@ -4,6 +4,7 @@
 #include "engine/backend.hpp"
 #include "engine/cuda_backend.hpp"
 #include "engine/emulation_backend.hpp"
+#include "engine/perturb_backend.hpp"
 #include "engine/plugin_backend.hpp"
 #include "engine/reference_backend.hpp"
 
@@ -48,6 +49,10 @@ const std::vector<Entry>& entries() {
                                        "rounding point away from the exact value"},
        "emulate",
        [](const std::string& arg, const OperatorDescription& op) { return make_emulation_backend(arg, op); }},
+      {{"perturb:TENSOR-HOW:K:BACKEND", "BACKEND with what it writes to one tensor (out, state, d, k, g) moved by K "
+                                        "units of roundoff (scale, offset) or K ulps of one element (ulp)"},
+       "perturb",
+       [](const std::string& arg, const OperatorDescription& op) { return make_perturb_backend(arg, op); }},
   };
   return e;
 }
@@ -59,7 +64,7 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const OperatorDes
   const std::string head = spec.substr(0, colon), arg = colon == std::string::npos ? "" : spec.substr(colon + 1);
   for (const Entry& e : entries())
     if (e.prefix == head) return e.make(arg, op);
-  throw std::invalid_argument("unknown backend '" + spec + "' (reference, reference-double, cuda[:N], plugin:PATH, emulate:PROFILE[:directed])");
+  throw std::invalid_argument("unknown backend '" + spec + "' (reference, reference-double, cuda[:N], plugin:PATH, emulate:PROFILE[:directed], perturb:TENSOR-HOW:K:BACKEND)");
 }
 
 const std::vector<BackendKind>& backend_kinds() {

@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
   kda::cli::register_mutants(app);
   kda::cli::register_completion(app);
   kda::cli::register_emulate(app);
+  kda::cli::register_sensitivity(app);
   int code = 0;
   try {
     // CLI11 alone calls an unknown subcommand a missing one.

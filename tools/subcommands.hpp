@@ -17,4 +17,5 @@ void register_golden(CLI::App& app);    // cmd_golden.cpp
 void register_mutants(CLI::App& app);   // cmd_mutants.cpp
 void register_completion(CLI::App& app);  // cmd_completion.cpp
 void register_emulate(CLI::App& app);   // cmd_emulate.cpp
+void register_sensitivity(CLI::App& app);  // cmd_sensitivity.cpp
 }  // namespace kda::cli
