@@ -91,6 +91,27 @@ struct HeadScale {
   double state_terms = 0;  // the state after the token, S + d k^T: max(its norm, ||S||_F, ||d|| ||k||)
 };
 
+// The size of the parts the state of (slot, hv) is rebuilt from, decayed to after the token's
+// gate g: ||S0 diag(exp(total + g))|| + sum_j ||d_j|| ||k_j * exp(total - prefix_j + g)||.
+double rebuild_parts(CaseTensors& ref, const Dims& d, int64_t slot, int64_t hv, int64_t cursor,
+                     const reference::Vector<double>& g) {
+  const int64_t h = hv / (d.HV / d.H);
+  std::vector<double> decay(static_cast<std::size_t>(d.K));  // exp(total - prefix_j + g), from j = cursor down
+  for (int64_t c = 0; c < d.K; ++c) decay[c] = std::exp(g[c]);
+  double records = 0;
+  for (int64_t j = cursor - 1; j >= 0; --j) {
+    double dn = 0, wn = 0;
+    for (int64_t e = 0; e < d.V; ++e) dn += std::pow(ref.d_cache.get({slot, hv, j, e}), 2);
+    for (int64_t c = 0; c < d.K; ++c) wn += std::pow(ref.k_cache.get({slot, h, j, c}) * decay[c], 2);
+    records += std::sqrt(dn * wn);
+    for (int64_t c = 0; c < d.K; ++c) decay[c] *= std::exp(ref.g_cache.get({slot, hv, j, c}));
+  }
+  double checkpoint = 0;
+  for (int64_t e = 0; e < d.V; ++e)
+    for (int64_t c = 0; c < d.K; ++c) checkpoint += std::pow(ref.initial_state.get({slot, hv, e, c}) * decay[c], 2);
+  return std::sqrt(checkpoint) + records;
+}
+
 std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::vector<RowPlan>& plans) {
   using reference::Matrix;
   const StepArgs args = ref.args();
@@ -113,9 +134,13 @@ std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::v
       HeadScale& sc = scales[row * d.HV + hv];
       // S + d k^T cancels where beta k.k is near 1 (the delta rule removes S's component
       // along k): its rounding errors, and those of o = (S + d k^T) q, scale with the terms.
-      sc.state_terms = std::max({after.norm(), S.norm(), delta.norm() * h.k.norm()});
+      // So does the rebuilt S where its parts (the decayed checkpoint and the records) cancel:
+      // each side rounds the parts, not their sum (the conditioning term, docs/error-analysis.md).
+      const double parts = rebuild_parts(ref, d, p.slot, hv, p.cursor, h.g);
+      sc.state_terms = std::max({after.norm(), S.norm(), delta.norm() * h.k.norm(), parts});
       sc.out_floor = reference::output_floor(sc.state_terms, h.q_scaled.norm(), d.K, d.V, ref.config.out_dtype);
-      sc.d_floor = std::abs(h.beta) * std::max(h.v.norm(), S.norm() * h.k.norm() / std::sqrt(static_cast<double>(d.K)));
+      sc.d_floor = std::abs(h.beta) * std::max(h.v.norm(), std::max(S.norm(), parts) * h.k.norm() /
+                                                              std::sqrt(static_cast<double>(d.K)));
       sc.gate_mass = h.g.cwiseAbs().maxCoeff();
       for (int64_t j = 0; j < p.cursor; ++j) {
         record.clear();

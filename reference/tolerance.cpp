@@ -98,7 +98,22 @@ double sum_rate(const RoundingRates& r, int64_t n) {
   return r.worst_case ? terms * r.arithmetic : kLambda * r.arithmetic * std::sqrt(terms);
 }
 
-double arithmetic_rate(const RoundingRates& r) { return sum_rate(r, r.K) + sum_rate(r, r.L); }
+// Besides its sums, a token takes a few float32 operations per element (the decay and its
+// exp, v - S k, beta times it, d k^T and its addition): in the worst case each adds its unit
+// (the probabilistic rate, lambda u per sum, already exceeds them).
+constexpr int64_t kElementwiseOps = 6;
+// The gate g = -A softplus(x) (or its bounded form) takes about five float32 operations, exp(g)
+// one more: in the worst case exp(g) is off by 6 units times |g| relatively, beside the 2 u G
+// of the prefix sums.
+constexpr double kGateOps = 6;
+
+double arithmetic_rate(const RoundingRates& r) {
+  const double ops = r.worst_case ? kElementwiseOps * r.arithmetic : 0.0;
+  return sum_rate(r, r.K) + sum_rate(r, r.L) + ops;
+}
+
+// Relative error of the decays per unit of gate mass.
+double gate_rate(const RoundingRates& r) { return (2 + (r.worst_case ? kGateOps : 0.0)) * r.arithmetic; }
 
 // Fact (e): a (+)_x b, the norm of an error ||E|| <= a after a store rounds x onto it
 // (||delta|| <= b = u ||x||): the cross term 2 <E, delta> is at most 2 (lambda / sqrt(n)) a b,
@@ -176,7 +191,7 @@ RolloutBounds rollout_bounds(const CaseConfig& c, bool tf32_products, bool direc
   RolloutBounds b;
   b.state = kSafety * state;
   b.output = kSafety * (r.out + kTau * state + sum_rate(r, c.K));
-  b.state_per_gate_mass = kSafety * 2 * r.arithmetic;
+  b.state_per_gate_mass = kSafety * gate_rate(r);
   b.output_per_gate_mass = kTau * b.state_per_gate_mass;
   b.rates = r;
   return b;
@@ -258,7 +273,7 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
   const Vector<double>& product_records = rates_.worst_case || rates_.product_truncated ? records_sum : records;
   const Vector<double> E_dec = e.checkpoint_error + (2 * rates_.ring + rates_.key_extra) * ring_records +
                                2 * rates_.product * product_records + subnormal_sq.cwiseSqrt() + inherited +
-                               (arithmetic + 2 * rates_.arithmetic * gate_mass.array()).matrix().cwiseProduct(rebuilt);
+                               (arithmetic + gate_rate(rates_) * gate_mass.array()).matrix().cwiseProduct(rebuilt);
   // The token: d = beta (v - S_dec k) carries beta ||dS_dec k|| <= beta ||E_dec|| ||k|| of it
   // into d k^T (the projection (I - beta k k^T) moves error between columns).
   const Vector<double> d = h.beta * (h.v - S_before * decay.cwiseProduct(h.k));

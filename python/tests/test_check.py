@@ -152,18 +152,20 @@ def test_the_planted_bug_copy_of_a_plugin_library_fails():
     assert {c.index for c in report.failures} <= grouped and report.failures
 
 
-# Open findings of the engine's step-by-step bounds (vs the CPU reference): implementations
-# with the Helion rounding points, the CPU example among them, fail these adversarial K = 1
-# cases; the float64 recurrence passes them. Strict: the test fails once the bounds cover them.
-OPEN_TOLERANCE_FINDINGS = [
+# Adversarial K = 1 cases whose rebuilt state cancels far below the size of its parts (the
+# decayed checkpoint and the ring records): each side rounds the parts, so the step-by-step
+# suite judges the state and the output against the parts' size (the conditioning term of
+# docs/error-analysis.md). Before it did, the CPU example failed them (checkpoint 2.3x, output
+# 1.2x the bound) while the float64 recurrence passed them.
+CANCELLING_K1_CASES = [
     "B=2 H=4 HV=4 K=1 V=64 L=5 slots=4 act=f16 state=f32 ring=f32 out=bf16 idx=i32 a3d=0 dt2d=0 l2=1 ff=1 env=0 "
-    "lb=none steps=8 pad=0 flush=0.2 rcur=1 values=adv seed=14110519838296997431",  # checkpoint, 2.3x the bound
+    "lb=none steps=8 pad=0 flush=0.2 rcur=1 values=adv seed=14110519838296997431",
     "B=8 H=4 HV=16 K=1 V=16 L=15 slots=8 act=bf16 state=f32 ring=f16 out=f16 idx=i64 a3d=0 dt2d=1 l2=1 ff=1 env=0 "
-    "lb=-10 steps=6 pad=0.5 flush=0 rcur=1 values=adv seed=3941845584271332812",  # g record, 4.4x the bound
+    "lb=-10 steps=6 pad=0.5 flush=0 rcur=1 values=adv seed=3941845584271332812",
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="open: the engine's step-by-step bound is too tight on these cases")
-@pytest.mark.parametrize("line", OPEN_TOLERANCE_FINDINGS, ids=["checkpoint", "g-record"])
-def test_open_tolerance_findings(cpu_plugin, line):
-    assert kda_harness.check(cpu_plugin, config=line).passed
+@pytest.mark.parametrize("line", CANCELLING_K1_CASES, ids=["checkpoint", "output"])
+def test_cancelling_k1_cases_pass_with_the_conditioning_term(cpu_plugin, line):
+    report = kda_harness.check(cpu_plugin, config=line)
+    assert report.passed, report
