@@ -4,7 +4,11 @@
 //
 // Notation. u_s, u_r, u_o: unit roundoffs of the state, ring and out dtypes (2^-24 float32,
 // 2^-8 bfloat16, 2^-11 float16); u_p: roundoff of the rebuild's product operands (u_o, or
-// TF32's 2^-11 for a float32-out tensor-core kernel); u = 2^-24, float32 arithmetic.
+// 2^-10 for the Triton profile's float32-out dots, whose TF32 operands the tensor core
+// truncates: one-sided errors, so the records' product errors add linearly, R_lin below);
+// u = 2^-24, float32 arithmetic. The full derivation, the Triton key rounding (key_extra) and
+// the worst case (directed rounding: units doubled, every sum linear, rho = 1) are in
+// docs/error-analysis.md.
 //
 // Facts. (a) Rounding a vector to nearest moves it by at most u times its norm (each element
 // by at most u times itself), plus u * smallest_normal per element in the subnormal range.
