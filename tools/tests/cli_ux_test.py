@@ -63,7 +63,7 @@ class Progress(unittest.TestCase):
 class Subcommands(unittest.TestCase):
     def test_an_unknown_subcommand_is_named(self):
         for args, message in ((["chek"], "kda-harness: unknown subcommand 'chek' (known: validate, errors, case, "
-                                         "check, golden, mutants, completion)"),
+                                         "check, golden, mutants, completion, emulate, sensitivity)"),
                               (["golden", "verfy"], "kda-harness golden: unknown subcommand 'verfy' (known: regen, "
                                                     "verify)")):
             r = run(args)
@@ -102,7 +102,8 @@ class Completion(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         script = r.stdout
         self.assertEqual(bash_complete(script, ["kda-harness", ""]),
-                         {"validate", "errors", "case", "check", "golden", "mutants", "completion"})
+                         {"validate", "errors", "case", "check", "golden", "mutants", "completion", "emulate",
+                          "sensitivity"})
         self.assertEqual(bash_complete(script, ["kda-harness", "golden", ""]), {"regen", "verify"})
         self.assertEqual(bash_complete(script, ["kda-harness", "check", "--ju"]), {"--junit"})
         for path in (["check"], ["case"], ["golden", "verify"], ["mutants"]):
@@ -131,7 +132,7 @@ class Completion(unittest.TestCase):
             return {line.split(":")[0] for line in out.stdout.splitlines()}
 
         self.assertEqual(offered("kda-harness", ""), {"validate", "errors", "case", "check", "golden", "mutants",
-                                                      "completion"})
+                                                      "completion", "emulate", "sensitivity"})
         self.assertEqual(offered("kda-harness", "golden", ""), {"regen", "verify"})
         long_options = {o for o in offered("kda-harness", "check", "--ju") if o.startswith("--")}
         self.assertEqual(long_options, options_of("check"))  # zsh narrows them to --junit itself
