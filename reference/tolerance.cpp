@@ -191,12 +191,12 @@ RolloutBounds rollout_bounds(const CaseConfig& c, bool tf32_products, bool direc
   // No cancellation: the checkpoint and the records are each no larger than the state.
   const double stores =
       stores_in_sequence(c.steps, r.state, static_cast<double>(std::max<int64_t>(1, c.V * c.K)), r.worst_case);
-  // Each token's rebuild errs afresh, and the records carry each rebuild's error into the later
-  // states (through d_j = beta (v - S_j k)): by (b) they add no more than their sum. To nearest
-  // they are independent and damped by beta k.k, and one rebuild's term covers them (the
-  // emulations' typical ratios, docs/error-analysis.md); in the worst case they add up over the
-  // rebuilds since the checkpoint.
-  const double rebuilds = r.worst_case ? static_cast<double>(std::max<int64_t>(1, std::min(c.L - 1, c.steps))) : 1.0;
+  // Each token's rebuild errs afresh, and the records (through d_j = beta (v - S_j k)) and the
+  // checkpoints a flush writes carry each rebuild's error into every later state: by (b) they
+  // add no more than their sum. To nearest they are independent and damped by beta k.k, and one
+  // rebuild's term covers them (the emulations' typical ratios, docs/error-analysis.md); in the
+  // worst case they add up over every token.
+  const double rebuilds = r.worst_case ? static_cast<double>(std::max<int64_t>(1, c.steps)) : 1.0;
   const double state = stores + rebuilds * (2 * (r.ring + r.product) + r.key_extra + arithmetic_rate(r));
   RolloutBounds b;
   b.state = kSafety * state;
