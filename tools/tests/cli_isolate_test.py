@@ -14,6 +14,7 @@ import sys
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_test  # noqa: E402
 from cli_test import run  # noqa: E402
 
 PLUGIN = "plugin:" + os.environ.get("KDA_CRASHING_PLUGIN", "")
@@ -87,9 +88,4 @@ class FatalSignal(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--list"]:
-        for case in unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__]):
-            for test in case:
-                print(test.id().split(".", 1)[1])
-        sys.exit(0)
-    unittest.main()
+    cli_test.main(sys.modules[__name__])

@@ -17,6 +17,7 @@ import unittest
 import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import cli_test  # noqa: E402
 from cli_test import (GOLDEN, HARNESS, WORK, copy_golden, read_safetensors, run, scratch, snapshot,  # noqa: E402
                       write_safetensors)
 
@@ -412,9 +413,4 @@ class BadArguments(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["--list"]:
-        for case in unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__]):
-            for test in case:
-                print(test.id().split(".", 1)[1])
-        sys.exit(0)
-    unittest.main()
+    cli_test.main(sys.modules[__name__])

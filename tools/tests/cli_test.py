@@ -400,13 +400,19 @@ class UserView(unittest.TestCase):
         self.assertNotIn("\r", r.stderr)
 
 
-if __name__ == "__main__":
-    if sys.argv[1:] == ["--list"]:  # the test ids, one a line, for ctest to register
-        for case in unittest.defaultTestLoader.loadTestsFromModule(sys.modules[__name__]):
+def main(module):
+    """The entry point of every cli_*_test.py: `--list` prints the test ids, one a line, for ctest
+    to register; otherwise the named tests run (the harness, source and work folder must be set)."""
+    if sys.argv[1:] == ["--list"]:
+        for case in unittest.defaultTestLoader.loadTestsFromModule(module):
             for test in case:
                 print(test.id().split(".", 1)[1])
         sys.exit(0)
     for var, value in (("KDA_HARNESS", HARNESS), ("KDA_SOURCE", SOURCE), ("KDA_WORK", WORK)):
         if not value:
-            sys.exit(f"cli_test.py: set {var}")
-    unittest.main()
+            sys.exit(f"{os.path.basename(module.__file__)}: set {var}")
+    unittest.main(module=module)
+
+
+if __name__ == "__main__":
+    main(sys.modules[__name__])
