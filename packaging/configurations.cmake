@@ -1,9 +1,10 @@
 # Configures every configuration the project ships, each into WORK/<name>, configure and
 # generate only (seconds each): a CMake error in any of them (a target that does not exist
-# there, a dependency it never looks up) fails here instead of after a long build. They are:
-#   - each configure preset of CMakePresets.json (one that compiles CUDA only where nvcc is);
+# there, a dependency it never looks up) fails here instead of after a long build. They are,
+# fastest first (the first failure stops the run):
 #   - the wheel's: KDA_CAPI_ONLY, as python/pyproject.toml's cmake.define sets it;
-#   - the wheel's again with dlpack hidden: it must fail naming the Debian package to install.
+#   - the wheel's again with dlpack hidden: it must fail naming the Debian package to install;
+#   - each configure preset of CMakePresets.json (one that compiles CUDA only where nvcc is).
 # Usage: cmake -DSOURCE=<repository root> -DWORK=<folder> -P packaging/configurations.cmake
 # (.ci/run runs it before anything is built; ctest runs it as packaging.configurations).
 if(NOT SOURCE OR NOT WORK)
@@ -11,7 +12,6 @@ if(NOT SOURCE OR NOT WORK)
 endif()
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
-set(failed "")
 
 # Runs one configure; `expect` is "pass" or a regular expression the failed configure's output must match.
 function(configure name expect)
@@ -36,9 +36,15 @@ function(configure name expect)
     message("configure ${name}: ok (${seconds} s)")
   else()
     message("configure ${name}: FAILED (exit ${rc}, ${seconds} s; expected: ${expect})\n${out}")
-    set(failed ${failed} ${name} PARENT_SCOPE)
+    message(FATAL_ERROR "configure ${name} failed")  # at once: the fastest ones run first
   endif()
 endfunction()
+
+set(wheel -S ${SOURCE} -G Ninja -DCMAKE_BUILD_TYPE=Release -DKDA_CAPI_ONLY=ON -DSKBUILD=ON)
+configure("the wheel's (KDA_CAPI_ONLY)" pass ${wheel} -B ${WORK}/wheel)
+configure("the wheel's without dlpack" "Missing build dependencies.*apt-get install[ \n]+libdlpack-dev" ${wheel} -B ${WORK}/wheel-no-dlpack
+          -DCMAKE_DISABLE_FIND_PACKAGE_dlpack=ON)
+
 
 file(READ ${SOURCE}/CMakePresets.json presets)
 string(JSON count LENGTH "${presets}" configurePresets)
@@ -58,12 +64,4 @@ foreach(i RANGE ${last})
   configure("preset ${name}" pass --preset ${name} -B ${WORK}/${name})
 endforeach()
 
-set(wheel -S ${SOURCE} -G Ninja -DCMAKE_BUILD_TYPE=Release -DKDA_CAPI_ONLY=ON -DSKBUILD=ON)
-configure("the wheel's (KDA_CAPI_ONLY)" pass ${wheel} -B ${WORK}/wheel)
-configure("the wheel's without dlpack" "Missing build dependencies.*apt-get install[ \n]+libdlpack-dev" ${wheel} -B ${WORK}/wheel-no-dlpack
-          -DCMAKE_DISABLE_FIND_PACKAGE_dlpack=ON)
-
 file(REMOVE_RECURSE ${WORK})
-if(failed)
-  message(FATAL_ERROR "configurations that failed: ${failed}")
-endif()

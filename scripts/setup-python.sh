@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The Python side, in a virtual environment of its own: BUILD_DIR/venv (BUILD_DIR: the first
 # argument, default the preset's build folder), made with `python3 -m venv` without the system's
-# site-packages, so nothing installed outside it is used. Into it: pytest, numpy, ml_dtypes
+# site-packages, so nothing installed outside it is used. Into it: pytest, pytest-xdist, numpy, ml_dtypes
 # from PyPI, and the package from this checkout (`pip install ./python`, which builds its C
 # library with scikit-build-core, in BUILD_DIR/wheel-build). The package is (re)installed
 # whenever the installed copy was not built from this checkout's current sources: its build
@@ -24,8 +24,8 @@ if [ ! -x "$venv/bin/python" ]; then
   fi
 fi
 vpy="$venv/bin/python"
-if ! "$vpy" -c "import pytest, numpy, ml_dtypes" >/dev/null 2>&1; then
-  "$vpy" -m pip install -q pytest numpy ml_dtypes
+if ! "$vpy" -c "import pytest, xdist, numpy, ml_dtypes" >/dev/null 2>&1; then
+  "$vpy" -m pip install -q pytest pytest-xdist numpy ml_dtypes
 fi
 stamp() { # the stamp of the installed copy (empty if none): imported away from the source tree
   (cd / && "$vpy" -c "from kda_harness import _build_info; print(_build_info.SOURCE_STAMP)" 2>/dev/null) || true
