@@ -39,6 +39,7 @@
 #include "kernels/lane_columns.cuh"
 #include "kernels/register_rows.cuh"
 #include "kernels/replayssm_device.cuh"
+#include "kernels/short_ring_steps.cuh"
 #include "kernels/warp_reduce.cuh"
 
 namespace kda::cuda::detail {
@@ -62,41 +63,6 @@ __host__ __device__ constexpr int groups_ahead() {
 // 6 CTAs of 4 warps per SM: 80 registers, 36 KB of static shared memory (the carveout set to
 // its maximum; v14: 3 CTAs of 8 warps, a 16-bit tile of 32 KB more).
 constexpr int kMinCtasPerSm = 6;
-
-// Where a warp's checkpoint rows are: the lane's first column of the warp's first row, and
-// how to step a row (one vector access per row when the layout allows it).
-struct WarpRows {
-  char* at;           // byte address of (first row, c0)
-  int64_t row_bytes;  // byte step between rows
-  int64_t off, row, col;  // element offset of (first row, c0) and element strides (element path)
-  bool vec;
-};
-
-// A group of G rows as loaded: raw[rr] holds the lane's columns of row rel + rr (rel: rows
-// after the warp's first row; zeros past n).
-template <int NC, int32_t SDT, int G>
-__device__ __forceinline__ void load_group(const ReplayParams& p, const WarpRows& w, int rel, int n,
-                                           uint32_t (&raw)[G][raw_words<NC, SDT>()]) {
-#pragma unroll
-  for (int rr = 0; rr < G; ++rr)
-#pragma unroll
-    for (int i = 0; i < raw_words<NC, SDT>(); ++i) raw[rr][i] = 0;
-  if (n <= 0) return;
-  if (w.vec) {  // one address computation per group, then a pointer step per row
-    const char* at = w.at + rel * w.row_bytes;
-#pragma unroll
-    for (int rr = 0; rr < G; ++rr, at += w.row_bytes)
-      if (rr < n) load_raw<NC, SDT>(at, raw[rr]);
-    return;
-  }
-#pragma unroll
-  for (int rr = 0; rr < G; ++rr) {
-    if (rr >= n) continue;
-    float x[NC];
-    load_cols(p.state.ptr, SDT, w.off + (rel + rr) * w.row, w.col, x);
-    pack_raw<NC, SDT>(x, raw[rr]);
-  }
-}
 
 // SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)
 // move as straight vector accesses.
@@ -374,8 +340,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
     if ((lane & 1) == 0 && my_row < nrows) {
       const int64_t v = v_first + bi * block_step + my_row;
       const float d = beta * (v_sh[warp * kRowsPerWarp + bi * block_step + my_row] - full);
-      store_float(p.out.ptr, out_row + v * p.out.stride[2], p.out.dtype, sq + d * kq);
-      if (!r.flush) store_float(p.d_cache.ptr, off4(p.d_cache, r.slot, hv, r.cursor, v), p.d_cache.dtype, d);
+      store_row_results(p, r.flush, r.slot, hv, r.cursor, out_row, v, sq, d, kq);
     }
   }
   if (r.flush || vc != 0 || warp != 0 || !active) return;  // one warp per (row, head) writes the g record
@@ -399,17 +364,11 @@ cudaError_t launch_short_ring(const ReplayParams& p, cudaStream_t stream) {
     const auto kernel = replayssm_short_ring_4warp_kernel<NC, SDT, kPlain>;
     // 6 CTAs of 36 KB per SM need the carveout at its maximum (without the hint the driver
     // picked 132 KB of shared memory: 3 CTAs); set once per instantiation and device.
-    static std::atomic<uint64_t> carveout_set{0};  // bit d: done on device d
-    int dev = 0;
-    if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-    const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
-    if (bit == 0 || (carveout_set.load(std::memory_order_relaxed) & bit) == 0) {
-      if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                     cudaSharedmemCarveoutMaxShared);
-          e != cudaSuccess)
-        return e;
-      carveout_set.fetch_or(bit, std::memory_order_relaxed);
-    }
+    static std::atomic<uint64_t> carveout_set{0};
+    const auto set_carveout = [&] {
+      return cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout, cudaSharedmemCarveoutMaxShared);
+    };
+    if (const cudaError_t e = once_per_device(carveout_set, set_carveout); e != cudaSuccess) return e;
     kernel<<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kWarpRows), 0, stream>>>(p);
     return cudaGetLastError();
   });

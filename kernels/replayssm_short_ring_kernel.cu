@@ -38,6 +38,7 @@
 #include "kernels/lane_columns.cuh"
 #include "kernels/register_rows.cuh"
 #include "kernels/replayssm_device.cuh"
+#include "kernels/short_ring_steps.cuh"
 #include "kernels/warp_reduce.cuh"
 
 namespace kda::cuda::detail {
@@ -46,15 +47,6 @@ namespace {
 constexpr int kWarps = kCtaRows / kRowsPerWarp;  // 8 warps of 16 rows cover the CTA's 128
 constexpr int kGroup = 4;  // rows a warp holds at a time
 constexpr int kGroups = kRowsPerWarp / kGroup;
-
-// Where a warp's checkpoint rows are: the lane's first column of the warp's first row, and
-// how to step a row (one vector access per row when the layout allows it).
-struct WarpRows {
-  char* at;           // byte address of (first row, c0)
-  int64_t row_bytes;  // byte step between rows
-  int64_t off, row, col;  // element offset of (first row, c0) and element strides (element path)
-  bool vec;
-};
 
 // Where the checkpoint rows wait between their load and their use. In registers (v10): each
 // warp keeps the next group of 4 rows in flight while it computes one (2 KB per warp), a
@@ -76,31 +68,6 @@ __host__ __device__ constexpr int max_tile_bytes() {
 // 3 CTAs of 8 warps per SM (80 registers, 35 KB of static shared memory plus the tile): 4 CTAs
 // (64 registers) spill ~100-200 B and measured slower (v8, v9).
 constexpr int kMinCtasPerSm = 3;
-
-// A group of rows as loaded: raw[rr] holds the lane's columns of row first + rr (zeros past n).
-template <int NC, int32_t SDT>
-__device__ __forceinline__ void load_group(const ReplayParams& p, const WarpRows& w, int first, int n,
-                                           uint32_t (&raw)[kGroup][raw_words<NC, SDT>()]) {
-#pragma unroll
-  for (int rr = 0; rr < kGroup; ++rr)
-#pragma unroll
-    for (int i = 0; i < raw_words<NC, SDT>(); ++i) raw[rr][i] = 0;
-  if (n <= 0) return;
-  if (w.vec) {  // one address computation per group, then a pointer step per row
-    const char* at = w.at + first * w.row_bytes;
-#pragma unroll
-    for (int rr = 0; rr < kGroup; ++rr, at += w.row_bytes)
-      if (rr < n) load_raw<NC, SDT>(at, raw[rr]);
-    return;
-  }
-#pragma unroll
-  for (int rr = 0; rr < kGroup; ++rr) {
-    if (rr >= n) continue;
-    float x[NC];
-    load_cols(p.state.ptr, SDT, w.off + (first + rr) * w.row, w.col, x);
-    pack_raw<NC, SDT>(x, raw[rr]);
-  }
-}
 
 // SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)
 // move as straight vector accesses.
@@ -155,7 +122,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   const bool rows_here = r.status == kRowOk && active && !tile;
   constexpr int words = raw_words<NC, SDT>();
   uint32_t ahead[kGroup][words];  // register path: the group after the one computing, loading
-  load_group<NC, SDT>(p, w, 0, rows_here ? nrows : 0, ahead);
+  load_group<NC, SDT, kGroup>(p, w, 0, rows_here ? nrows : 0, ahead);
   if (r.status == kRowOk) stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, 0, r.cursor);
   const int tile_pitch = static_cast<int>(p.K) * se;  // bytes of a row in rows_tile
   // The tile after the ring, in a group of its own: the column pass waits for the ring only.
@@ -286,7 +253,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
 #pragma unroll
         for (int rr = 0; rr < kGroup; ++rr) unpack_raw<NC, SDT>(ahead[rr], S[rr]);
         const int ahead_first = first + kGroup;
-        load_group<NC, SDT>(p, w, ahead_first, active ? nrows - ahead_first : 0, ahead);
+        load_group<NC, SDT, kGroup>(p, w, ahead_first, active ? nrows - ahead_first : 0, ahead);
       }
       if constexpr (kFlush) {
 #pragma unroll
@@ -356,8 +323,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   if ((lane & 1) == 0 && my_row < nrows) {
     const int64_t v = v_first + my_row;
     d = beta * (v_mine - full);
-    store_float(p.out.ptr, out_row + v * p.out.stride[2], p.out.dtype, sq + d * kq);
-    if (!r.flush) store_float(p.d_cache.ptr, off4(p.d_cache, r.slot, hv, r.cursor, v), p.d_cache.dtype, d);
+    store_row_results(p, r.flush, r.slot, hv, r.cursor, out_row, v, sq, d, kq);
   }
   if (r.flush || vc != 0 || warp != 0 || !active) return;  // one warp per (row, head) writes the g record
   float g[NC];
@@ -383,20 +349,15 @@ cudaError_t launch_short_ring(const ReplayParams& p, cudaStream_t stream) {
     if constexpr (max_tile > 0) {
       // Shared memory past 48 KB per CTA must be allowed once per kernel and device (the
       // largest tile of this instantiation); the carveout asks for the most shared memory.
-      static std::atomic<uint64_t> allowed{0};  // bit d: done on device d
-      int dev = 0;
-      if (const cudaError_t e = cudaGetDevice(&dev); e != cudaSuccess) return e;
-      const uint64_t bit = dev < 64 ? uint64_t{1} << dev : 0;
-      if (bit == 0 || (allowed.load(std::memory_order_relaxed) & bit) == 0) {
+      static std::atomic<uint64_t> allowed{0};
+      const auto allow = [&] {
         if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, max_tile);
             e != cudaSuccess)
           return e;
-        if (const cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                                                       cudaSharedmemCarveoutMaxShared);
-            e != cudaSuccess)
-          return e;
-        allowed.fetch_or(bit, std::memory_order_relaxed);
-      }
+        return cudaFuncSetAttribute(kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                                    cudaSharedmemCarveoutMaxShared);
+      };
+      if (const cudaError_t e = once_per_device(allowed, allow); e != cudaSuccess) return e;
       tile = static_cast<int>(min64(kCtaRows, p.V) * p.K) * float_dtype_bytes(SDT);
     }
     kernel<<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kRowsPerWarp), tile, stream>>>(p);
