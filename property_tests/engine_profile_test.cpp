@@ -93,6 +93,17 @@ TEST(Profile, TheTritonFalseAlarmPassesItsTruthBound) {
   }
 }
 
+// Triton's keys, rounded through a narrower out dtype, stay rounded in the ring and every later
+// rebuild reads them: the step-by-step bound counts that rounding over every token (here the
+// emulation's checkpoint reached 2.9x a bound that counted it once).
+TEST(Profile, TritonKeysRoundedThroughOutAddUpOverTheRollout) {
+  const CaseConfig c = parse_case_config(
+      "B=4 H=1 HV=4 K=2 V=1 L=6 slots=7 act=f16 state=f32 ring=f32 out=f16 idx=i64 a3d=1 dt2d=1 l2=1 ff=1 env=0 "
+      "lb=none steps=20 pad=0 flush=0.5 rcur=1 values=adv seed=7662757958006642854");
+  const CaseReport r = run_vs_reference(c, *make_backend("emulate:triton"));
+  EXPECT_TRUE(r.pass()) << r.summary();
+}
+
 // `kda-harness emulate` runs 100,000 cases and more; here a few dozen per emulation and operator.
 TEST(Profile, EveryEmulationStaysWithinItsBounds) {
   constexpr int64_t kCases = 40;

@@ -197,7 +197,12 @@ RolloutBounds rollout_bounds(const CaseConfig& c, bool tf32_products, bool direc
   // rebuild's term covers them (the emulations' typical ratios, docs/error-analysis.md); in the
   // worst case they add up over every token.
   const double rebuilds = r.worst_case ? static_cast<double>(std::max<int64_t>(1, c.steps)) : 1.0;
-  const double state = stores + rebuilds * (2 * (r.ring + r.product) + r.key_extra + arithmetic_rate(r));
+  // Triton's keys rounded through out's dtype stay so in the ring: every later rebuild reads the
+  // same rounded keys, so their errors are not independent from one token to the next and add
+  // over every token.
+  const double key_tokens = static_cast<double>(std::max<int64_t>(1, c.steps));
+  const double state =
+      stores + rebuilds * (2 * (r.ring + r.product) + arithmetic_rate(r)) + std::max(rebuilds, key_tokens) * r.key_extra;
   RolloutBounds b;
   b.state = kSafety * state;
   b.output = kSafety * (r.out + kTau * state + sum_rate(r, c.K));
