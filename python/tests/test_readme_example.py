@@ -49,9 +49,10 @@ def test_the_readme_example_prints_each_failure_whole(pytester, monkeypatch):
     output = result.stdout.str()
     failures = output[output.index("= FAILURES ="):output.index("short test summary info")]
     assert "..." not in failures  # nothing cut (pytest's one-line summary below is its own)
-    reruns = re.findall(r"rerun on your kernel: (kda_harness\.check\(my_kernels\.my_replayssm_decode, .*\))$", output,
+    # Counted in the FAILURES section: under CI=true pytest repeats the whole message in its summary.
+    reruns = re.findall(r"rerun on your kernel: (kda_harness\.check\(my_kernels\.my_replayssm_decode, .*\))$", failures,
                         re.M)
-    references = re.findall(r"replay on the CPU reference: (kda-harness case \".*)$", output, re.M)
+    references = re.findall(r"replay on the CPU reference: (kda-harness case \".*)$", failures, re.M)
     assert reruns and len(references) == len(reruns)
     failed = re.findall(r"^E\s+\[(\w+) (\d+)\] FAIL: ", output, re.M)
     assert len(failed) == len(reruns)
