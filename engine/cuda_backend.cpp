@@ -74,7 +74,10 @@ class CudaPluginBackend final : public Backend {
     // The device is first touched here, not when the backend is made: `check --isolate` makes
     // backends in its parent (names, envelopes, replay lines) and forks each case, and a
     // child cannot use a CUDA context its parent created.
-    if (!mirror_) mirror_ = std::make_unique<DeviceMirror>();
+    if (!mirror_) {
+      if (const std::string why = gpu_unavailable_reason(); !why.empty()) throw std::runtime_error(why);
+      mirror_ = std::make_unique<DeviceMirror>();
+    }
     mirrored_step(*mirror_, host,
                   [this](const StepArgs& dev, cudaStream_t s, DLTensor*) { call_plugin(p_, name_, dev, s); });
   }
@@ -108,7 +111,7 @@ std::unique_ptr<Backend> make_cuda_backend(int device, const OperatorDescription
 }
 
 std::unique_ptr<Backend> cuda_plugin_backend(const kda_plugin& description, const std::string& what) {
-  if (const std::string why = gpu_unavailable_reason(); !why.empty())
+  if (const std::string why = gpu_unavailable_reason_from_a_child(); !why.empty())
     throw std::runtime_error(fmt::format("{}: a CUDA plugin, but {}", what, why));
   return std::make_unique<CudaPluginBackend>(description, what);
 }

@@ -18,4 +18,9 @@ GpuProbe probe_gpus();
 // otherwise why not, e.g. "no CUDA device: <cudaGetErrorString>". Probed once per process.
 std::string gpu_unavailable_reason();
 
+// The same answer, found in a short-lived child process, so that this process never starts the
+// CUDA driver: a process that has may not fork children that use CUDA themselves
+// (`check --isolate` runs each case of a CUDA plugin in one). Asked once per process.
+std::string gpu_unavailable_reason_from_a_child();
+
 }  // namespace kda::engine

@@ -1,6 +1,9 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <string_view>
 
@@ -62,6 +65,56 @@ GpuProbe probe_gpus() {
 
 std::string gpu_unavailable_reason() {
   static const std::string reason = select_device();
+  return reason;
+}
+
+namespace {
+
+std::string probe_in_a_child() {
+  int fds[2];
+  if (pipe(fds) != 0) return gpu_unavailable_reason();
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return gpu_unavailable_reason();
+  }
+  if (pid == 0) {  // the child: probe, write the reason, leave without running atexit handlers
+    close(fds[0]);
+    const std::string why = select_device();
+    std::size_t at = 0;
+    while (at < why.size()) {
+      const ssize_t n = write(fds[1], why.data() + at, why.size() - at);
+      if (n <= 0) _exit(1);
+      at += static_cast<std::size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string why;
+  char buffer[512];
+  for (;;) {
+    const ssize_t n = read(fds[0], buffer, sizeof buffer);
+    if (n > 0) why.append(buffer, static_cast<std::size_t>(n));
+    else if (n == 0 || errno != EINTR) break;
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return "no CUDA device: the probe process failed (" +
+           (WIFSIGNALED(status) ? fmt::format("signal {}", WTERMSIG(status)) : fmt::format("exit {}", WEXITSTATUS(status))) +
+           ")";
+  return why;
+}
+
+}  // namespace
+
+std::string gpu_unavailable_reason_from_a_child() {
+  // A child of a process that has started the driver already (torch, say) cannot use it: then
+  // the answer of this process itself counts, and asking it here costs nothing more.
+  static const std::string reason = probe_in_a_child().empty() ? std::string() : gpu_unavailable_reason();
   return reason;
 }
 

@@ -10,4 +10,6 @@ GpuProbe probe_gpus() {
 
 std::string gpu_unavailable_reason() { return probe_gpus().reason; }
 
+std::string gpu_unavailable_reason_from_a_child() { return gpu_unavailable_reason(); }
+
 }  // namespace kda::engine
