@@ -1,6 +1,6 @@
 #!/bin/bash -eu
-# OSS-Fuzz / ClusterFuzzLite build script: builds the CPU fuzz targets (contract_fuzzer,
-# reference_fuzzer) with the compilers, flags and fuzzing engine those tools choose, and puts
+# OSS-Fuzz / ClusterFuzzLite build script: builds the CPU fuzz targets (every one the build
+# lists in fuzz/fuzz_targets.txt: contract_fuzzer, reference_fuzzer, cli_input_fuzzer) with the compilers, flags and fuzzing engine those tools choose, and puts
 # each target, its dictionary and its seed corpus (corpus + fixed regression inputs) in $OUT.
 # It honours the variables the tools set: $CC $CXX $CFLAGS $CXXFLAGS (sanitizer and coverage
 # flags, -fsanitize=fuzzer-no-link; applied to every library the targets link, so coverage
@@ -25,9 +25,9 @@ cmake -S "$src" -B "$build" -G "$generator" \
   -DCMAKE_C_FLAGS="$CFLAGS" -DCMAKE_CXX_FLAGS="$CXXFLAGS" \
   -DKDA_ENABLE_CUDA=OFF -DKDA_BUILD_FUZZERS=ON \
   -DKDA_FUZZ_INSTRUMENT= -DKDA_FUZZ_ENGINE="$LIB_FUZZING_ENGINE"
-cmake --build "$build" --target contract_fuzzer reference_fuzzer -j "$(nproc)"
+cmake --build "$build" --target fuzzers -j "$(nproc)"
 
-for fuzzer in contract_fuzzer reference_fuzzer; do
+while read -r fuzzer; do
   cp "$build/fuzz/$fuzzer" "$OUT/"
   cp "$src/fuzz/dict/$fuzzer.dict" "$OUT/$fuzzer.dict"
   # Seed corpus: <fuzzer>_seed_corpus.zip, flat (open findings, under regressions/*/open/,
@@ -38,4 +38,4 @@ for fuzzer in contract_fuzzer reference_fuzzer; do
     -exec cp -t "$seeds" {} + 2>/dev/null || true
   rm -f "$OUT/${fuzzer}_seed_corpus.zip"
   (cd "$seeds" && cmake -E tar cf "$OUT/${fuzzer}_seed_corpus.zip" --format=zip -- *)
-done
+done <"$build/fuzz/fuzz_targets.txt"

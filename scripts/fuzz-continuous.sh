@@ -17,7 +17,8 @@
 #   -r  rounds (default 1; 0 = until stopped): each round fuzzes every target, merges,
 #       minimizes and reports coverage, so a long run leaves a usable state after each round
 #   -u  copy the merged corpora over fuzz/corpus/<target>/ at the end (to commit new seeds)
-#   TARGET: contract_fuzzer, reference_fuzzer (default: both)
+#   TARGET: contract_fuzzer, reference_fuzzer, cli_input_fuzzer (default: every CPU target the
+#       build lists in build-fuzz/fuzz/fuzz_targets.txt)
 # Findings: WORK_DIR/findings/<target>/crash-* and their minimized forms *.min; keep each as a
 # regression input (fuzz/README.md, "Findings").
 set -euo pipefail
@@ -35,18 +36,18 @@ while getopts "t:j:w:r:u" opt; do
     w) work=$OPTARG ;;
     r) rounds=$OPTARG ;;
     u) update_seeds=1 ;;
-    *) sed -n '2,24p' "$0"; exit 2 ;;
+    *) sed -n '2,25p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(contract_fuzzer reference_fuzzer)
 mkdir -p "$work"
 work=$(cd "$work" && pwd)
 summary=$work/summary.txt
 
 echo "== build (fuzz preset)" | tee -a "$summary"
 cmake --preset fuzz >"$work/configure.log"
+[[ ${#targets[@]} -gt 0 ]] || mapfile -t targets <build-fuzz/fuzz/fuzz_targets.txt
 cmake --build --preset fuzz --target "${targets[@]}" -j "$jobs" >"$work/build.log"
 
 # exec/s of a fork-mode log: the last status line's figure (libFuzzer prints
