@@ -22,9 +22,14 @@ cmake --build --preset fuzz -j "$(nproc)"
 # Left out: the command-line tests that run the harness under an address-space limit (RLIMIT_AS)
 # or compare its peak memory with its estimate; AddressSanitizer reserves terabytes of shadow
 # address space at start and doubles the memory in use, so neither can hold under it.
-memory_limit_tests='^cli\.(case_over_memory_budget_is_refused_before_allocating|memory_estimate_is_not_below_the_peak|out_of_memory_is_exit_2_with_a_message|check_survives_threads_it_cannot_start|validate_refuses_input_over_its_limit_before_reading_it)$'
-echo "run-sanitized: not run under the sanitizers (address-space limits, peak memory): $memory_limit_tests"
-ctest --preset fuzz -j "$(nproc)" -L '^(cli|contract|python|fuzz)$' -E "$memory_limit_tests"
+# Also left out: the test whose crashing plugin overruns a heap block for glibc to abort on
+# (ASan reports the overrun first, as it should).
+left_out='^cli\.(case_over_memory_budget_is_refused_before_allocating|memory_estimate_is_not_below_the_peak|out_of_memory_is_exit_2_with_a_message|check_survives_threads_it_cannot_start|validate_refuses_input_over_its_limit_before_reading_it|an_abort_is_a_failed_case_and_the_run_goes_on)$'
+echo "run-sanitized: not run under the sanitizers (address-space limits, peak memory, a planted overrun): $left_out"
+# Fatal signals are left to the harness's own handler (`check --isolate` and the fatal-signal
+# report are under test); ASan still checks every memory access. Python's test sets its own.
+export ASAN_OPTIONS="${ASAN_OPTIONS:-handle_segv=0:handle_sigbus=0:handle_abort=0:handle_sigfpe=0}"
+ctest --preset fuzz -j "$(nproc)" -L '^(cli|contract|python|fuzz)$' -E "$left_out"
 seconds="${KDA_FUZZ_SECONDS:-30}"
 while read -r target; do
   binary="build-fuzz/fuzz/$target"
