@@ -5,6 +5,7 @@ whose step lends the harness's tensors to it as the caller's framework tensors o
 caller's device, calls it with contract.md's keyword arguments (the operator's tensors),
 copies every tensor back, and turns a ValueError into a refusal carrying its text (which the
 contract suite compares with the catalog message)."""
+import contextlib
 import ctypes
 import json
 import signal
@@ -30,7 +31,8 @@ class CallablePlugin:
         self.step_timeout = step_timeout
         self.tensor_names = _operators.tensor_names(op)
         self.adapter = _frameworks.adapter(framework, device)
-        self.interrupt = None
+        self.interrupt = None  # a Ctrl-C that arrived during the run, re-raised after the C call
+        self.in_step = False  # whether step_fn is running (a Ctrl-C then interrupts it)
         self.tracebacks = []  # of the exceptions step_fn raised since the list was emptied
         self._error = ctypes.create_string_buffer(1)
         self._step = _abi.STEP_FN(self._on_step)
@@ -46,11 +48,15 @@ class CallablePlugin:
     # Runs inside a C callback: nothing may propagate (ctypes would print it and return 0).
     def _on_step(self, state, call_pointer):
         try:
+            if self.interrupt is not None:
+                return self._refuse(type(self.interrupt).__name__, 2)
             tensors, scalars = _call.read_call(call_pointer.contents)
             lent = self.adapter.lend(tensors)
             try:
+                self.in_step = True
                 _within(self.step_timeout, self.step_fn, {name: lent.get(name) for name in self.tensor_names}, scalars)
             finally:
+                self.in_step = False
                 self.adapter.give_back()
             return 0
         except ValueError as e:
@@ -70,6 +76,31 @@ class CallablePlugin:
         while frames is not None and Path(frames.tb_frame.f_code.co_filename).resolve().parent == _PACKAGE:
             frames = frames.tb_next
         self.tracebacks.append("".join(traceback.format_exception(type(e), e, frames or e.__traceback__)))
+
+
+@contextlib.contextmanager
+def _ctrl_c_deferred(plugin):
+    """Ctrl-C during check() on the main thread: a KeyboardInterrupt raised inside step_fn, else
+    recorded on the plugin (refusing every later step) and raised once the C call returns.
+    Python's own handler could raise on _on_step's first line, outside its try: ctypes would
+    then print the exception, count the step as done and lose the interrupt."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+
+    def on_sigint(signum, frame):
+        plugin.interrupt = plugin.interrupt or KeyboardInterrupt()
+        if plugin.in_step:
+            raise plugin.interrupt
+
+    signal.signal(signal.SIGINT, on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if plugin.interrupt is not None:
+        raise plugin.interrupt
 
 
 class StepTimeout(Exception):
@@ -185,24 +216,25 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
         return {"plugin": backend_name, "profile": profile_code,
                 "cases": [{"suite": suite, "index": index, "pass": False, "replay": replay, "detail": why}]}
 
-    for run in runs:
-        plugin.tracebacks = []
-        if isolate:
-            data, why = _isolate.run_forked(lambda: {**_run(plugin, run), "tracebacks": plugin.tracebacks}, case_timeout)
-            if why:
-                data = crashed(run, why)
-            elif "error" in data:
-                raise HarnessError(data["error"])
-            plugin.tracebacks = data.get("tracebacks", [])
-        else:
-            data = _run(plugin, run)
-        backend_name, profile_code = data["plugin"], data["profile"]
-        for c in data["cases"]:
-            result = CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"], op=op)
-            if not result.passed:
-                result.rerun = rerun_call(function, result.suite, result.index, seed, result.config, given)
-                result.traceback = plugin.tracebacks[0] if plugin.tracebacks else ""
-            results.append(result)
+    with _ctrl_c_deferred(plugin):
+        for run in runs:
+            plugin.tracebacks = []
+            if isolate:
+                data, why = _isolate.run_forked(lambda: {**_run(plugin, run), "tracebacks": plugin.tracebacks}, case_timeout)
+                if why:
+                    data = crashed(run, why)
+                elif "error" in data:
+                    raise HarnessError(data["error"])
+                plugin.tracebacks = data.get("tracebacks", [])
+            else:
+                data = _run(plugin, run)
+            backend_name, profile_code = data["plugin"], data["profile"]
+            for c in data["cases"]:
+                result = CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"], op=op)
+                if not result.passed:
+                    result.rerun = rerun_call(function, result.suite, result.index, seed, result.config, given)
+                    result.traceback = plugin.tracebacks[0] if plugin.tracebacks else ""
+                results.append(result)
     return CheckReport(backend_name, profile_code, results)
 
 
