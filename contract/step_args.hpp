@@ -1,5 +1,7 @@
-// The sixteen arguments of one ReplaySSM decode step (contract.md, "Arguments"), as
-// borrowed DLTensor views. Tensors the step writes are non-const.
+// The arguments of one decode step of any operator the harness judges, by the names of the
+// specs (contract.md, packed-decode.md, gdn-replayssm.md), as borrowed DLTensor views. An
+// operator takes a subset (its description's tensors); the shapes in the comments are
+// kda_replayssm's. Tensors the step writes are non-const.
 #pragma once
 #include <dlpack/dlpack.h>
 
@@ -25,6 +27,10 @@ struct StepArgs {
   const DLTensor* force_flush = nullptr;        // [B] int32, or null (absent)
   bool use_qk_l2norm_in_kernel = false;
   std::optional<double> lower_bound;  // absent: softplus gate
+  // gdn_replayssm only (its Triton wrapper's ring variants and K tiling):
+  const DLTensor* cache_base = nullptr;  // [B] int32, or null; read under circular_replay
+  int64_t nk = 2;                        // K tiles: BK = next_pow2(K), BKT = BK / nk
+  bool circular_replay = false, prefix_gate_cache = false, predecayed_k_cache = false;
 };
 
 // What validate() infers (contract.md: B, H, HV, K, V, L; slots = initial_state.shape[0]).
