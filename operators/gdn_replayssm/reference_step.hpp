@@ -1,0 +1,34 @@
+// The CPU reference of one gdn_replayssm decode step (gdn-replayssm.md, "What it computes"):
+// SGLang's GDN ReplaySSM, one scalar forget gate per value head. On the caller's host tensors,
+// in place: rebuild each row's state from the checkpoint initial_state[slot, hv] and the ring
+// records j < write_pos[row] (d_cache[slot, hv, j], k_cache[slot, h, j], the scalar log-gate
+// g_cache[slot, hv, j]), apply the current token, then flush (write exp(g) S + d k^T to the
+// checkpoint; rings untouched) when write_pos == L-1 or force_flush[row] != 0, else append
+// (d and g at the cursor, the key once per query-head group; checkpoint untouched). Padding
+// rows (slot < 0) write zeros to their out row and touch nothing else. prefix_gate_cache is
+// ignored on this path; circular_replay and predecayed_k_cache are refused by the contract
+// and not modelled.
+#pragma once
+#include "contract/step_args.hpp"
+#include "reference/replayssm_step.hpp"
+
+namespace kda::gdn {
+
+// rounding:
+//  - Kernel: the Triton kernel's rounding points on this path, float32 arithmetic: beta through
+//    b's dtype; in the rebuild the decayed deltas exp(total - prefix_j) d_j and the keys k_j
+//    rounded to out's dtype before their product, products accumulated in float32; S k and
+//    S q summed in float32, then multiplied by exp(g); every store rounded to nearest even to
+//    its tensor's dtype, g stored float32, the key rounded through out's dtype before
+//    k_cache's. (TF32 dots of a float32-out kernel are not modelled, as for kda_replayssm.)
+//  - Off: all arithmetic in double, no intermediate rounding (not even the key's through out's
+//    dtype); stores still land in each tensor's dtype, beta still goes through b's dtype.
+// The call must have passed the operator's contract (this does not validate). Returns the
+// dims read from the shapes.
+Dims gdn_replayssm_step(const StepArgs& args, reference::Rounding rounding);
+
+// The dims of a call, read from the shapes (gdn-replayssm.md, "Arguments"): B, slots, HV, V, K,
+// L, and H = ((qkv_dim - HV*V) / 2) / K. Only for a call that passed the contract.
+Dims gdn_dims(const StepArgs& args);
+
+}  // namespace kda::gdn
