@@ -53,6 +53,10 @@ GdnHead gdn_head(const StepArgs& args, const Dims& d, int64_t row, int64_t hv, b
   return t;
 }
 
+reference::HeadToken<double> as_head_token(const GdnHead& h) {
+  return {h.q_scaled, h.k, h.v, Vector<double>::Constant(h.k.size(), h.g), h.beta};
+}
+
 Matrix<double> gdn_rebuilt_state(const StepArgs& args, const Dims& d, int64_t slot, int64_t hv, int64_t cursor) {
   const Matrix<double> D = block(*args.d_cache, slot, hv, cursor, d.V);
   const Matrix<double> Kr = block(*args.k_cache, slot, hv / (d.HV / d.H), cursor, d.K);

@@ -21,6 +21,9 @@ struct GdnHead {
   double g = 0, beta = 0;
 };
 GdnHead gdn_head(const StepArgs& args, const Dims& dims, int64_t row, int64_t hv, bool beta_through_b = true);
+// The same head as KDA's per-channel token, its gate repeated over the K channels (what the KDA
+// models, reference::ErrorBudget included, take: GDN is KDA with the gate broadcast).
+reference::HeadToken<double> as_head_token(const GdnHead& head);
 
 // The state of (slot, hv) before the current token as the step rebuilds it from the checkpoint
 // and the first `cursor` ring records, in float64 with no rounding:

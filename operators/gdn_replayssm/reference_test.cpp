@@ -135,8 +135,10 @@ void fill_token(GdnCall& t, int64_t token) {
       write_key(c, qkv, base + c.H * c.K + h * c.K, t.mixed_qkv, base + c.H * c.K + h * c.K, false);
     for (int64_t i = 2 * c.H * c.K; i < width; ++i) t.mixed_qkv.set_linear(base + i, qkv.normal(base + i));
     for (int64_t hv = 0; hv < c.HV; ++hv) {
-      t.a.set_linear(row * c.HV + hv, gate.uniform(row * c.HV + hv, -4, 2));
-      t.b.set_linear(row * c.HV + hv, beta.uniform(row * c.HV + hv, -3, 3));
+      // One gate logit in eight around softplus's threshold 20 (both branches, strong decays).
+      const int64_t i = row * c.HV + hv;
+      t.a.set_linear(i, gate.bernoulli(2 * i + 1, 0.125) ? gate.uniform(i, 17, 23) : gate.uniform(i, -4, 2));
+      t.b.set_linear(i, beta.uniform(i, -3, 3));
     }
     if (t.force_flush) t.force_flush->set_linear(row, flush.bernoulli(row, c.flush) ? 1 : 0);
   }
@@ -561,9 +563,8 @@ std::string rollout(const GdnConfig& c, Rounding rounding, RolloutWorst& worst) 
           continue;
         }
         const GdnHead& h = heads[head];
-        reference::HeadToken<double> kda_head{h.q_scaled, h.k, h.v, Vector<double>::Constant(c.K, h.g), h.beta};
         const Matrix<double>& S = truth.at(s, hv);
-        const auto b = budget.token(s, hv, before[head], kda_head, S, flush);
+        const auto b = budget.token(s, hv, before[head], as_head_token(h), S, flush);
         ++head;
         const double floor = reference::output_floor(S.norm(), h.q_scaled.norm(), c.K, c.V, c.out);
         reference::Comparison oc = reference::compare(e, a, c.V, b.output, {&floor, 1});
