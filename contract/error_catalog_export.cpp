@@ -10,7 +10,13 @@
 
 namespace kda {
 namespace detail {
-extern const std::string_view kValidateExtensionsSource, kRuntimeValuesSource, kHarnessCommit;  // generated
+// harness_sources_data.cpp (generated): the files that hold extension checks, by path.
+struct HarnessSource {
+  std::string_view path, text;
+};
+extern const HarnessSource kHarnessSources[];
+extern const std::size_t kHarnessSourceCount;
+extern const std::string_view kHarnessCommit;
 }
 
 namespace {
@@ -96,9 +102,11 @@ SourceFacts harness_facts(const CatalogEntry& e) {
   f.repo = records.at("harnessRepo");
   f.file = source_file(e.source);
   f.commit = detail::kHarnessCommit;
-  const std::string_view text = f.file == "contract/runtime_values.cpp" ? detail::kRuntimeValuesSource
-                                                                        : detail::kValidateExtensionsSource;
-  const std::vector<std::string> lines = split_lines(text);
+  const detail::HarnessSource* source = nullptr;
+  for (std::size_t i = 0; i < detail::kHarnessSourceCount; ++i)
+    if (detail::kHarnessSources[i].path == f.file) source = &detail::kHarnessSources[i];
+  if (!source) throw std::logic_error(e.id + ": " + f.file + " is not among the embedded extension sources");
+  const std::vector<std::string> lines = split_lines(source->text);
   std::size_t at = 0;
   while (at < lines.size() && lines[at].find(e.harness_anchor) == std::string::npos) ++at;
   if (at == lines.size()) throw std::logic_error(e.id + ": " + e.harness_anchor + " is not in " + f.file);
@@ -197,7 +205,10 @@ std::string catalog_markdown() {
       "contract.md's order (byte-exact messages); the harness extensions run after them, with\n"
       "fixed messages marked `[kda-harness]`. The plain packed decode (`kda_packed_decode`) raises\n"
       "V1-V22 with the same messages (on `a` and `dt_bias` as given) and the extensions that apply\n"
-      "to a call without rings; the column \"raised by\" says which operators raise each entry.\n"
+      "to a call without rings. `gdn_replayssm` (SGLang's GDN ReplaySSM Triton wrapper) raises G1-G32 in\n"
+      "its wrapper's order (G2, G6, G11, G13 and G16 with the KDA entries of the same text), then\n"
+      "extensions of its own and those of the KDA operators that apply to it. The column \"raised\n"
+      "by\" says which operators raise each entry.\n"
       "`kda-harness validate [--op OP] FILE.json` tells which check a call's metadata fails;\n"
       "`kda-harness errors ID` prints one entry; `kda-harness errors --records` exports these entries\n"
       "as records of the seed dataset's schema (tags `kda-operator:OP` name the operators).\n\n"

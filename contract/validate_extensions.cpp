@@ -10,7 +10,6 @@
 #include "contract/validate_internal.hpp"
 
 namespace kda::detail {
-namespace {
 
 bool has_negative_stride(const DLTensor& t) {
   if (!t.strides) return false;
@@ -35,8 +34,6 @@ bool extent_fits(const DLTensor& t) {
   const i128 element_bytes = (static_cast<i128>(t.dtype.bits) * t.dtype.lanes + 7) / 8;
   return mul_sat(span, std::max<i128>(element_bytes, 1)) <= INT64_MAX;
 }
-
-}  // namespace
 
 void check_extensions(const StepArgs& args, const ValidationState& st, Backend backend) {
   if (!st.a_view_ok) fail(error_id::kViewA, catalog_message(error_id::kViewA));

@@ -39,6 +39,11 @@ void check_well_formed(const DLTensor* t, const char* name, bool required);
 void check_packed(const StepArgs& args, ValidationState& st);
 // R1-R10.
 void check_replayssm(const StepArgs& args, ValidationState& st);
+// X-STRIDES' and X-EXTENTS' questions about one tensor (every operator's extensions ask them):
+// a negative stride; an element count or storage byte extent beyond int64 (strides must be
+// non-negative).
+bool has_negative_stride(const DLTensor& t);
+bool extent_fits(const DLTensor& t);
 // X-VIEW-A, X-DTYPE-FLOAT, X-DTYPE-INDEX, X-RING-SLOTS, X-STRIDES, X-EXTENTS, X-BACKEND-*;
 // the ring checks only where the call has rings.
 void check_extensions(const StepArgs& args, const ValidationState& st, Backend backend);

@@ -5,6 +5,7 @@
 // has no input here.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <set>
 
@@ -203,12 +204,17 @@ TEST(ContractExpectedErrors, EachRowRaisesItsExactError) {
   }
 }
 
-// Fails when a catalog entry has no input above (or in the runtime-value rows) raising it.
+// Fails when a catalog entry of kda_replayssm has no input above (or in the runtime-value
+// rows) raising it. gdn_replayssm's entries: operators/gdn_replayssm/contract_test.cpp.
 TEST(ContractExpectedErrors, EveryCatalogEntryIsRaisedByAnInput) {
   std::set<std::string> raised;
   for (const Row& row : rows()) raised.insert(raise(row).first);
   for (const RuntimeRow& row : runtime_rows()) raised.insert(raise_runtime(row).first);
-  for (const CatalogEntry& e : error_catalog()) EXPECT_TRUE(raised.count(e.id)) << "no input raises " << e.id;
+  for (const CatalogEntry& e : error_catalog()) {
+    if (std::find(e.operators.begin(), e.operators.end(), "kda_replayssm") != e.operators.end()) {
+      EXPECT_TRUE(raised.count(e.id)) << "no input raises " << e.id;
+    }
+  }
 }
 
 }  // namespace

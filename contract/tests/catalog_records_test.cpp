@@ -1,8 +1,9 @@
 // `kda-harness errors --records` against the seed record (tests/seed_record.json, a copy of
 // ../shared/seed/000_033b391e59f1a0f3.txt): every record has the seed's fields in the seed's
 // order with the seed's JSON types and envelope, and true source facts: a documented record's
-// line holds SGLang's `raise`, an extension's line holds its check in this repository's file
-// (read here from the source tree).
+// line holds SGLang's `raise` (of exactly the fixed message, over as many lines as it spans),
+// an extension's line holds its check in this repository's file (read here from the source
+// tree).
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -41,6 +42,30 @@ std::vector<std::string> split(const std::string& text) {
   for (std::string l; std::getline(s, l);) lines.push_back(l);
   if (!text.empty() && text.back() == '\n') lines.emplace_back();
   return lines;
+}
+
+// The string literals of the Python statement that starts at code[first], joined as Python
+// joins adjacent literals: a `raise` whose message is split over several lines reads whole.
+std::string literal_text(const std::vector<std::string>& code, std::size_t first) {
+  std::string text;
+  int depth = 0;
+  for (std::size_t i = first; i < code.size(); ++i) {
+    const std::string& line = code[i];
+    for (std::size_t k = 0; k < line.size(); ++k) {
+      if (line[k] == '"') {
+        const std::size_t close = line.find('"', k + 1);
+        if (close == std::string::npos) return text + "<unclosed literal>";
+        text += line.substr(k + 1, close - k - 1);
+        k = close;
+      } else if (line[k] == '(') {
+        ++depth;
+      } else if (line[k] == ')') {
+        --depth;
+      }
+    }
+    if (depth <= 0) break;
+  }
+  return text;
 }
 
 // Key and JSON type of each field, in order. A JSON integer is one type whether the parser
@@ -105,7 +130,7 @@ TEST(CatalogRecords, SourceFactsHoldTheCheck) {
       EXPECT_TRUE(url.starts_with("https://github.com/sgl-project/sglang/blob/" + r["analyzedSha"].get<std::string>()));
       EXPECT_NE(at.find("raise ValueError"), std::string::npos) << e.id << ": " << at;
       if (!e.is_template()) {
-        EXPECT_NE(at.find(e.message), std::string::npos) << e.id << ": " << at;
+        EXPECT_EQ(literal_text(code, static_cast<std::size_t>(line - start)), e.message) << e.id << ": " << at;
       }
     }
   }

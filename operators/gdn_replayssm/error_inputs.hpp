@@ -1,0 +1,22 @@
+// The error inputs of gdn_replayssm (engine/error_inputs.hpp's rules): one per check of
+// spec/gdn-replayssm.md that a call's tensors can break, in the wrapper's order, then one per
+// metadata extension of the harness. "G12-K0" (K = 0, where G12 divides by K) raises
+// X-GDN-EMPTY-HEADS and "G16-short" (a d_cache under 3 dims) X-GDN-RING-RANK, each in the
+// place where the wrapper meets the framework error.
+//
+// Not here, because a CallSpec carries tensors only, not the scalars that decide them: G9
+// and G28 (circular_replay), G29 (predecayed_k_cache), G31 and X-GDN-NK (nk), X-GDN-CIRCULAR;
+// operators/gdn_replayssm/contract_test.cpp raises each on StepArgs. G30 cannot fire. The
+// inputs assume StepArgs' defaults for those scalars (nk = 2: G32's expected message says so).
+// A mutation that changes a size (K, V, HV, slots) records it in the target's dims, so that
+// the inputs applied after it render their messages from the sizes the call now has.
+#pragma once
+#include <vector>
+
+#include "engine/error_inputs.hpp"
+
+namespace kda::engine {
+
+const std::vector<ErrorInput>& gdn_replayssm_error_inputs();
+
+}  // namespace kda::engine

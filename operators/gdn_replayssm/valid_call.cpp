@@ -1,0 +1,54 @@
+#include "operators/gdn_replayssm/valid_call.hpp"
+
+#include "contract/scalar_type.hpp"
+#include "contract/tensor_view.hpp"
+
+namespace kda::engine {
+namespace {
+
+// A compact tensor of the config: null strides when asked, and the configured odd stride on
+// the size-1 dims before `raw_from` (from there on a check reads the raw strides: G2, G10,
+// G14, and the harness's X-GDN-GATE-STRIDES; is_contiguous() excuses size-1 dims anyway).
+TensorSpec make(const CallConfig& c, DLDataType dtype, std::vector<int64_t> shape, std::size_t raw_from) {
+  TensorSpec t;
+  t.dtype = dtype;
+  t.device = c.device;
+  t.shape = std::move(shape);
+  t.strides = compact_strides(t.shape);
+  bool odd = false;
+  for (std::size_t d = 0; d < t.shape.size() && d < raw_from; ++d) {
+    if (t.shape[d] != 1 || c.unit_stride == 1) continue;
+    t.strides[d] = c.unit_stride;
+    odd = true;
+  }
+  t.null_strides = c.null_strides && !odd;
+  return t;
+}
+
+}  // namespace
+
+CallSpec gdn_valid_spec(const CallConfig& c) {
+  const int64_t B = c.B, H = c.H, HV = c.HV(), K = c.K, V = c.V, L = c.L, S = c.slots;
+  const DLDataType act = to_dl(c.act), i32 = to_dl(ScalarType::Int32);
+  CallSpec s;
+  s.set("mixed_qkv", make(c, act, {B, 2 * H * K + HV * V}, 1));
+  s.set("a", make(c, act, {B, HV}, 1));
+  s.set("b", make(c, act, {B, HV}, 1));
+  s.set("A_log", make(c, act, {HV}, 1));
+  s.set("dt_bias", make(c, act, {HV}, 0));
+  // Any slot stride is allowed (G10 reads only the inner three): the envelope layout pads it.
+  TensorSpec state = make(c, to_dl(c.state), {S, HV, V, K}, 1);
+  if (c.envelope_pad > 0 && S != 1) state.explicit_strides()[0] = HV * V * K + c.envelope_pad;
+  s.set("initial_state", state);
+  s.set("d_cache", make(c, to_dl(c.ring), {S, HV, L, V}, 4));
+  s.set("k_cache", make(c, to_dl(c.ring), {S, H, L, K}, 4));
+  s.set("g_cache", make(c, to_dl(ScalarType::Float32), {S, HV, L}, 3));
+  s.set("out", make(c, to_dl(c.out), {B, 1, HV, V}, 4));
+  s.set("ssm_state_indices", make(c, i32, {B}, 1));
+  s.set("write_pos", make(c, i32, {B}, 1));
+  if (c.force_flush) s.set("force_flush", make(c, i32, {B}, 1));
+  s.backend = c.backend;
+  return s;
+}
+
+}  // namespace kda::engine

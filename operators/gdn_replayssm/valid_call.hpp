@@ -1,0 +1,17 @@
+// The valid gdn_replayssm calls the contract suites start from: CallConfig's sizes, dtypes,
+// device and layout knobs (engine/replayssm_call.hpp) made into GDN's shapes.
+#pragma once
+#include "engine/call_description.hpp"
+#include "engine/replayssm_call.hpp"
+
+namespace kda::engine {
+
+// A call that validate_gdn_replayssm() accepts with c.dims(), for StepArgs' defaults of the
+// scalars (nk = 2, no ring variant) and K > 16 (G32: next_power_of_2(K) / 2 >= 16). `a`
+// [B, HV], `dt_bias` [HV] and `g_cache` [slots, HV, L] float32; the rest as kda_replayssm's
+// make_valid_spec, except that the indices are int32 whatever c.index says (G25), and only
+// initial_state takes envelope_pad (the rings must be contiguous: G19). c.a_3d and c.dt_2d
+// have no meaning here.
+CallSpec gdn_valid_spec(const CallConfig& c);
+
+}  // namespace kda::engine
