@@ -5,6 +5,7 @@
 
 #include "engine/device_mirror.hpp"
 #include "engine/gpu_probe.hpp"
+#include "kernels/gdn_replayssm_decode.hpp"
 #include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_decode.hpp"
 
@@ -23,19 +24,22 @@ void mirrored_step(DeviceMirror& m, const StepArgs& host, const Launch& launch) 
   }
 }
 
-// Our launchers, by the operator they implement.
+// Our launchers, by the operator they implement. A launcher that does not apply the
+// operator's contract itself (validates = false) is called after the operator's validate.
 using Launcher = Dims (*)(const StepArgs&, cudaStream_t, DLTensor*);
 struct KernelEntry {
   std::string_view op;
   Launcher launch;
+  bool validates = true;
 };
 constexpr KernelEntry kKernels[] = {{"kda_replayssm", &cuda::replayssm_decode},
-                                    {"kda_packed_decode", &cuda::packed_decode}};
+                                    {"kda_packed_decode", &cuda::packed_decode},
+                                    {"gdn_replayssm", &cuda::gdn_replayssm_decode, false}};
 
 class CudaKernelBackend final : public Backend {
  public:
-  CudaKernelBackend(int device, const OperatorDescription& op, Launcher launch)
-      : device_(device), op_(op), launch_(launch) {
+  CudaKernelBackend(int device, const OperatorDescription& op, const KernelEntry& kernel)
+      : device_(device), op_(op), kernel_(kernel) {
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
     mirror_ = std::make_unique<DeviceMirror>();
     // Every dtype, index type, layout and size the contract allows (the launcher picks a
@@ -48,7 +52,10 @@ class CudaKernelBackend final : public Backend {
   void step(const StepArgs& host) override {
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
     mirrored_step(*mirror_, host,
-                  [this](const StepArgs& dev, cudaStream_t s, DLTensor* status) { launch_(dev, s, status); });
+                  [this](const StepArgs& dev, cudaStream_t s, DLTensor* status) {
+                    if (!kernel_.validates) op_.validate(dev, kda::Backend::Cuda);
+                    kernel_.launch(dev, s, status);
+                  });
   }
   std::optional<std::vector<int32_t>> row_status() override { return mirror_->row_status(); }
   bool guards_intact() const override { return mirror_->guards_intact(); }
@@ -56,7 +63,7 @@ class CudaKernelBackend final : public Backend {
  private:
   int device_;
   const OperatorDescription& op_;
-  Launcher launch_;
+  KernelEntry kernel_;
   std::unique_ptr<DeviceMirror> mirror_;
   Envelope envelope_;
 };
@@ -93,10 +100,10 @@ class CudaPluginBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cuda_backend(int device, const OperatorDescription& op) {
-  Launcher launch = nullptr;
+  const KernelEntry* kernel = nullptr;
   for (const KernelEntry& k : kKernels)
-    if (k.op == op.name) launch = k.launch;
-  if (launch == nullptr) throw std::runtime_error(fmt::format("no CUDA kernel for {} in this build", op.name));
+    if (k.op == op.name) kernel = &k;
+  if (kernel == nullptr) throw std::runtime_error(fmt::format("no CUDA kernel for {} in this build", op.name));
   if (device < 0) {
     if (const std::string why = gpu_unavailable_reason(); !why.empty()) throw std::runtime_error(why);
     check_cuda(cudaGetDevice(&device), "cudaGetDevice");
@@ -107,7 +114,7 @@ std::unique_ptr<Backend> make_cuda_backend(int device, const OperatorDescription
     for (int d : p.devices) usable |= d == device;
     if (!usable) throw std::runtime_error(fmt::format("GPU {} is not usable here", device));
   }
-  return std::make_unique<CudaKernelBackend>(device, op, launch);
+  return std::make_unique<CudaKernelBackend>(device, op, *kernel);
 }
 
 std::unique_ptr<Backend> cuda_plugin_backend(const kda_plugin& description, const std::string& what) {

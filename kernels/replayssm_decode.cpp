@@ -10,6 +10,7 @@
 #include "contract/validate.hpp"
 #include "kernels/launch_mutants.hpp"
 #include "contract/validate_packed_decode.hpp"
+#include "kernels/gdn_replayssm_decode.hpp"
 #include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_params.hpp"
 
@@ -56,14 +57,22 @@ void check_row_status(const DLTensor& st, const DLTensor& like, int64_t B) {
     throw std::invalid_argument("replayssm_decode: row_status must have a positive stride");
 }
 
-detail::ReplayParams make_params(const StepArgs& a, const Dims& d, DLTensor* row_status) {
+// The gates' form: one per key channel (KDA: a [B, HV*K] or [B, HV, K], dt_bias [HV*K] or
+// [HV, K], g_cache [slots, HV, L, K]) or one per value head (GDN: a [B, HV], dt_bias [HV],
+// g_cache [slots, HV, L], whose unused trailing K stride ref() leaves 0: the broadcast).
+enum class Gates { PerChannel, PerHead };
+
+detail::ReplayParams make_params(const StepArgs& a, const Dims& d, DLTensor* row_status,
+                                 Gates gates = Gates::PerChannel) {
   detail::ReplayParams p;
   p.B = d.B, p.H = d.H, p.HV = d.HV, p.K = d.K, p.V = d.V, p.L = d.L, p.slots = d.slots;
+  const bool per_head = gates == Gates::PerHead;
+  p.scalar_gate = per_head;
   p.qkv = ref(*a.mixed_qkv);
-  p.a = split_last(*a.a, d.K, 1);
+  p.a = per_head ? ref(*a.a) : split_last(*a.a, d.K, 1);
   p.b = ref(*a.b);
   p.A_log = ref(*a.A_log);
-  p.dt_bias = split_last(*a.dt_bias, d.K, 0);
+  p.dt_bias = per_head ? ref(*a.dt_bias) : split_last(*a.dt_bias, d.K, 0);
   p.state = ref(*a.initial_state);
   if (a.d_cache != nullptr) p.d_cache = ref(*a.d_cache);  // absent for the plain packed decode
   if (a.k_cache != nullptr) p.k_cache = ref(*a.k_cache);
@@ -103,7 +112,8 @@ void dense_layouts(ReplayParams& p) {
     return row_elems > 0 && (row_elems * es) % 16 == 0;
   };
   const int64_t cta_rows = p.V < 128 ? p.V : 128;  // a CTA's state rows (head_cta.cuh: kCtaRows)
-  p.rings_dense = dense(p.g_cache, p.K) && dense(p.k_cache, p.K) && dense(p.d_cache, cta_rows);
+  // A scalar gate's g_cache (K stride 0) is no dense row: its records are staged element-wise.
+  p.rings_dense = !p.scalar_gate && dense(p.g_cache, p.K) && dense(p.k_cache, p.K) && dense(p.d_cache, cta_rows);
   p.state_dense = dense(p.state, p.K);
 }
 
@@ -143,6 +153,13 @@ Dims packed_decode(const StepArgs& given, cudaStream_t stream, DLTensor* row_sta
   p.L = 1;  // one token, flushed: ReplaySSM's L = 1 path
   p.plain = true;
   launch(args, p, stream);
+  return dims;
+}
+
+Dims gdn_replayssm_decode(const StepArgs& args, cudaStream_t stream, DLTensor* row_status) {
+  const Dims dims = gdn_kernel_dims(args);
+  if (row_status != nullptr) check_row_status(*row_status, *args.mixed_qkv, dims.B);
+  launch(args, make_params(args, dims, row_status, Gates::PerHead), stream);
   return dims;
 }
 

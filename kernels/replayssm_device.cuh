@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "kernels/dtype_convert.cuh"
+#include "kernels/lane_columns.cuh"
 #include "kernels/replayssm_params.hpp"
 #include "kernels/row_status.hpp"
 
@@ -69,6 +70,19 @@ __device__ __forceinline__ float gate(const ReplayParams& p, int64_t row, int64_
                   load_float(p.dt_bias.ptr, hv * p.dt_bias.stride[0] + c * p.dt_bias.stride[1], p.dt_bias.dtype);
   if (p.has_lower_bound) return p.lower_bound * sigmoidf(A * x);
   return -A * (x <= 20.0f ? log1pf(expf(x)) : x);
+}
+
+// Stores the g record (slot, hv, cursor) of a lane's columns [c0, c0 + NC). A scalar gate
+// (ReplayParams::scalar_gate) is one element: the lane of column 0 writes it, once; the
+// other lanes hold the same value and write nothing (K writes to one address would race).
+template <int NC>
+__device__ __forceinline__ void store_gate_record(const ReplayParams& p, int64_t slot, int64_t hv, int64_t cursor,
+                                                  int64_t c0, const float (&g)[NC]) {
+  if (p.scalar_gate) {
+    if (c0 == 0) store_float(p.g_cache.ptr, off4(p.g_cache, slot, hv, cursor, 0), kF32, g[0]);
+    return;
+  }
+  store_cols(p.g_cache.ptr, kF32, off4(p.g_cache, slot, hv, cursor, c0), p.g_cache.stride[3], g);
 }
 
 // beta goes through b's dtype: a step function, so a one-ulp difference in the float32

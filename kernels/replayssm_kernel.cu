@@ -204,7 +204,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     if (vc != 0 || warp != 0 || !active) return;  // one warp per (row, head) writes the g record
     float g[NC];
     load_shared_cols(sh.g, c0, active, g);
-    store_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, hv, r.cursor, c0), p.g_cache.stride[3], g);
+    store_gate_record(p, r.slot, hv, r.cursor, c0, g);
     if (hv % (p.HV / p.H) == 0)  // one value head per query-head group writes the shared key
       store_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, h, r.cursor, c0), p.k_cache.stride[3], kn);
     return;

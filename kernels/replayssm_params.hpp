@@ -26,14 +26,14 @@ struct TensorRef {
 struct ReplayParams {
   int64_t B = 0, H = 0, HV = 0, K = 0, V = 0, L = 0, slots = 0;
   TensorRef qkv;        // [B, 2HK + HV V]
-  TensorRef a;          // viewed [B, HV, K]
+  TensorRef a;          // viewed [B, HV, K] (K stride 0 under scalar_gate)
   TensorRef b;          // [B, HV]
   TensorRef A_log;      // [HV]
-  TensorRef dt_bias;    // viewed [HV, K]
+  TensorRef dt_bias;    // viewed [HV, K] (K stride 0 under scalar_gate)
   TensorRef state;      // [slots, HV, V, K]
   TensorRef d_cache;    // [slots, HV, L, V]
   TensorRef k_cache;    // [slots, H, L, K]
-  TensorRef g_cache;    // [slots, HV, L, K], float32
+  TensorRef g_cache;    // viewed [slots, HV, L, K], float32 (K stride 0 under scalar_gate)
   TensorRef out;        // viewed [B, HV, V]
   TensorRef indices;    // [B], int32 or int64
   TensorRef write_pos;  // [B], int32
@@ -52,6 +52,11 @@ struct ReplayParams {
   // force_flush (null); every row flushes at cursor 0, and beta stays float32 instead of
   // going through b's dtype. Selects the kernels' kPlain instantiation.
   bool plain = false;
+  // GDN ReplaySSM (spec/gdn-replayssm.md): one gate per value head. a [B, HV], dt_bias [HV]
+  // and g_cache [slots, HV, L] are viewed with a K stride of 0, so every column computes the
+  // same gate and the KDA step is GDN's exactly; a g record is one element, written once (not
+  // once per column to the same address). rings_dense is off (a K stride of 0 is no dense row).
+  bool scalar_gate = false;
 };
 
 // Sets rings_dense and state_dense from the tensors' addresses and strides.

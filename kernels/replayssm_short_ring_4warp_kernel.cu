@@ -346,7 +346,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   if (r.flush || vc != 0 || warp != 0 || !active) return;  // one warp per (row, head) writes the g record
   float g[NC];
   load_shared_cols(sh.g, c0, active, g);
-  store_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, hv, r.cursor, c0), p.g_cache.stride[3], g);
+  store_gate_record(p, r.slot, hv, r.cursor, c0, g);
   if (hv % (p.HV / p.H) == 0) {  // one value head per query-head group writes the shared key
     float k[NC];  // reloaded: kn is not kept live across the rows
     load_shared_cols(sh.k, c0, active, k);

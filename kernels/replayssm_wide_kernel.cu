@@ -248,7 +248,7 @@ __global__ void __launch_bounds__(kWarpsPerCta * 32, 4) replayssm_step_kernel(co
     for (int64_t ch = 0; ch < chunks; ++ch) {
       c = lane_cols(p, t, ch);
       if (!c.active) continue;
-      store_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, hv, r.cursor, c.c0), p.g_cache.stride[3], c.g);
+      store_gate_record(p, r.slot, hv, r.cursor, c.c0, c.g);
       if (writes_key)
         store_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, t.h, r.cursor, c.c0), p.k_cache.stride[3], c.kn);
     }
