@@ -61,7 +61,7 @@ void write_csv(const std::string& path, const std::vector<Measurement>& all, dou
   if (!f) throw std::runtime_error("cannot write " + path);
   f << "H,HV,K,V,B,L,state,kind,cursor,sets,read_bytes,write_bytes,eager_median_us,eager_p10_us,eager_p90_us,"
        "eager_samples,eager_host_us,graph_median_us,graph_p10_us,graph_p90_us,graph_samples,graph_host_us,time_us,gbps,"
-       "copy_gbps,frac_of_copy\n";
+       "copy_gbps,frac_of_copy,op\n";
   for (const Measurement& m : all) {
     f << fmt::format("{},{},{},{},{},{},{},{},{},{},{:.0f},{:.0f},{:.3f},{:.3f},{:.3f},{},{:.3f},", m.c.H, m.c.HV, m.c.K,
                      m.c.V, m.c.B, m.c.L, dtype(m.c.state), kind_name(m.kind), m.cursor, m.sets, m.bytes.read,
@@ -73,7 +73,8 @@ void write_csv(const std::string& path, const std::vector<Measurement>& all, dou
     else
       f << ",,,,,";
     f << fmt::format("{:.3f},{:.1f},{:.1f},", m.time_us(), m.gbps(), copy_gbps);
-    f << (copy_gbps > 0 ? fmt::format("{:.4f}\n", m.gbps() / copy_gbps) : std::string("\n"));
+    f << (copy_gbps > 0 ? fmt::format("{:.4f}", m.gbps() / copy_gbps) : std::string());
+    f << (m.c.gdn ? ",gdn_replayssm\n" : ",kda_replayssm\n");
   }
 }
 
@@ -91,7 +92,7 @@ nlohmann::json to_json(const DeviceInfo& dev, const CopyResult& copy, const std:
     json r = {{"H", m.c.H}, {"HV", m.c.HV}, {"K", m.c.K}, {"V", m.c.V}, {"B", m.c.B}, {"L", m.c.L},
               {"state", dtype(m.c.state)}, {"kind", kind_name(m.kind)}, {"cursor", m.cursor}, {"sets", m.sets},
               {"read_bytes", m.bytes.read}, {"write_bytes", m.bytes.write}, {"eager", stats(m.eager)},
-              {"time_us", m.time_us()}, {"gbps", m.gbps()}};
+              {"time_us", m.time_us()}, {"gbps", m.gbps()}, {"op", m.c.gdn ? "gdn_replayssm" : "kda_replayssm"}};
     if (copy.gbps() > 0) r["frac_of_copy"] = m.gbps() / copy.gbps();
     if (m.graph) r["graph"] = stats(*m.graph);
     rows.push_back(r);

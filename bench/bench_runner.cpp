@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "kernels/gdn_replayssm_decode.hpp"
 #include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_decode.hpp"
 
@@ -35,13 +36,14 @@ struct Pattern {
 Enqueue enqueue_for(const BenchCase& c, Workspace& ws, const Pattern& p) {
   // Every launch takes the next input set, inside a cycle too: a cycle on one set would find
   // a small batch's state in L2 from the launch before.
-  return [&c, &ws, p](int64_t i, cudaStream_t s) {
+  const auto step = c.gdn ? &kda::cuda::gdn_replayssm_decode : &kda::cuda::replayssm_decode;
+  return [&c, &ws, p, step](int64_t i, cudaStream_t s) {
     if (p.kind == StepKind::PackedDecode) {
       kda::cuda::packed_decode(ws.args(i % ws.sets(), 0, false), s);
     } else if (p.kind == StepKind::Cycle) {
-      for (int64_t cur = 0; cur < c.L; ++cur) kda::cuda::replayssm_decode(ws.args((i * c.L + cur) % ws.sets(), cur, false), s);
+      for (int64_t cur = 0; cur < c.L; ++cur) step(ws.args((i * c.L + cur) % ws.sets(), cur, false), s, nullptr);
     } else {
-      kda::cuda::replayssm_decode(ws.args(i % ws.sets(), p.cursor, p.forced), s);
+      step(ws.args(i % ws.sets(), p.cursor, p.forced), s, nullptr);
     }
   };
 }
@@ -79,7 +81,8 @@ std::vector<Measurement> run_case(const BenchCase& c, Workspace& ws, const RunOp
   if (c.L == 1) {
     if (o.flush || o.cycle || o.append) {
       out.push_back(measure(c, ws, o, {StepKind::Plain, 0, false, 1}, stream));
-      out.push_back(measure(c, ws, o, {StepKind::PackedDecode, 0, false, 1}, stream));
+      // The plain packed decode is KDA's (packed-decode.md): no GDN row beside it.
+      if (!c.gdn) out.push_back(measure(c, ws, o, {StepKind::PackedDecode, 0, false, 1}, stream));
     }
     return out;
   }

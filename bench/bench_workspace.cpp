@@ -49,12 +49,13 @@ void Workspace::layout() {
   state_ = carve(c_.state, {S, HV, V, K});
   d_ = carve(c_.ring, {S, HV, L, V});
   k_ = carve(c_.ring, {S, H, L, K});
-  g_ = carve(ScalarType::Float32, {S, HV, L, K});
+  // GDN's gates are one per value head: g_cache [S, HV, L], dt_bias [HV], a [B, HV].
+  g_ = c_.gdn ? carve(ScalarType::Float32, {S, HV, L}) : carve(ScalarType::Float32, {S, HV, L, K});
   A_log_ = carve(c_.act, {HV});
-  dt_bias_ = carve(c_.act, {HV * K});
+  dt_bias_ = carve(c_.act, {c_.gdn ? HV : HV * K});
   for (int64_t s = 0; s < sets_; ++s) {
     qkv_.push_back(carve(c_.act, {B, 2 * H * K + HV * V}));
-    a_.push_back(carve(c_.act, {B, HV * K}));
+    a_.push_back(carve(c_.act, {B, c_.gdn ? HV : HV * K}));
     b_.push_back(carve(c_.act, {B, HV}));
     out_.push_back(carve(c_.out, {B, 1, HV, V}));
     idx_.push_back(carve(ScalarType::Int32, {B}));
@@ -110,7 +111,7 @@ StepArgs Workspace::args(int64_t set, int64_t cursor, bool forced) {
   s.ssm_state_indices = idx_.at(set);
   s.write_pos = write_pos_.at(cursor);
   s.force_flush = forced ? ff1_ : ff0_;
-  s.use_qk_l2norm_in_kernel = true;  // Kimi-Linear normalizes q and k in the kernel
+  s.use_qk_l2norm_in_kernel = true;  // Kimi-Linear and Qwen3-Next normalize q and k in the kernel
   return s;
 }
 

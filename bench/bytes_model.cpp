@@ -14,22 +14,22 @@ StepBytes row_bytes(const ModelShape& s, const RowStep& r) {
   const double c = static_cast<double>(r.cursor);
   b.read += 4.0 + (s.force_flush_present ? 4.0 : 0.0);                       // write_pos, force_flush
   b.read += static_cast<double>((2 * s.H * s.K + s.HV * s.V) * s.act);       // mixed_qkv row
-  b.read += static_cast<double>((s.HV * s.K + s.HV) * s.act);                // a, b
+  b.read += static_cast<double>((s.HV * s.gates() + s.HV) * s.act);          // a, b
   b.read += static_cast<double>(s.HV * s.V * s.K * s.state);                 // checkpoints
   b.read += c * static_cast<double>(s.HV * s.V * s.d_ring);                  // d records
-  b.read += c * static_cast<double>(s.HV * s.K * 4);                         // g records (f32)
+  b.read += c * static_cast<double>(s.HV * s.gates() * 4);                   // g records (f32)
   b.read += c * static_cast<double>(s.H * s.K * s.k_ring);                   // k records, per group
   if (r.flush) {
     b.write += static_cast<double>(s.HV * s.V * s.K * s.state);
   } else {
-    b.write += static_cast<double>(s.HV * s.V * s.d_ring + s.HV * s.K * 4 + s.H * s.K * s.k_ring);
+    b.write += static_cast<double>(s.HV * s.V * s.d_ring + s.HV * s.gates() * 4 + s.H * s.K * s.k_ring);
   }
   return b;
 }
 
 StepBytes step_bytes(const ModelShape& s, const std::vector<RowStep>& rows) {
   StepBytes b;
-  b.read += static_cast<double>((s.HV + s.HV * s.K) * s.act);  // A_log, dt_bias
+  b.read += static_cast<double>((s.HV + s.HV * s.gates()) * s.act);  // A_log, dt_bias
   for (const RowStep& r : rows) b += row_bytes(s, r);
   return b;
 }

@@ -4,14 +4,15 @@
 //   every row        reads its slot index (and its write_pos / force_flush entries when the
 //                    row is not padding), writes out[row] (HV*V).
 //   padding row      nothing else.
-//   append / flush   read the token's inputs (q and k of H heads, v of HV heads, a: HV*K,
+//   append / flush   read the token's inputs (q and k of H heads, v of HV heads, a: HV*G,
 //                    b: HV), the checkpoint [V,K] per value head, and the ring records
-//                    j < cursor: d (cursor*V per value head), g (cursor*K float32 per value
+//                    j < cursor: d (cursor*V per value head), g (cursor*G float32 per value
 //                    head), k (cursor*K once per QUERY head: the group shares it).
-//   append           writes d (V) and g (K, float32) at the cursor per value head, and k (K)
+//   append           writes d (V) and g (G, float32) at the cursor per value head, and k (K)
 //                    once per query head.
 //   flush            writes the checkpoint [V,K] per value head; the rings are not written.
-// Per step (not per row): A_log (HV) and dt_bias (HV*K) are read once.
+// Per step (not per row): A_log (HV) and dt_bias (HV*G) are read once.
+// G, the gates per value head: K (KDA, one per key channel) or 1 (GDN, scalar_gate).
 // Each tensor counts at its own dtype's size.
 #pragma once
 #include <cstdint>
@@ -24,6 +25,8 @@ struct ModelShape {
   // Element sizes in bytes.
   int64_t act = 2, state = 4, d_ring = 2, k_ring = 2, out = 2, index = 4;
   bool force_flush_present = true;
+  bool scalar_gate = false;  // GDN: one gate per value head (G = 1), else one per key channel
+  int64_t gates() const { return scalar_gate ? 1 : K; }
 };
 
 // What one row does in the step.

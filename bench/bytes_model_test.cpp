@@ -42,6 +42,22 @@ TEST(BytesModel, FlushRowReadsTheWholeRingAndWritesTheCheckpoint) {
   EXPECT_DOUBLE_EQ(b.write, kOut + kState);
 }
 
+// GDN (one gate per value head): a is HV elements, a g record one float32 per value head,
+// dt_bias HV elements; everything else as KDA's.
+constexpr double kAbGdn = (2 + 2) * 2;         // a (HV), b (HV), bf16
+constexpr double kRecordGGdn = 2 * 4;          // one g record per value head: HV, f32
+constexpr double kParamsGdn = (2 + 2) * 2;     // A_log (HV) + dt_bias (HV), once per step
+
+TEST(BytesModel, GdnAppendMovesOneGatePerValueHead) {
+  ModelShape s = small();
+  s.scalar_gate = true;
+  const StepBytes b = row_bytes(s, RowStep{false, 1, false});
+  EXPECT_DOUBLE_EQ(b.read, kIndices + kQkv + kAbGdn + kState + 1 * (kRecordD + kRecordGGdn + kRecordK));
+  EXPECT_DOUBLE_EQ(b.write, kOut + kRecordD + kRecordGGdn + kRecordK);
+  const StepBytes step = uniform_step_bytes(s, 2, 1, false);
+  EXPECT_DOUBLE_EQ(step.read, kParamsGdn + 2 * b.read);
+}
+
 TEST(BytesModel, PaddingRowReadsItsIndexAndWritesOnlyOut) {
   const StepBytes b = row_bytes(small(), RowStep{true, 0, false});
   EXPECT_DOUBLE_EQ(b.read, 4);

@@ -1,4 +1,5 @@
-// replayssm_bench: the CUDA decode step against the H200's memory bandwidth.
+// replayssm_bench: the CUDA decode step (KDA ReplaySSM, or GDN with --op gdn_replayssm)
+// against the H200's memory bandwidth.
 // Sweeps heads x state dtype x L x B, times append / flush / cycle steps (eager and CUDA
 // graphs), measures a large device-to-device copy in the same run, prints a table as it
 // goes and a summary last, and writes replayssm_bench.csv / .json under --out-dir. With
@@ -30,6 +31,8 @@ struct Options {
   std::vector<int64_t> lengths = {1, 4, 8, 16, 64};
   std::vector<std::string> states = {"f32", "bf16"};
   std::vector<std::string> modes = {"append", "flush", "cycle"};
+  std::string op = "kda_replayssm";  // or gdn_replayssm (one gate per value head)
+  std::string ring = "bf16";         // d_cache and k_cache
   double copy_gib = 1.0;
   int64_t copy_reps = 20;
   double l2_multiple = 3.0;
@@ -59,6 +62,8 @@ void print_plan(const std::vector<kb::BenchCase>& cases, double rotate_bytes, in
 
 std::vector<kb::BenchCase> expand(const Options& o) {
   std::vector<kb::BenchCase> cases;
+  const auto ring = kda::parse_scalar_type(o.ring);
+  if (!ring || !kda::is_floating(*ring)) throw std::invalid_argument("--ring: unknown dtype " + o.ring);
   for (const std::string& h : o.heads) {
     const auto x = h.find('x');
     if (x == std::string::npos) throw std::invalid_argument("--heads wants HxHV, got " + h);
@@ -73,6 +78,8 @@ std::vector<kb::BenchCase> expand(const Options& o) {
           c.B = B;
           c.L = L;
           c.state = *st;
+          c.ring = *ring;
+          c.gdn = o.op == "gdn_replayssm";
           cases.push_back(c);
         }
     }
@@ -96,6 +103,8 @@ int main(int argc, char** argv) {
   app.add_option("--batch", o.batches, "batch sizes B")->delimiter(',');
   app.add_option("--L", o.lengths, "ring lengths L")->delimiter(',');
   app.add_option("--state", o.states, "state dtypes (f32, bf16, f16)")->delimiter(',');
+  app.add_option("--op", o.op, "the operator stepped")->check(CLI::IsMember({"kda_replayssm", "gdn_replayssm"}));
+  app.add_option("--ring", o.ring, "d_cache and k_cache dtype (f32, bf16, f16)");
   app.add_option("--modes", o.modes, "append, flush, cycle (L = 1 is always the plain decode)")->delimiter(',');
   app.add_option("--graph-max-batch", run.graph_max_batch, "time CUDA graph replays for B <= this");
   app.add_option("--warmup", run.plan.warmup, "warm-up launches");
@@ -125,6 +134,8 @@ int main(int argc, char** argv) {
       print_plan(expand(o), o.l2_multiple * o.plan_l2_mb * 1e6, o.max_sets);
       return 0;
     }
+    if (o.op == "gdn_replayssm" && !o.peer_table.empty())
+      throw std::invalid_argument("--peer-table: no peer figures exist for gdn_replayssm");
     std::optional<kb::PeerRecord> peer;
     if (!o.peer_table.empty()) peer = kb::PeerRecord{o.peer_table, kb::read_peer_table(o.peer_table, o.peer_column)};
     cudaDeviceProp prop{};

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Stages what scripts/gpu/gdn-device.sh runs: the GDN and KDA kernel tests and the benchmark
+# of a build, stripped, in build-carry-gdnkernel/gdn.tar.xz (ignored: /build*/); carry that path.
+# usage: scripts/gpu/gdn-stage.sh [BUILD]   (default build; build the targets first:
+#   cmake --build BUILD -j2 --target kernel_gdn_test kernel_vs_reference_test
+#         kernel_adversarial_test kernel_graph_test kernel_launcher_test replayssm_bench)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+BUILD="${1:-build}"
+stage=$(mktemp -d)
+mkdir -p "$stage/bin" build-carry-gdnkernel
+for t in kernel_gdn kernel_vs_reference kernel_adversarial kernel_graph kernel_launcher; do
+  strip -o "$stage/bin/${t}_test" "$BUILD/property_tests/${t}_test"
+done
+strip -o "$stage/bin/replayssm_bench" "$BUILD/bench/replayssm_bench"
+tar cJf build-carry-gdnkernel/gdn.tar.xz -C "$stage" bin
+rm -rf "$stage"
+du -h build-carry-gdnkernel/gdn.tar.xz
