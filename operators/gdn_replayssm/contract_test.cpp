@@ -366,13 +366,17 @@ TEST(GdnContract, RuntimeValuesOfAValidCall) {
 
 // The configs the error inputs must hold on: the sizes' edges a sample space may reach.
 std::vector<CallConfig> input_configs() {
-  std::vector<CallConfig> configs(7, example_config());
+  std::vector<CallConfig> configs(9, example_config());
   configs[1].B = 0;
   configs[2].B = 1, configs[2].H = 1, configs[2].group = 1, configs[2].V = 1, configs[2].L = 1, configs[2].slots = 1;
   configs[3].K = 24, configs[3].V = 24, configs[3].unit_stride = 3, configs[3].null_strides = false;
   configs[4].envelope_pad = 5, configs[4].force_flush = false;
   configs[5].H = 1, configs[5].group = 4, configs[5].K = 17;
   configs[6].device = kCuda0, configs[6].backend = Backend::Cuda;
+  configs[7] = CallConfig{};  // Qwen3-Next's heads, a large batch and pool
+  configs[7].B = 1024, configs[7].H = 16, configs[7].group = 2, configs[7].L = 16, configs[7].slots = 2000;
+  configs[8].B = 2, configs[8].K = 40, configs[8].V = 3, configs[8].unit_stride = 5, configs[8].null_strides = false,
+  configs[8].envelope_pad = 3;
   return configs;
 }
 
@@ -415,7 +419,7 @@ TEST(GdnErrorInputs, SetsRaiseTheEarliestAppliedError) {
       ++checked;
     }
   }
-  EXPECT_EQ(checked, 7 * 400);
+  EXPECT_EQ(checked, static_cast<int>(input_configs().size()) * 400);
 }
 
 // Every entry that lists gdn_replayssm is raised by a row, an input or a runtime case above,
