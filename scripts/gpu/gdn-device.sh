@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The GDN ReplaySSM check of our kernel on the GPU machine, in one call, from staged binaries
-# (scripts/gpu/gdn-stage.sh BUILD: stripped, in build-carry-gdnkernel/gdn.tar.xz):
+# (scripts/gpu/gdn-stage.sh BUILD: stripped, in build-carry-gdnkernel/gdn.tar.xz), each part
+# under its own time limit, the most important first:
 #   1. kernel_gdn_test: the GDN step == the KDA step with broadcast gates, bitwise;
-#   2. the KDA kernel suites at reduced counts (the kernels' g-record store changed);
-#   3. compute-sanitizer memcheck and racecheck on a few GDN rollouts (KDA_GDN_CASES);
-#   4. replayssm_bench --op gdn_replayssm at Qwen3-Next's shapes (H=16, HV=32, K=V=128,
-#      f32 state and rings, bf16 activations and out), and the KDA step at the same shapes
-#      beside it (ours, for scale; no peer figure exists for GDN).
-# Logs under $OUT: summary.txt (read first), gdn_test.log, kda_suites.log, sanitizers.log,
-# bench_gdn.log, bench_kda.log, replayssm_bench.csv (both ops, column `op`).
-# Knobs: KDA_GPU_ROLLOUTS (KDA suites, default 200), KDA_GDN_SAN_CASES (default 3),
-# GDN_BENCH_ARGS (extra replayssm_bench options), GDN_SKIP_KDA=1, GDN_SKIP_BENCH=1.
+#   2. compute-sanitizer memcheck and racecheck on a few GDN rollouts (KDA_GDN_SAN_CASES);
+#   3. replayssm_bench at Qwen3-Next's shapes (H=16, HV=32, K=V=128, B 1/32/256, L 1/8/16,
+#      f32 state and rings, bf16 activations and out): --op gdn_replayssm, then our KDA step
+#      at the same shapes for scale (no peer figure exists for GDN);
+#   4. the KDA kernel suites at reduced counts (the kernels' g-record store is shared).
+# Logs under $OUT: summary.txt (read first), gdn_test.log, memcheck.log, racecheck.log,
+# bench_<op>.log and .csv, <suite>.log. Session 8's figures (docs/perf-notes.md) came from
+# these steps, run as one inline command.
+# Knobs: KDA_GDN_SAN_CASES (2), KDA_GPU_ROLLOUTS (150), GDN_BENCH_ARGS (replayssm_bench options;
+# default: a short timing plan), GDN_SKIP_BENCH=1, GDN_SKIP_KDA=1.
 set -u
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 carry=${GDN_CARRY:-$root/build-carry-gdnkernel}
@@ -19,46 +21,42 @@ mkdir -p "$out" /tmp/gdn
 tar xJf "$carry/gdn.tar.xz" -C /tmp/gdn
 bin=/tmp/gdn/bin
 summary="$out/summary.txt"
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv,noheader >"$summary" 2>&1
+nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader >"$summary" 2>&1
+timed() {  # timed LIMIT LOG LABEL COMMAND...: runs COMMAND under LIMIT seconds into LOG
+  local limit=$1 log=$2 label=$3 t0
+  shift 3
+  t0=$(date +%s)
+  timeout "$limit" "$@" >"$log" 2>&1
+  echo "$label: exit $? after $(($(date +%s) - t0)) s" >>"$summary"
+}
 
-start=$(date +%s)
-"$bin/kernel_gdn_test" >"$out/gdn_test.log" 2>&1
-echo "kernel_gdn_test: exit $? after $(($(date +%s) - start)) s" >>"$summary"
-grep -E "^\[  (PASSED|FAILED|SKIPPED) |^\[       OK|cases:|Failure|differs" "$out/gdn_test.log" | head -40 >>"$summary"
+timed 70 "$out/gdn_test.log" kernel_gdn_test "$bin/kernel_gdn_test"
+grep -E "OK \]|FAILED|SKIPPED|cases:|differs|Failure" "$out/gdn_test.log" | head -20 >>"$summary"
 
-if [[ "${GDN_SKIP_KDA:-0}" != 1 ]]; then
-  export KDA_GPU_ROLLOUTS=${KDA_GPU_ROLLOUTS:-200}
-  export KDA_GPU_ADVERSARIAL_ROLLOUTS=$((KDA_GPU_ROLLOUTS / 4))
-  : >"$out/kda_suites.log"
-  for t in kernel_vs_reference kernel_adversarial kernel_graph kernel_launcher; do
-    start=$(date +%s)
-    "$bin/${t}_test" >>"$out/kda_suites.log" 2>&1
-    echo "${t}_test (KDA_GPU_ROLLOUTS=$KDA_GPU_ROLLOUTS): exit $? after $(($(date +%s) - start)) s" >>"$summary"
-  done
-  grep -E "^\[  (PASSED|FAILED) " "$out/kda_suites.log" >>"$summary"
-fi
-
-: >"$out/sanitizers.log"
 for tool in memcheck racecheck; do
-  start=$(date +%s)
-  KDA_GDN_CASES=${KDA_GDN_SAN_CASES:-3} compute-sanitizer --tool "$tool" --error-exitcode 99 \
-    "$bin/kernel_gdn_test" --gtest_filter='KernelGdn.GdnStepEqualsKdaStepWithBroadcastGates' >>"$out/sanitizers.log" 2>&1
-  echo "compute-sanitizer $tool on kernel_gdn_test (${KDA_GDN_SAN_CASES:-3} rollouts): exit $? after $(($(date +%s) - start)) s" >>"$summary"
+  KDA_GDN_CASES=${KDA_GDN_SAN_CASES:-2} timed 35 "$out/$tool.log" "compute-sanitizer $tool" \
+    compute-sanitizer --tool "$tool" --error-exitcode 99 "$bin/kernel_gdn_test" \
+    --gtest_filter='KernelGdn.GdnStepEqualsKdaStepWithBroadcastGates'
+  grep -hE "SUMMARY|cases:" "$out/$tool.log" >>"$summary"
 done
-grep -E "ERROR SUMMARY|RACECHECK SUMMARY|^\[  (PASSED|FAILED) " "$out/sanitizers.log" >>"$summary"
 
 if [[ "${GDN_SKIP_BENCH:-0}" != 1 ]]; then
-  shape=(--heads 16x32 --batch 1,32,256 --L 1,8,16 --state f32 --ring f32)
-  # shellcheck disable=SC2086
-  timeout 240 "$bin/replayssm_bench" --op gdn_replayssm "${shape[@]}" --out-dir /tmp/gdn ${GDN_BENCH_ARGS:-} \
-    >"$out/bench_gdn.log" 2>&1
-  echo "bench gdn: exit $?" >>"$summary"
-  cp /tmp/gdn/replayssm_bench.csv "$out/replayssm_bench.csv" 2>/dev/null
-  # shellcheck disable=SC2086
-  timeout 240 "$bin/replayssm_bench" --op kda_replayssm "${shape[@]}" --modes append,flush,cycle --out-dir /tmp/gdn \
-    ${GDN_BENCH_ARGS:-} >"$out/bench_kda.log" 2>&1
-  echo "bench kda (same shapes, ours): exit $?" >>"$summary"
-  tail -n +2 /tmp/gdn/replayssm_bench.csv >>"$out/replayssm_bench.csv" 2>/dev/null
-  grep -E "^copy|^gdn H|^H16" "$out/bench_gdn.log" "$out/bench_kda.log" | sed 's#^.*/##' >>"$summary"
+  for op in gdn_replayssm kda_replayssm; do
+    # shellcheck disable=SC2086
+    timed 40 "$out/bench_$op.log" "bench $op" "$bin/replayssm_bench" --op "$op" --heads 16x32 --batch 1,32,256 \
+      --L 1,8,16 --state f32 --ring f32 --out-dir /tmp/gdn \
+      ${GDN_BENCH_ARGS:---copy-gib 0.5 --copy-reps 10 --target-seconds 0.05 --min-samples 30}
+    cp /tmp/gdn/replayssm_bench.csv "$out/bench_$op.csv" 2>/dev/null
+  done
+fi
+
+if [[ "${GDN_SKIP_KDA:-0}" != 1 ]]; then
+  export KDA_GPU_ROLLOUTS=${KDA_GPU_ROLLOUTS:-150}
+  export KDA_GPU_ADVERSARIAL_ROLLOUTS=$((KDA_GPU_ROLLOUTS / 4))
+  for t in kernel_vs_reference kernel_adversarial kernel_graph kernel_launcher; do
+    timed 60 "$out/$t.log" "${t}_test (KDA_GPU_ROLLOUTS=$KDA_GPU_ROLLOUTS)" "$bin/${t}_test"
+    grep -E "^\[  (PASSED|FAILED|SKIPPED) " "$out/$t.log" >>"$summary"
+  done
 fi
 cat "$summary"
+grep -hE "^copy|^gdn |^H16" "$out"/bench_*.log 2>/dev/null
