@@ -26,7 +26,7 @@ struct kda_case {
       : config(kda::to_string(op.fit_case(c))),
         op_name(op.name),
         tensors(kda::materialize(op.fit_case(c))),
-        view(op.bind(tensors.args()), nullptr, op_name.c_str()) {}
+        view(op.bind(tensors.args()), nullptr, op_name.c_str(), op.scalars) {}
   std::string config;  // the config line of the tensors (the operator's fit of the given one)
   std::string op_name;
   kda::CaseTensors tensors;

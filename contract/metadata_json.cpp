@@ -9,17 +9,22 @@
 #include <vector>
 
 #include "contract/scalar_type.hpp"
+#include "contract/step_fields.hpp"
 
 namespace kda {
 namespace {
 
 using nlohmann::json;
 
-// ReplaySSM's tensor arguments, force_flush (optional) last: the default key set.
+// ReplaySSM's arguments, force_flush (optional) last: the default key set.
 const std::vector<std::string_view> kReplaySSMKeys = {"mixed_qkv", "a", "b", "A_log", "dt_bias", "initial_state",
                                                       "d_cache", "k_cache", "g_cache", "out", "ssm_state_indices",
                                                       "write_pos", "force_flush"};
-const std::set<std::string> kOtherKeys = {"scale", "use_qk_l2norm_in_kernel", "lower_bound"};
+const std::vector<std::string_view> kKdaScalarKeys = {"scale", "use_qk_l2norm_in_kernel", "lower_bound"};
+// Tensors a call may leave out (absent or null: none).
+bool optional_tensor(std::string_view name) { return name == "force_flush" || name == "cache_base"; }
+// Scalars a call may leave out (absent: the StepArgs default).
+bool optional_scalar(std::string_view name) { return name != "scale"; }
 
 [[noreturn]] void bad(const std::string& what) { throw MetadataError(what); }
 
@@ -104,48 +109,63 @@ nlohmann::ordered_json tensor_json(const DLTensor& t) {
 }  // namespace
 
 StepTensors parse_call_metadata(const json& j) {
-  return parse_call_metadata(j, kReplaySSMKeys);
+  return parse_call_metadata(j, kReplaySSMKeys, kKdaScalarKeys);
 }
 
 StepTensors parse_call_metadata(const json& j, std::span<const std::string_view> tensors) {
-  const auto takes = [&](std::string_view key) { return std::find(tensors.begin(), tensors.end(), key) != tensors.end(); };
+  return parse_call_metadata(j, tensors, kKdaScalarKeys);
+}
+
+StepTensors parse_call_metadata(const json& j, std::span<const std::string_view> tensors,
+                                std::span<const std::string_view> scalars) {
+  const auto in = [](std::span<const std::string_view> list, std::string_view key) {
+    return std::find(list.begin(), list.end(), key) != list.end();
+  };
   if (!j.is_object()) bad("the metadata must be a JSON object keyed by argument name");
   for (const auto& [key, _] : j.items())
-    if (!takes(key) && !kOtherKeys.count(std::string(key)))
+    if (!in(tensors, key) && !in(scalars, key))
       bad(fmt::format("unknown key \"{}\" (keys are contract.md's argument names)", key));
   for (std::string_view key : tensors)
-    if (key != "force_flush" && !j.contains(key)) bad(fmt::format("missing key \"{}\"", key));
-  if (!j.contains("scale")) bad("missing key \"scale\"");
+    if (!optional_tensor(key) && !j.contains(key)) bad(fmt::format("missing key \"{}\"", key));
+  for (std::string_view key : scalars)
+    if (!optional_scalar(key) && !j.contains(key)) bad(fmt::format("missing key \"{}\"", key));
 
   StepTensors m;
-  HostTensor StepTensors::*const fields[] = {
-      &StepTensors::mixed_qkv, &StepTensors::a, &StepTensors::b, &StepTensors::A_log,
-      &StepTensors::dt_bias, &StepTensors::initial_state, &StepTensors::d_cache, &StepTensors::k_cache,
-      &StepTensors::g_cache, &StepTensors::out, &StepTensors::ssm_state_indices, &StepTensors::write_pos};
-  const char* const names[] = {"mixed_qkv", "a", "b", "A_log", "dt_bias", "initial_state", "d_cache", "k_cache",
-                               "g_cache", "out", "ssm_state_indices", "write_pos"};
-  for (std::size_t i = 0; i < std::size(fields); ++i)
-    if (takes(names[i])) m.*fields[i] = parse_tensor(j[names[i]], names[i]);
-  if (takes("force_flush") && j.contains("force_flush") && !j["force_flush"].is_null())
-    m.force_flush = parse_tensor(j["force_flush"], "force_flush");
-  if (!j["scale"].is_number()) bad("scale must be a number");
-  m.scale = j["scale"];
-  if (j.contains("use_qk_l2norm_in_kernel")) {
-    if (!j["use_qk_l2norm_in_kernel"].is_boolean()) bad("use_qk_l2norm_in_kernel must be true or false");
-    m.use_qk_l2norm_in_kernel = j["use_qk_l2norm_in_kernel"];
+  for (std::string_view name : tensors) {
+    const std::string key(name);
+    if (j.contains(key) && !(optional_tensor(name) && j[key].is_null())) m.at(name) = parse_tensor(j[key], key);
   }
-  if (j.contains("lower_bound") && !j["lower_bound"].is_null()) {
+  if (in(scalars, "scale")) {
+    if (!j["scale"].is_number()) bad("scale must be a number");
+    m.scale = j["scale"];
+  }
+  const auto flag = [&](const char* key, bool& field) {
+    if (!in(scalars, key) || !j.contains(key)) return;
+    if (!j[key].is_boolean()) bad(std::string(key) + " must be true or false");
+    field = j[key];
+  };
+  flag("use_qk_l2norm_in_kernel", m.use_qk_l2norm_in_kernel);
+  flag("circular_replay", m.circular_replay);
+  flag("prefix_gate_cache", m.prefix_gate_cache);
+  flag("predecayed_k_cache", m.predecayed_k_cache);
+  if (in(scalars, "lower_bound") && j.contains("lower_bound") && !j["lower_bound"].is_null()) {
     if (!j["lower_bound"].is_number()) bad("lower_bound must be null or a number");
     m.lower_bound = j["lower_bound"].get<double>();
   }
+  if (in(scalars, "nk") && j.contains("nk")) m.nk = parse_int(j["nk"], "nk");
   return m;
 }
 
 StepTensors parse_call_metadata(std::string_view json_text) {
-  return parse_call_metadata(json_text, kReplaySSMKeys);
+  return parse_call_metadata(json_text, kReplaySSMKeys, kKdaScalarKeys);
 }
 
 StepTensors parse_call_metadata(std::string_view json_text, std::span<const std::string_view> tensors) {
+  return parse_call_metadata(json_text, tensors, kKdaScalarKeys);
+}
+
+StepTensors parse_call_metadata(std::string_view json_text, std::span<const std::string_view> tensors,
+                                std::span<const std::string_view> scalars) {
   // JSON leaves duplicate keys undefined and nlohmann keeps the last one silently: a call
   // that names a tensor twice is ambiguous, so each object's keys are tracked while parsing.
   std::vector<std::set<std::string>> keys;
@@ -162,26 +182,33 @@ StepTensors parse_call_metadata(std::string_view json_text, std::span<const std:
   } catch (const json::exception& e) {  // a syntax error, or a number out of range (1e99999)
     bad(std::string("malformed JSON: ") + e.what());
   }
-  return parse_call_metadata(j, tensors);
+  return parse_call_metadata(j, tensors, scalars);
 }
 
 nlohmann::ordered_json call_metadata_json(const StepArgs& args) {
+  return call_metadata_json(args, kKdaScalarKeys);
+}
+
+nlohmann::ordered_json call_metadata_json(const StepArgs& args, std::span<const std::string_view> scalars) {
   nlohmann::ordered_json j;
-  const std::pair<const char*, const DLTensor*> tensors[] = {
-      {"mixed_qkv", args.mixed_qkv}, {"a", args.a}, {"b", args.b}, {"A_log", args.A_log},
-      {"dt_bias", args.dt_bias}, {"initial_state", args.initial_state}, {"d_cache", args.d_cache},
-      {"k_cache", args.k_cache}, {"g_cache", args.g_cache}, {"out", args.out},
-      {"ssm_state_indices", args.ssm_state_indices}, {"write_pos", args.write_pos}};
-  for (const auto& [name, t] : tensors)
-    if (t) j[name] = tensor_json(*t);
+  for (const TensorField& f : kStepTensors)
+    if (!optional_tensor(f.name) && f.get(args)) j[std::string(f.name)] = tensor_json(*f.get(args));
   if (!args.mixed_qkv) throw std::invalid_argument("call_metadata_json: `mixed_qkv` is null");
-  // A call with write_pos (ReplaySSM's) names force_flush, null when absent; an operator
-  // without write_pos takes no force_flush either.
+  // A call with write_pos (a ReplaySSM's) names force_flush, null when absent; an operator
+  // without write_pos takes no force_flush either. cache_base is written where present.
   if (args.write_pos || args.force_flush)
     j["force_flush"] = args.force_flush ? tensor_json(*args.force_flush) : nlohmann::ordered_json(nullptr);
-  j["scale"] = args.scale;
-  j["use_qk_l2norm_in_kernel"] = args.use_qk_l2norm_in_kernel;
-  j["lower_bound"] = args.lower_bound ? nlohmann::ordered_json(*args.lower_bound) : nlohmann::ordered_json(nullptr);
+  if (args.cache_base) j["cache_base"] = tensor_json(*args.cache_base);
+  for (std::string_view name : scalars) {
+    const ScalarField* f = scalar_field(name);
+    if (f == nullptr) throw std::invalid_argument("call_metadata_json: no scalar argument named " + std::string(name));
+    const std::optional<double> v = f->get(args);
+    const std::string key(name);
+    if (!v) j[key] = nullptr;
+    else if (name == "scale" || name == "lower_bound") j[key] = *v;
+    else if (name == "nk") j[key] = static_cast<int64_t>(*v);
+    else j[key] = *v != 0.0;
+  }
   return j;
 }
 

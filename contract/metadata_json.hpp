@@ -34,6 +34,11 @@ StepTensors parse_call_metadata(std::string_view json_text);
 // optional): the others are unknown keys, and their StepTensors fields stay empty.
 StepTensors parse_call_metadata(const nlohmann::json& j, std::span<const std::string_view> tensors);
 StepTensors parse_call_metadata(std::string_view json_text, std::span<const std::string_view> tensors);
+// And whose scalar arguments are `scalars` (the forms above: the KDA operators' three).
+StepTensors parse_call_metadata(const nlohmann::json& j, std::span<const std::string_view> tensors,
+                                std::span<const std::string_view> scalars);
+StepTensors parse_call_metadata(std::string_view json_text, std::span<const std::string_view> tensors,
+                                std::span<const std::string_view> scalars);
 // A std::string or a C string is JSON text (json and string_view both convert from them, so
 // without these a call would be ambiguous).
 inline StepTensors parse_call_metadata(const std::string& json_text) {
@@ -50,5 +55,7 @@ inline StepTensors parse_call_metadata(const char* json_text, std::span<const st
 // The metadata of a call (never its data), in the form parse_call_metadata() reads; a null
 // tensor other than force_flush is left out (an operator that does not take it).
 nlohmann::ordered_json call_metadata_json(const StepArgs& args);
+// The same with the named scalar arguments (the form above: the KDA operators' three).
+nlohmann::ordered_json call_metadata_json(const StepArgs& args, std::span<const std::string_view> scalars);
 
 }  // namespace kda

@@ -1,15 +1,44 @@
 #include "contract/step_tensors.hpp"
 
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+
 namespace kda {
+
+HostTensor& StepTensors::at(std::string_view name) {
+  using Member = HostTensor StepTensors::*;
+  using Optional = std::optional<HostTensor> StepTensors::*;
+  static constexpr std::pair<std::string_view, Member> kMembers[] = {
+      {"mixed_qkv", &StepTensors::mixed_qkv}, {"a", &StepTensors::a}, {"b", &StepTensors::b},
+      {"A_log", &StepTensors::A_log}, {"dt_bias", &StepTensors::dt_bias}, {"initial_state", &StepTensors::initial_state},
+      {"d_cache", &StepTensors::d_cache}, {"k_cache", &StepTensors::k_cache}, {"g_cache", &StepTensors::g_cache},
+      {"out", &StepTensors::out}, {"ssm_state_indices", &StepTensors::ssm_state_indices},
+      {"write_pos", &StepTensors::write_pos}};
+  static constexpr std::pair<std::string_view, Optional> kOptional[] = {{"force_flush", &StepTensors::force_flush},
+                                                                       {"cache_base", &StepTensors::cache_base}};
+  for (const auto& [n, m] : kMembers)
+    if (n == name) return this->*m;
+  for (const auto& [n, m] : kOptional)
+    if (n == name) return (this->*m) ? *(this->*m) : (this->*m).emplace();
+  throw std::invalid_argument("no tensor argument named " + std::string(name));
+}
 
 StepArgs StepTensors::args() {
   StepArgs s;
+  s.scale = scale;
+  s.use_qk_l2norm_in_kernel = use_qk_l2norm_in_kernel;
+  s.lower_bound = lower_bound;
+  s.nk = nk;
+  s.circular_replay = circular_replay;
+  s.prefix_gate_cache = prefix_gate_cache;
+  s.predecayed_k_cache = predecayed_k_cache;
   s.mixed_qkv = &mixed_qkv.dl();
   s.a = &a.dl();
   s.b = &b.dl();
   s.A_log = &A_log.dl();
   s.dt_bias = &dt_bias.dl();
-  s.scale = scale;
   s.initial_state = &initial_state.dl();
   s.d_cache = &d_cache.dl();
   s.k_cache = &k_cache.dl();
@@ -18,8 +47,7 @@ StepArgs StepTensors::args() {
   s.ssm_state_indices = &ssm_state_indices.dl();
   s.write_pos = &write_pos.dl();
   s.force_flush = force_flush ? &force_flush->dl() : nullptr;
-  s.use_qk_l2norm_in_kernel = use_qk_l2norm_in_kernel;
-  s.lower_bound = lower_bound;
+  s.cache_base = cache_base ? &cache_base->dl() : nullptr;
   return s;
 }
 

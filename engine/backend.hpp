@@ -42,7 +42,7 @@ class Backend {
   virtual bool rounds_directed() const { return false; }
   // The operator it implements (engine/operator.hpp); step() takes that operator's arguments
   // (op().bind() of a case's tensors).
-  virtual const OperatorDescription& op() const { return replayssm_operator(); }
+  virtual const OperatorDescription& op() const { return default_operator(); }
   // One step on host tensors, in place. Throws ContractError or BackendRefusal for a refused
   // call, after which no byte of any argument may have changed.
   virtual void step(const StepArgs& host) = 0;
@@ -64,7 +64,7 @@ class Backend {
 //                      roundoff (engine/perturb_backend.hpp)
 // Throws std::invalid_argument for an unknown name, std::runtime_error when it cannot be
 // made here (no GPU, a plugin that does not load, a plugin or kernel of another operator).
-std::unique_ptr<Backend> make_backend(const std::string& spec, const OperatorDescription& op = replayssm_operator());
+std::unique_ptr<Backend> make_backend(const std::string& spec, const OperatorDescription& op = default_operator());
 
 struct BackendKind {
   std::string name, what;  // "cuda[:N]", one line

@@ -13,7 +13,7 @@ namespace kda::engine {
 
 // Our kernel for the operator on GPU `device` (-1: the CTest-assigned one, else 0). It
 // reports per-row status and its device guard regions.
-std::unique_ptr<Backend> make_cuda_backend(int device, const OperatorDescription& op = replayssm_operator());
+std::unique_ptr<Backend> make_cuda_backend(int device, const OperatorDescription& op = default_operator());
 
 // A kDLCUDA plugin, on the current device.
 std::unique_ptr<Backend> cuda_plugin_backend(const kda_plugin& description, const std::string& what);

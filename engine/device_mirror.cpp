@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "contract/step_fields.hpp"
 #include "contract/tensor_view.hpp"
 #include "engine/phase_times.hpp"
 #include "kernels/replayssm_decode.hpp"
@@ -40,11 +41,8 @@ const void* key_of(const DLTensor& host) { return static_cast<const char*>(host.
 // The tensors of a step, in argument order (absent ones skipped).
 std::vector<const DLTensor*> tensors_of(const StepArgs& h) {
   std::vector<const DLTensor*> v;
-  for (const DLTensor* t : {h.mixed_qkv, h.a, h.b, h.A_log, h.dt_bias, static_cast<const DLTensor*>(h.initial_state),
-                            static_cast<const DLTensor*>(h.d_cache), static_cast<const DLTensor*>(h.k_cache),
-                            static_cast<const DLTensor*>(h.g_cache), static_cast<const DLTensor*>(h.out),
-                            h.ssm_state_indices, h.write_pos, h.force_flush})
-    if (t != nullptr) v.push_back(t);
+  for (const TensorField& f : kStepTensors)
+    if (const DLTensor* t = f.get(h)) v.push_back(t);
   return v;
 }
 
@@ -193,19 +191,7 @@ StepArgs DeviceMirror::queue_upload(const StepArgs& h, std::byte* stage) {
   staging_busy_ = true;
   StepArgs d = h;
   auto dev_of = [this](const DLTensor* t) -> DLTensor* { return t == nullptr ? nullptr : tensors_.at(key_of(*t))->get(); };
-  d.mixed_qkv = dev_of(h.mixed_qkv);
-  d.a = dev_of(h.a);
-  d.b = dev_of(h.b);
-  d.A_log = dev_of(h.A_log);
-  d.dt_bias = dev_of(h.dt_bias);
-  d.initial_state = dev_of(h.initial_state);
-  d.d_cache = dev_of(h.d_cache);
-  d.k_cache = dev_of(h.k_cache);
-  d.g_cache = dev_of(h.g_cache);
-  d.out = dev_of(h.out);
-  d.ssm_state_indices = dev_of(h.ssm_state_indices);
-  d.write_pos = dev_of(h.write_pos);
-  d.force_flush = dev_of(h.force_flush);
+  for (const TensorField& f : kStepTensors) f.set(d, dev_of(f.get(h)));
   return d;
 }
 

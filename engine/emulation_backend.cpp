@@ -1,5 +1,7 @@
 #include "engine/emulation_backend.hpp"
 
+#include <fmt/format.h>
+
 #include <stdexcept>
 
 #include "reference/profile_emulation.hpp"
@@ -18,9 +20,7 @@ class EmulationBackend final : public Backend {
   bool rounds_directed() const override { return directed_; }
   const OperatorDescription& op() const override { return op_; }
   void step(const StepArgs& host) override {
-    const StepArgs args = op_.bind(host);
-    if (op_.name == "kda_packed_decode") emulation_.packed_decode_step(args);
-    else emulation_.replayssm_step(args);
+    op_.emulated_step(emulation_, op_.bind(host));
   }
 
  private:
@@ -40,6 +40,8 @@ std::unique_ptr<Backend> make_emulation_backend(const std::string& spec, const O
   const std::optional<Profile> profile = parse_profile(profile_name);
   if (!profile || (!mode.empty() && mode != "directed"))
     throw std::invalid_argument("not an emulation: '" + spec + "' (helion or triton, optionally :directed)");
+  if (op.emulated_step == nullptr)
+    throw std::invalid_argument(fmt::format("no rounding-profile emulation of {} exists", op.name));
   return std::make_unique<EmulationBackend>(spec, *profile, mode == "directed", op);
 }
 

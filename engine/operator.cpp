@@ -8,9 +8,10 @@
 
 namespace kda::engine {
 
-const std::vector<const OperatorDescription*>& operators() {
-  static const std::vector<const OperatorDescription*> table = {&replayssm_operator(), &packed_decode_operator()};
-  return table;
+const OperatorDescription& default_operator() { return *operators().front(); }
+
+bool has_operator(std::string_view name) {
+  return std::any_of(operators().begin(), operators().end(), [&](const OperatorDescription* op) { return op->name == name; });
 }
 
 const OperatorDescription& find_operator(std::string_view name) {
@@ -31,7 +32,7 @@ bool takes(const OperatorDescription& op, std::string_view tensor) {
 }
 
 std::string op_flag(std::string_view op) {
-  return op == operators().front()->name ? std::string() : " --op " + std::string(op);
+  return op == default_operator().name ? std::string() : " --op " + std::string(op);
 }
 
 }  // namespace kda::engine

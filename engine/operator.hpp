@@ -1,10 +1,12 @@
-// The operators the harness judges, each a description in the style of PyTorch's OpInfo: its
+// An operator the harness judges, as one description in the style of PyTorch's OpInfo: its
 // name (the plugin ABI's `op`, the CLI's --op), its tensor arguments, its contract, its
 // reference step, its sample space (valid calls, and the case configs whose tensors it
 // reads) and its error inputs. The suites, fuzz targets and subcommands take a description
-// and never branch on which one it is; adding an operator is one entry in operators().
+// and never branch on which one it is. Each operator is a folder of operators/ that defines
+// its description (by field name); the table of them is operators/operator_table.cpp, the
+// only place that names them all. engine/ includes nothing from operators/.
 //
-// Every operator takes its arguments as StepArgs by contract.md's names; bind() leaves null
+// Every operator takes its arguments as StepArgs by the specs' names; bind() leaves null
 // the tensors the operator does not take (the plain packed decode has no rings, write_pos or
 // force_flush), so one materialized case serves every operator.
 #pragma once
@@ -22,15 +24,23 @@
 #include "engine/sample_space.hpp"
 #include "reference/replayssm_step.hpp"
 
+namespace kda::reference {
+class ProfileEmulation;
+}
+
 namespace kda::engine {
 
 struct OperatorDescription {
   std::string_view name;                      // "kda_replayssm"
   std::string_view summary;                   // one line
   std::span<const std::string_view> tensors;  // in the signature's order; force_flush optional
+  std::span<const std::string_view> scalars;  // the scalar arguments it takes (contract/step_fields.hpp)
   StepArgs (*bind)(StepArgs args);            // null what the operator does not take
   Dims (*validate)(const StepArgs& args, kda::Backend backend);
   Dims (*reference_step)(const StepArgs& args, reference::Rounding rounding);
+  // The step under a rounding profile's emulation (reference/profile_emulation.hpp); null
+  // where no emulation of the operator exists (`emulate:` backends then refuse it).
+  Dims (*emulated_step)(reference::ProfileEmulation& emulation, const StepArgs& args) = nullptr;
   const std::vector<ErrorInput>& (*error_inputs)();
   // A valid call within the limits, and its metadata; the dims validate() must return.
   CallConfig (*sample_call)(Chooser& c, const SampleLimits& limits);
@@ -39,7 +49,7 @@ struct OperatorDescription {
   // A case config made one of this operator's (the fields it has no use for neutral).
   CaseConfig (*fit_case)(CaseConfig c);
   // Its function rounds beta through b's dtype (ReplaySSM) or keeps it in float32.
-  bool beta_through_b;
+  bool beta_through_b = true;
   // "ok B=3 H=2 HV=4 K=128 V=128 slots=5": what `validate` prints for an accepted call.
   std::string (*ok_line)(const Dims& d);
 };
@@ -51,14 +61,15 @@ bool takes(const OperatorDescription& op, std::string_view tensor);
 // else " --op NAME".
 std::string op_flag(std::string_view op);
 
-// The table, kda_replayssm first (the default).
+// The table (operators/operator_table.cpp), the default first.
 const std::vector<const OperatorDescription*>& operators();
+// The operator a call names when it names none: the table's first.
+const OperatorDescription& default_operator();
+// Whether the table holds an operator of that name.
+bool has_operator(std::string_view name);
 // The named operator; std::invalid_argument naming the known ones otherwise.
 const OperatorDescription& find_operator(std::string_view name);
 // "kda_replayssm|kda_packed_decode".
 std::string operator_names(std::string_view separator = "|");
-
-const OperatorDescription& replayssm_operator();
-const OperatorDescription& packed_decode_operator();
 
 }  // namespace kda::engine

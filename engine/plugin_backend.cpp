@@ -56,7 +56,7 @@ std::string escaped_utf8(std::string_view text) {
 }  // namespace
 
 void call_plugin(const kda_plugin& plugin, const std::string& backend, const StepArgs& args, void* stream) {
-  const PluginCall call(args, stream, plugin.op);
+  const PluginCall call(args, stream, plugin.op, find_operator(plugin.op).scalars);
   if (plugin.step(plugin.state, call.get()) != 0) {
     const char* why = plugin.last_error(plugin.state);
     raise_refusal(backend, why ? why : "(no message)");
@@ -97,7 +97,7 @@ void check_plugin_description(const kda_plugin* p, const std::string& what) {
     throw std::runtime_error(fmt::format("{}: plugin ABI version {}, this harness speaks {}", what, p->abi_version,
                                          KDA_PLUGIN_ABI_VERSION));
   if (p->step == nullptr || p->last_error == nullptr) throw std::runtime_error(what + ": step or last_error is NULL");
-  if (!known_plugin_op(p->op))
+  if (p->op == nullptr || !has_operator(p->op))
     throw std::runtime_error(fmt::format("{}: implements operator '{}', not one of {}", what, p->op ? p->op : "(null)",
                                          operator_names(", ")));
   if (p->profile != KDA_PROFILE_HELION && p->profile != KDA_PROFILE_TRITON)

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "contract/step_fields.hpp"
 #include "contract/tensor_view.hpp"
 
 namespace kda::engine {
@@ -79,19 +80,7 @@ CallSpec spec_of(StepTensors& t, kda::Backend backend) {
 
 StepArgs step_args(const std::function<DLTensor*(std::string_view)>& call) {
   StepArgs s;
-  s.mixed_qkv = call("mixed_qkv");
-  s.a = call("a");
-  s.b = call("b");
-  s.A_log = call("A_log");
-  s.dt_bias = call("dt_bias");
-  s.initial_state = call("initial_state");
-  s.d_cache = call("d_cache");
-  s.k_cache = call("k_cache");
-  s.g_cache = call("g_cache");
-  s.out = call("out");
-  s.ssm_state_indices = call("ssm_state_indices");
-  s.write_pos = call("write_pos");
-  s.force_flush = call("force_flush");
+  for (const TensorField& f : kStepTensors) f.set(s, call(f.name));
   return s;
 }
 

@@ -23,6 +23,9 @@ inline constexpr std::array<std::string_view, 13> kReplaySSMTensors = {
     "mixed_qkv", "a",       "b",       "A_log", "dt_bias",           "initial_state", "d_cache",
     "k_cache",   "g_cache", "out",     "ssm_state_indices", "write_pos", "force_flush"};
 
+// The scalar arguments of the KDA operators, in contract.md's order.
+inline constexpr std::array<std::string_view, 3> kKdaScalars = {"scale", "use_qk_l2norm_in_kernel", "lower_bound"};
+
 // A VALID call (every field within contract.md's rules), metadata only.
 struct CallConfig {
   int64_t B = 3, H = 2, group = 2, K = 128, V = 128, L = 4, slots = 5;

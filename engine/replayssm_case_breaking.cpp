@@ -4,7 +4,7 @@
 
 #include "contract/tensor_view.hpp"
 #include "engine/replayssm_call.hpp"
-#include "engine/replayssm_error_inputs.hpp"
+#include "operators/kda_replayssm/error_inputs.hpp"
 
 namespace kda::engine {
 namespace {

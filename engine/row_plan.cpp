@@ -7,6 +7,7 @@
 
 #include "contract/host_tensor.hpp"
 #include "contract/scalar_type.hpp"
+#include "contract/step_fields.hpp"
 #include "contract/tensor_view.hpp"
 #include "kernels/row_status.hpp"
 
@@ -15,10 +16,9 @@ namespace {
 
 // The step's inputs that are present, by name.
 std::vector<std::pair<const char*, const DLTensor*>> input_tensors(const StepArgs& a) {
-  std::vector<std::pair<const char*, const DLTensor*>> v = {
-      {"mixed_qkv", a.mixed_qkv}, {"a", a.a}, {"b", a.b}, {"A_log", a.A_log}, {"dt_bias", a.dt_bias},
-      {"ssm_state_indices", a.ssm_state_indices}, {"write_pos", a.write_pos}, {"force_flush", a.force_flush}};
-  std::erase_if(v, [](const auto& p) { return p.second == nullptr; });
+  std::vector<std::pair<const char*, const DLTensor*>> v;
+  for (const TensorField& f : kStepTensors)
+    if (!f.written() && f.get(a) != nullptr) v.emplace_back(f.name.data(), f.get(a));
   return v;
 }
 

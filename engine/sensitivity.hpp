@@ -13,7 +13,7 @@
 namespace kda::engine {
 
 struct SensitivityProbe {
-  const OperatorDescription* op = &replayssm_operator();
+  const OperatorDescription* op = &default_operator();
   std::string backend = "reference";  // the backend perturbed
   std::string tensor = "out";         // out, state, d, k, g
   std::string how = "scale";          // scale, offset, ulp

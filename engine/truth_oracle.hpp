@@ -24,6 +24,6 @@ CaseReport run_model_vs_truth(const CaseConfig& config);
 // driver, or the float64 model (run_model_vs_truth).
 enum class ReferenceModel { Kernel, Off, PureDouble };
 CaseReport reference_vs_truth(const CaseConfig& config, ReferenceModel model,
-                              const OperatorDescription& op = replayssm_operator());
+                              const OperatorDescription& op = default_operator());
 
 }  // namespace kda::engine

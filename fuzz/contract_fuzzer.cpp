@@ -167,7 +167,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!(any == outcome)) fuzz::finding(kTarget, "Backend::Any rejects a call accepted for a backend\n" + describe(args, backend));
     }
     check_json_round_trip(op, args, backend, outcome);
-    if (outcome.dims && &op == &engine::replayssm_operator())
+    if (outcome.dims && &op == &engine::default_operator())
       if (std::string w = fuzz::check_reference_step(args, *outcome.dims, fdp); !w.empty())
         fuzz::finding(kTarget, "reference step: " + w + "\n" + describe(args, backend));
   } catch (const std::exception& e) {

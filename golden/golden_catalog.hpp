@@ -1,7 +1,7 @@
 // The curated golden set: what each case is for, the CaseConfig it is generated from, and
 // the row patterns it claims (checked when it is generated, so a change in the case
 // generator that loses a claimed pattern fails `golden regen` instead of silently thinning
-// the set). Error cases name the error input (engine/replayssm_error_inputs.hpp) that breaks
+// the set). Error cases name the error input (operators/kda_replayssm/error_inputs.hpp) that breaks
 // the valid call; the error it must raise comes from that input.
 #pragma once
 #include <cstdint>

@@ -10,7 +10,7 @@
 #include "contract/validate.hpp"
 #include "engine/replayssm_case_breaking.hpp"
 #include "engine/operator.hpp"
-#include "engine/replayssm_error_inputs.hpp"
+#include "operators/kda_replayssm/error_inputs.hpp"
 #include "reference/replayssm_step.hpp"
 
 namespace kda::golden {

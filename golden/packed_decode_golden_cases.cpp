@@ -24,7 +24,7 @@ CaseConfig small(uint64_t seed) {
   CaseConfig c;
   c.B = 3; c.H = 1; c.HV = 2; c.K = 16; c.V = 16; c.slots = 4; c.pad_fraction = 0.34; c.steps = 1;
   c.seed = seed;
-  return engine::packed_decode_operator().fit_case(c);
+  return engine::find_operator(kOp).fit_case(c);
 }
 
 GoldenSpec spec(std::string name, std::string purpose, const CaseConfig& c, std::vector<Feature> features = {}) {
@@ -32,7 +32,7 @@ GoldenSpec spec(std::string name, std::string purpose, const CaseConfig& c, std:
   s.name = "packed_" + name;
   s.purpose = "plain packed decode: " + purpose;
   s.op = kOp;
-  s.config = engine::packed_decode_operator().fit_case(c);
+  s.config = engine::find_operator(kOp).fit_case(c);
   s.features = std::move(features);
   return s;
 }

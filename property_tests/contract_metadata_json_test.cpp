@@ -6,7 +6,7 @@
 #include "contract/scalar_type.hpp"
 #include "contract/validate.hpp"
 #include "engine/replayssm_call.hpp"
-#include "engine/replayssm_error_inputs.hpp"
+#include "operators/kda_replayssm/error_inputs.hpp"
 
 namespace kda::test {
 namespace {

@@ -148,9 +148,9 @@ TEST(Envelope, RingFieldsBoundOnlyAnOperatorWithRings) {
     return std::count_if(why.begin(), why.end(),
                          [](const std::string& w) { return w.rfind("ring dtype", 0) == 0 || w.rfind("L=", 0) == 0; });
   };
-  EXPECT_GE(ring_or_l(ways_out(replayssm_operator())), 2);
-  EXPECT_EQ(ring_or_l(ways_out(packed_decode_operator())), 0);
-  EXPECT_EQ(Envelope::from_c(declared, packed_decode_operator()).excludes(parse_case_config("L=8 ring=bf16")), "");
+  EXPECT_GE(ring_or_l(ways_out(default_operator())), 2);
+  EXPECT_EQ(ring_or_l(ways_out(find_operator("kda_packed_decode"))), 0);
+  EXPECT_EQ(Envelope::from_c(declared, find_operator("kda_packed_decode")).excludes(parse_case_config("L=8 ring=bf16")), "");
 }
 
 }  // namespace

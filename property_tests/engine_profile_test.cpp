@@ -107,7 +107,7 @@ TEST(Profile, TritonKeysRoundedThroughOutAddUpOverTheRollout) {
 // `kda-harness emulate` runs 100,000 cases and more; here a few dozen per emulation and operator.
 TEST(Profile, EveryEmulationStaysWithinItsBounds) {
   constexpr int64_t kCases = 40;
-  for (const OperatorDescription* op : {&replayssm_operator(), &find_operator("kda_packed_decode")})
+  for (const OperatorDescription* op : {&default_operator(), &find_operator("kda_packed_decode")})
     for (const char* spec : {"emulate:helion", "emulate:helion:directed", "emulate:triton", "emulate:triton:directed"})
       for (int64_t i = 0; i < kCases; ++i) {
         const CaseConfig c = draw_case(7, static_cast<uint64_t>(i), limits::reference_fuzzing());

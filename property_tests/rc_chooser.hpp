@@ -13,7 +13,7 @@
 #include "cases/case_config.hpp"
 #include "engine/chooser.hpp"
 #include "engine/operator.hpp"
-#include "engine/replayssm_error_inputs.hpp"
+#include "operators/kda_replayssm/error_inputs.hpp"
 #include "engine/replayssm_sample_space.hpp"
 
 namespace kda {
@@ -53,7 +53,7 @@ inline rc::Gen<CaseConfig> gen_case(const engine::SampleLimits& limits) {
 }
 
 inline rc::Gen<engine::CallConfig> gen_call_config(const engine::SampleLimits& limits,
-                                                   const engine::OperatorDescription& op = engine::replayssm_operator()) {
+                                                   const engine::OperatorDescription& op = engine::default_operator()) {
   return rc::gen::exec([limits, &op] {
     RcChooser c;
     return op.sample_call(c, limits);
@@ -63,13 +63,13 @@ inline rc::Gen<engine::CallConfig> gen_call_config(const engine::SampleLimits& l
 // A set of an operator's error inputs (0..max_size of them, on distinct checks).
 struct MutationSet {
   std::vector<engine::Mutation> items;
-  const engine::OperatorDescription* op = &engine::replayssm_operator();
+  const engine::OperatorDescription* op = &engine::default_operator();
 };
 inline void showValue(const MutationSet& s, std::ostream& os) {
   os << s.op->name << ": " << engine::describe(s.op->error_inputs(), s.items);
 }
 inline rc::Gen<MutationSet> gen_mutation_set(int max_size = 4,
-                                             const engine::OperatorDescription& op = engine::replayssm_operator()) {
+                                             const engine::OperatorDescription& op = engine::default_operator()) {
   return rc::gen::exec([max_size, &op] {
     RcChooser c;
     return MutationSet{engine::sample_mutations(c, op.error_inputs().size(), max_size), &op};

@@ -21,8 +21,8 @@
 namespace kda::testing {
 namespace {
 
-const engine::OperatorDescription& packed() { return engine::packed_decode_operator(); }
-const engine::OperatorDescription& replayssm() { return engine::replayssm_operator(); }
+const engine::OperatorDescription& packed() { return engine::find_operator("kda_packed_decode"); }
+const engine::OperatorDescription& replayssm() { return engine::default_operator(); }
 
 engine::CaseReport rollout(const engine::OperatorDescription& op, const CaseConfig& c) {
   return engine::reference_vs_truth(c, engine::ReferenceModel::Kernel, op);

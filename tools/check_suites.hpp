@@ -20,7 +20,7 @@
 namespace kda::cli {
 
 struct CheckOptions {
-  const engine::OperatorDescription* op = &engine::replayssm_operator();  // the operator every suite judges
+  const engine::OperatorDescription* op = &engine::default_operator();  // the operator every suite judges
   std::set<std::string> suites;           // empty: every suite
   std::map<std::string, int64_t> counts;  // per-suite case counts (overrides the defaults)
   double scale = 1.0;                     // multiplies the default counts

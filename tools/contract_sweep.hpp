@@ -1,7 +1,7 @@
 // The contract suites of `kda-harness check`: random VALID calls (metadata only) drawn from
 // the sample space (engine/replayssm_sample_space.hpp) within a suite's limits must pass
 // validate() with the dims they were built with; then the same calls broken by sets of error
-// inputs (engine/replayssm_error_inputs.hpp) must fail with the EARLIEST broken check's catalog
+// inputs (operators/kda_replayssm/error_inputs.hpp) must fail with the EARLIEST broken check's catalog
 // id and exact message, a message that matches exactly one catalog entry's pattern.
 #pragma once
 #include <cstdint>

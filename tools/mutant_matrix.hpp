@@ -53,7 +53,7 @@ struct PluginRun {
 };
 
 struct MatrixOptions {
-  const engine::OperatorDescription* op = &engine::replayssm_operator();  // what the plugins implement
+  const engine::OperatorDescription* op = &engine::default_operator();  // what the plugins implement
   int64_t cases = 100;  // per random suite (the golden suite runs the whole set)
   uint64_t seed = 1;
   double gpu_work_budget = 2e7;  // the check's default

@@ -25,7 +25,7 @@
 
 #ifdef KDA_PLUGIN_PACKED_DECODE
 constexpr const char* kName = "kda-cuda-packed-decode";
-constexpr const char* kOp = kda::engine::kPackedDecodeOp;
+constexpr const char* kOp = "kda_packed_decode";
 constexpr auto kValidate = &kda::validate_packed_decode;
 constexpr auto kLaunch = &kda::cuda::packed_decode;
 #else
@@ -34,7 +34,7 @@ constexpr auto kLaunch = &kda::cuda::packed_decode;
 #define KDA_CUDA_PLUGIN_NAME "kda-cuda-kernel"
 #endif
 constexpr const char* kName = KDA_CUDA_PLUGIN_NAME;
-constexpr const char* kOp = kda::engine::kReplaySsmOp;
+constexpr const char* kOp = "kda_replayssm";
 constexpr auto kValidate = &kda::validate;
 constexpr auto kLaunch = &kda::cuda::replayssm_decode;
 #endif

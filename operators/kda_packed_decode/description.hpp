@@ -8,7 +8,9 @@
 
 namespace kda::engine {
 
-// Its error inputs, in its check order (packed_decode_error_inputs.cpp).
+const OperatorDescription& kda_packed_decode_operator();
+
+// Its error inputs, in its check order (error_inputs.cpp).
 std::vector<ErrorInput> packed_decode_error_inputs();
 
 }  // namespace kda::engine

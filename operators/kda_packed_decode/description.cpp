@@ -1,10 +1,11 @@
-#include "engine/packed_decode_operator.hpp"
+#include "operators/kda_packed_decode/description.hpp"
 
 #include <fmt/format.h>
 
 #include "contract/validate_packed_decode.hpp"
 #include "engine/replayssm_sample_space.hpp"
 #include "reference/packed_decode_step.hpp"
+#include "reference/profile_emulation.hpp"
 
 namespace kda::engine {
 namespace {
@@ -29,25 +30,27 @@ const std::vector<ErrorInput>& error_inputs() {
 
 }  // namespace
 
-const OperatorDescription& packed_decode_operator() {
+const OperatorDescription& kda_packed_decode_operator() {
   static const OperatorDescription op{
-      "kda_packed_decode",
-      "SGLang's plain packed KDA decode: the state read and written every token, no rings",
-      kPackedDecodeTensors,
-      &packed_decode_args,
-      &validate_packed_decode,
-      &reference::packed_decode_step,
-      &error_inputs,
-      [](Chooser& ch, const SampleLimits& l) { return packed_call(sample_call_config(ch, l)); },
-      &valid_spec,
-      [](const CallConfig& c) {
+      .name = "kda_packed_decode",
+      .summary = "SGLang's plain packed KDA decode: the state read and written every token, no rings",
+      .tensors = kPackedDecodeTensors,
+      .scalars = kKdaScalars,
+      .bind = &packed_decode_args,
+      .validate = &validate_packed_decode,
+      .reference_step = &reference::packed_decode_step,
+      .emulated_step = [](reference::ProfileEmulation& e, const StepArgs& a) { return e.packed_decode_step(a); },
+      .error_inputs = &error_inputs,
+      .sample_call = [](Chooser& ch, const SampleLimits& l) { return packed_call(sample_call_config(ch, l)); },
+      .valid_spec = &valid_spec,
+      .dims_of = [](const CallConfig& c) {
         Dims d = c.dims();
         d.L = 0;
         return d;
       },
       // One token per step flushes every row at L = 1: the rings, cursors and forced flushes
       // of the materialized case are never read, and the state is written every step.
-      [](CaseConfig c) {
+      .fit_case = [](CaseConfig c) {
         c.L = 1;
         c.a_3d = c.dt_bias_2d = false;
         c.force_flush = false;
@@ -55,8 +58,8 @@ const OperatorDescription& packed_decode_operator() {
         c.flush_prob = 0;
         return c;
       },
-      false,
-      [](const Dims& d) {
+      .beta_through_b = false,
+      .ok_line = [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.slots);
       }};
   return op;

@@ -3,7 +3,7 @@
 #include "cases/row_padding.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
-#include "engine/replayssm_error_inputs.hpp"
+#include "operators/kda_replayssm/error_inputs.hpp"
 
 namespace kda::engine {
 namespace {

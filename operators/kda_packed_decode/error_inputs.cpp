@@ -7,8 +7,8 @@
 #include "contract/contract_error.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
-#include "engine/packed_decode_operator.hpp"
-#include "engine/replayssm_error_inputs.hpp"
+#include "operators/kda_packed_decode/description.hpp"
+#include "operators/kda_replayssm/error_inputs.hpp"
 
 namespace kda::engine {
 namespace {

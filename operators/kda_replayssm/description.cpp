@@ -1,0 +1,35 @@
+// ReplaySSM as an operator description: engine/replayssm_call's pieces, the sample space and
+// the error inputs, with contract.md's validate() and the reference's ReplaySSM step.
+#include "operators/kda_replayssm/description.hpp"
+
+#include <fmt/format.h>
+
+#include "engine/replayssm_sample_space.hpp"
+#include "operators/kda_replayssm/error_inputs.hpp"
+#include "reference/profile_emulation.hpp"
+
+namespace kda::engine {
+
+const OperatorDescription& kda_replayssm_operator() {
+  static const OperatorDescription op{
+      .name = "kda_replayssm",
+      .summary = "SGLang's ReplaySSM decode step: checkpoint state plus rings of (delta, key, gate) records",
+      .tensors = kReplaySSMTensors,
+      .scalars = kKdaScalars,
+      .bind = [](StepArgs a) { return a; },
+      .validate = [](const StepArgs& a, kda::Backend b) { return kda::validate(a, b); },
+      .reference_step = [](const StepArgs& a, reference::Rounding r) { return reference::replayssm_step(a, r); },
+      .emulated_step = [](reference::ProfileEmulation& e, const StepArgs& a) { return e.replayssm_step(a); },
+      .error_inputs = &replayssm_error_inputs,
+      .sample_call = &sample_call_config,
+      .valid_spec = &make_valid_spec,
+      .dims_of = [](const CallConfig& c) { return c.dims(); },
+      .fit_case = [](CaseConfig c) { return c; },
+      .beta_through_b = true,
+      .ok_line = [](const Dims& d) {
+        return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
+      }};
+  return op;
+}
+
+}  // namespace kda::engine

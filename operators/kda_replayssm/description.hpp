@@ -1,0 +1,9 @@
+// SGLang's KDA ReplaySSM decode step (spec/contract.md, semantics.md) as an operator description.
+#pragma once
+#include "engine/operator.hpp"
+
+namespace kda::engine {
+
+const OperatorDescription& kda_replayssm_operator();
+
+}  // namespace kda::engine

@@ -1,0 +1,14 @@
+// The table of operators: the one place that names every operator folder. The first is the
+// default (what a call, a command line or a file means when it names none).
+#include "engine/operator.hpp"
+#include "operators/kda_packed_decode/description.hpp"
+#include "operators/kda_replayssm/description.hpp"
+
+namespace kda::engine {
+
+const std::vector<const OperatorDescription*>& operators() {
+  static const std::vector<const OperatorDescription*> table = {&kda_replayssm_operator(), &kda_packed_decode_operator()};
+  return table;
+}
+
+}  // namespace kda::engine
