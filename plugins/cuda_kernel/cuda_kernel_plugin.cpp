@@ -1,8 +1,10 @@
 // This project's CUDA kernel behind the plugin ABI: what a user gets when they point the
 // harness at a CUDA library of their own, with ours in its place. The harness drives it
 // exactly as it would drive theirs (`--backend plugin:libkda_cuda_kernel_plugin.so`).
-// Built twice: for ReplaySSM, and with KDA_PLUGIN_PACKED_DECODE for the plain packed decode
-// (libkda_cuda_packed_decode_plugin.so; `check --op kda_packed_decode`).
+// Built once per operator: for ReplaySSM, with KDA_PLUGIN_PACKED_DECODE for the plain packed
+// decode (libkda_cuda_packed_decode_plugin.so; `check --op kda_packed_decode`), and with
+// KDA_PLUGIN_GDN_REPLAYSSM for GDN ReplaySSM (libkda_cuda_gdn_replayssm_plugin.so: the
+// operator's contract first, then our kernel with one gate per value head; int32 indices).
 //
 // The ABI carries no per-row status, so a row the kernel would flag at run time (a slot out
 // of range, a cursor outside the ring, two rows on one slot) must be refused before launch:
@@ -20,14 +22,25 @@
 #include "contract/validate_packed_decode.hpp"
 #include "engine/plugin_call.hpp"
 #include "kda_harness/plugin.h"
+#include "kernels/gdn_replayssm_decode.hpp"
 #include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_decode.hpp"
+#ifdef KDA_PLUGIN_GDN_REPLAYSSM
+#include "operators/gdn_replayssm/contract.hpp"
+#endif
 
-#ifdef KDA_PLUGIN_PACKED_DECODE
+#if defined(KDA_PLUGIN_PACKED_DECODE)
 constexpr const char* kName = "kda-cuda-packed-decode";
 constexpr const char* kOp = "kda_packed_decode";
 constexpr auto kValidate = &kda::validate_packed_decode;
 constexpr auto kLaunch = &kda::cuda::packed_decode;
+constexpr uint32_t kIndexDtypes = KDA_DT_ALL_INDICES;
+#elif defined(KDA_PLUGIN_GDN_REPLAYSSM)
+constexpr const char* kName = "kda-cuda-gdn-replayssm";
+constexpr const char* kOp = "gdn_replayssm";
+constexpr auto kValidate = &kda::validate_gdn_replayssm;
+constexpr auto kLaunch = &kda::cuda::gdn_replayssm_decode;
+constexpr uint32_t kIndexDtypes = KDA_DT_INT32;  // the GDN contract refuses int64 (G25)
 #else
 // A planted-bug copy (plugins/CMakeLists.txt) names itself.
 #ifndef KDA_CUDA_PLUGIN_NAME
@@ -37,6 +50,7 @@ constexpr const char* kName = KDA_CUDA_PLUGIN_NAME;
 constexpr const char* kOp = "kda_replayssm";
 constexpr auto kValidate = &kda::validate;
 constexpr auto kLaunch = &kda::cuda::replayssm_decode;
+constexpr uint32_t kIndexDtypes = KDA_DT_ALL_INDICES;
 #endif
 
 namespace {
@@ -84,7 +98,7 @@ const kda_plugin kPlugin = {
     kOp,
     KDA_PROFILE_HELION,
     // Every dtype, index type, size and layout the contract allows, on the GPU.
-    {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_INDICES, 1, int64_t{1} << 20,
+    {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, kIndexDtypes, 1, int64_t{1} << 20,
      1, int64_t{1} << 20, 0, 1, kDLCUDA},
     nullptr,
     step,
