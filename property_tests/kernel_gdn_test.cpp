@@ -209,7 +209,7 @@ struct GdnMetadata {
   std::vector<HostTensor> t;
   StepArgs args;
 
-  GdnMetadata() {
+  explicit GdnMetadata(int64_t B = 3) {
     const DLDevice gpu{kDLCUDA, 0};
     t.reserve(13);  // no reallocation: a moved HostTensor relinks its data pointer
     const auto make = [&](ScalarType type, std::vector<int64_t> shape) {
@@ -218,9 +218,9 @@ struct GdnMetadata {
       t.back().dl().data = &t;  // any non-null address
     };
     const auto f32 = ScalarType::Float32, bf16 = ScalarType::BFloat16, i32 = ScalarType::Int32;
-    make(bf16, {3, 2 * 2 * 32 + 4 * 32}), make(bf16, {3, 4}), make(bf16, {3, 4}), make(f32, {4}), make(bf16, {4});
+    make(bf16, {B, 2 * 2 * 32 + 4 * 32}), make(bf16, {B, 4}), make(bf16, {B, 4}), make(f32, {4}), make(bf16, {4});
     make(f32, {5, 4, 32, 32}), make(f32, {5, 4, 4, 32}), make(f32, {5, 2, 4, 32}), make(f32, {5, 4, 4});
-    make(bf16, {3, 1, 4, 32}), make(i32, {3}), make(i32, {3}), make(i32, {3});
+    make(bf16, {B, 1, 4, 32}), make(i32, {B}), make(i32, {B}), make(i32, {B});
     args.mixed_qkv = &t[0].dl(), args.a = &t[1].dl(), args.b = &t[2].dl(), args.A_log = &t[3].dl();
     args.dt_bias = &t[4].dl(), args.initial_state = &t[5].dl(), args.d_cache = &t[6].dl();
     args.k_cache = &t[7].dl(), args.g_cache = &t[8].dl(), args.out = &t[9].dl();
@@ -261,6 +261,12 @@ TEST(KernelGdn, LauncherReadsGdnShapesAndRefusesWhatTheKernelCannotRead) {
                }),
                "dt_bias must be on mixed_qkv's CUDA device");
   EXPECT_PRED2(contains, refused([](GdnMetadata& m) { m.args.force_flush = nullptr; }), "none");
+  EXPECT_PRED2(contains, refused([](GdnMetadata& m) { m.t[12].dl().data = nullptr; }),
+               "force_flush has no data");
+  // B = 0 (the contract accepts it; nothing is launched): tensors of no elements need no data.
+  GdnMetadata empty(0);
+  for (const int i : {0, 1, 2, 9, 10, 11, 12}) empty.t[i].dl().data = nullptr;
+  EXPECT_EQ(cuda::gdn_kernel_dims(empty.args), (Dims{0, 2, 4, 32, 32, 4, 5}));
 }
 
 }  // namespace
