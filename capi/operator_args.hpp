@@ -5,13 +5,14 @@
 #include <string_view>
 
 #include "contract/step_args.hpp"
+#include "contract/step_fields.hpp"
 #include "engine/operator.hpp"
 #include "kda_harness/plugin.h"
 
 namespace kda::capi {
 
-// The one argument an operator's call may leave out.
-inline bool optional_tensor(std::string_view name) { return name == "force_flush"; }
+// The arguments an operator's call may leave out (contract/step_fields.hpp).
+using kda::optional_tensor;
 
 // std::invalid_argument for a NULL call or op, or an op the table does not hold.
 const engine::OperatorDescription& operator_of(const kda_call* call);

@@ -73,7 +73,8 @@ std::string to_string(const CaseConfig& c) {
       short_name(c.ring_dtype), short_name(c.out_dtype), short_name(c.index_dtype), int(c.a_3d),
       int(c.dt_bias_2d), int(c.l2norm), int(c.force_flush), int(c.envelope),
       c.lower_bound ? fmt::format("{}", *c.lower_bound) : std::string("none"), c.steps, c.pad_fraction,
-      c.flush_prob, int(c.random_cursors), c.values == ValueMode::Adversarial ? "adv" : "well", c.seed);
+      c.flush_prob, int(c.random_cursors), c.values == ValueMode::Adversarial ? "adv" : "well", c.seed) +
+         (c.gate_per_head ? " gate=head" : "");
 }
 
 CaseConfig parse_case_config(std::string_view line) {
@@ -120,6 +121,11 @@ CaseConfig parse_case_config(std::string_view line) {
       else if (v == "adv") c.values = ValueMode::Adversarial;
       else bad(k, v);
     } else if (k == "seed") c.seed = parse_uint(k, v);
+    else if (k == "gate") {
+      if (v == "head") c.gate_per_head = true;
+      else if (v == "key") c.gate_per_head = false;
+      else bad(k, v);
+    }
     else throw std::invalid_argument(fmt::format("case config: unknown key '{}'", k));
   }
   return c;

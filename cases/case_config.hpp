@@ -24,6 +24,10 @@ struct CaseConfig {
   ScalarType ring_dtype = ScalarType::BFloat16;   // d_cache and k_cache (g_cache is float32)
   ScalarType out_dtype = ScalarType::BFloat16;    // out
   ScalarType index_dtype = ScalarType::Int32;     // ssm_state_indices
+  // One scalar gate per value head (gdn_replayssm): a [B, HV], dt_bias [HV], g_cache
+  // [slots, HV, L], each the per-channel value of channel 0 that the same config draws
+  // without it, and the rings compact (that operator's wrapper requires it).
+  bool gate_per_head = false;
   bool a_3d = false;          // a as [B, HV, K] instead of [B, HV*K]
   bool dt_bias_2d = false;    // dt_bias as [HV, K] instead of [HV*K]
   bool l2norm = true;         // use_qk_l2norm_in_kernel
@@ -44,7 +48,8 @@ struct CaseConfig {
 };
 
 // "B=3 H=2 HV=4 K=128 V=128 L=4 slots=5 act=bf16 state=f32 ring=bf16 out=bf16 idx=i32 a3d=0
-//  dt2d=0 l2=1 ff=1 env=0 lb=none steps=1 pad=0.25 flush=0.2 rcur=1 values=well seed=1"
+//  dt2d=0 l2=1 ff=1 env=0 lb=none steps=1 pad=0.25 flush=0.2 rcur=1 values=well seed=1", with
+// " gate=head" appended for a config with gate_per_head.
 std::string to_string(const CaseConfig& c);
 // Reads to_string()'s form; keys may be omitted (defaults) and come in any order, each at
 // most once. Throws std::invalid_argument naming the bad or repeated key.

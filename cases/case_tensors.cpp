@@ -16,6 +16,9 @@
 namespace kda {
 namespace {
 
+// Gates per (row, value head) and per ring record: one per key channel, or one per head.
+int64_t gate_width(const CaseConfig& c) { return c.gate_per_head ? 1 : c.K; }
+
 using rng::Counter;
 using rng::Stream;
 
@@ -65,7 +68,9 @@ void write_key(const CaseConfig& c, const Counter& r, uint64_t base, HostTensor&
 void fill_parameters(CaseTensors& t) {
   const CaseConfig& c = t.config;
   for (int64_t hv = 0; hv < c.HV; ++hv) t.A_log.set_linear(hv, values::a_log(c, hv));
-  for (int64_t e = 0; e < c.HV * c.K; ++e) t.dt_bias.set_linear(e, values::dt_bias(c, e));
+  const int64_t gates = gate_width(c);
+  for (int64_t hv = 0; hv < c.HV; ++hv)
+    for (int64_t i = 0; i < gates; ++i) t.dt_bias.set_linear(hv * gates + i, values::dt_bias(c, hv * c.K + i));
   t.scale = values::query_scale(c);
 }
 
@@ -138,12 +143,12 @@ void fill_slot(CaseTensors& t, int64_t slot, int64_t cursor) {
     for (int64_t hv = 0; hv < c.HV; ++hv) {
       const int64_t dbase = ((slot * c.HV + hv) * L + j) * V;
       for (int64_t i = 0; i < V; ++i) t.d_cache.set_linear(dbase + i, 0.5 * dr.normal(dbase + i));
-      const int64_t gbase = ((slot * c.HV + hv) * L + j) * K;
+      const int64_t gbase = ((slot * c.HV + hv) * L + j) * K, gates = gate_width(c);
       const double A_log = t.A_log.get_linear(hv);
-      for (int64_t i = 0; i < K; ++i) {
-        const double bias = t.dt_bias.get_linear(hv * K + i);
+      for (int64_t i = 0; i < gates; ++i) {
+        const double bias = t.dt_bias.get_linear(hv * gates + i);
         const double x = values::gate_logit(c, ~static_cast<uint64_t>(slot * L + j), gbase + i, bias) + bias;
-        t.g_cache.set_linear(gbase + i, values::gate(c, A_log, x));
+        t.g_cache.set_linear(((slot * c.HV + hv) * L + j) * gates + i, values::gate(c, A_log, x));
       }
     }
     for (int64_t h = 0; h < c.H; ++h)
@@ -166,10 +171,16 @@ CaseTensors materialize(const CaseConfig& c) {
   // are padded (a slice of a wider projection output). a, dt_bias, out must be contiguous.
   t.mixed_qkv = c.envelope ? HostTensor(act, {B, qkv_dim}, {qkv_dim + kEnvelopeGap, 1}) : HostTensor(act, {B, qkv_dim});
   t.b = c.envelope ? HostTensor(act, {B, HV}, {HV + 3, 1}) : HostTensor(act, {B, HV});
-  t.a = c.a_3d ? HostTensor(act, {B, HV, K}) : HostTensor(act, {B, HV * K});
+  t.a = c.gate_per_head ? HostTensor(act, {B, HV}) : c.a_3d ? HostTensor(act, {B, HV, K}) : HostTensor(act, {B, HV * K});
   t.A_log = HostTensor(act, {HV});
-  t.dt_bias = c.dt_bias_2d ? HostTensor(act, {HV, K}) : HostTensor(act, {HV * K});
-  if (c.envelope) {
+  t.dt_bias = c.gate_per_head ? HostTensor(act, {HV}) : c.dt_bias_2d ? HostTensor(act, {HV, K}) : HostTensor(act, {HV * K});
+  if (c.gate_per_head) {
+    t.initial_state = c.envelope ? HostTensor(c.state_dtype, {S, HV, V, K}, slot_padded_strides({S, HV, V, K}))
+                                 : HostTensor(c.state_dtype, {S, HV, V, K});
+    t.d_cache = HostTensor(c.ring_dtype, {S, HV, L, V});
+    t.k_cache = HostTensor(c.ring_dtype, {S, H, L, K});
+    t.g_cache = HostTensor(ScalarType::Float32, {S, HV, L});
+  } else if (c.envelope) {
     t.initial_state = HostTensor(c.state_dtype, {S, HV, V, K}, slot_padded_strides({S, HV, V, K}));
     t.d_cache = HostTensor(c.ring_dtype, {S, HV, L, V}, page_major_strides(S, HV, V));
     t.k_cache = HostTensor(c.ring_dtype, {S, H, L, K}, slot_padded_strides({S, H, L, K}));
@@ -228,9 +239,11 @@ void fill_token(CaseTensors& t, int64_t token) {
       const double mv = values::head_magnitude(c, tok, static_cast<uint64_t>(row * (2 * H + HV) + 2 * H + hv));
       const int64_t vbase = base + 2 * H * K + hv * V;
       for (int64_t i = 0; i < V; ++i) t.mixed_qkv.set_linear(vbase + i, mv * qkv.normal(vbase + i));
-      for (int64_t i = 0; i < K; ++i) {
+      const int64_t gates = gate_width(c);
+      for (int64_t i = 0; i < gates; ++i) {
         const int64_t e = row * HV * K + hv * K + i;
-        t.a.set_linear(e, values::gate_logit(c, tok, static_cast<uint64_t>(e), t.dt_bias.get_linear(hv * K + i)));
+        t.a.set_linear((row * HV + hv) * gates + i,
+                       values::gate_logit(c, tok, static_cast<uint64_t>(e), t.dt_bias.get_linear(hv * gates + i)));
       }
       t.b.set_linear(row * HV + hv, values::beta_logit(c, tok, static_cast<uint64_t>(row * HV + hv)));
     }

@@ -21,8 +21,6 @@ const std::vector<std::string_view> kReplaySSMKeys = {"mixed_qkv", "a", "b", "A_
                                                       "d_cache", "k_cache", "g_cache", "out", "ssm_state_indices",
                                                       "write_pos", "force_flush"};
 const std::vector<std::string_view> kKdaScalarKeys = {"scale", "use_qk_l2norm_in_kernel", "lower_bound"};
-// Tensors a call may leave out (absent or null: none).
-bool optional_tensor(std::string_view name) { return name == "force_flush" || name == "cache_base"; }
 // Scalars a call may leave out (absent: the StepArgs default).
 bool optional_scalar(std::string_view name) { return name != "scale"; }
 

@@ -23,6 +23,9 @@ struct TensorField {
   bool written() const { return output != nullptr; }
 };
 
+// Tensors a call may leave out (null): force_flush, cache_base.
+inline constexpr bool optional_tensor(std::string_view name) { return name == "force_flush" || name == "cache_base"; }
+
 // Every tensor argument of every operator, in contract.md's order, gdn_replayssm's
 // cache_base last.
 inline constexpr std::array<TensorField, 14> kStepTensors = {{

@@ -45,21 +45,8 @@ std::size_t reach_after(const std::byte* guard, std::size_t n) {
   return 0;
 }
 
-// The tensor arguments of a call, by contract.md's names (the damage report names them).
-struct Field {
-  const char* name;
-  const DLTensor* (*get)(const StepArgs&);
-  void (*set)(StepArgs&, DLTensor*);
-};
-#define KDA_GUARDED_FIELD(n) \
-  Field { #n, [](const StepArgs& a) -> const DLTensor* { return a.n; }, [](StepArgs& a, DLTensor* t) { a.n = t; } }
-constexpr std::array<Field, 13> kFields{
-    KDA_GUARDED_FIELD(mixed_qkv),     KDA_GUARDED_FIELD(a),       KDA_GUARDED_FIELD(b),
-    KDA_GUARDED_FIELD(A_log),         KDA_GUARDED_FIELD(dt_bias), KDA_GUARDED_FIELD(initial_state),
-    KDA_GUARDED_FIELD(d_cache),       KDA_GUARDED_FIELD(k_cache), KDA_GUARDED_FIELD(g_cache),
-    KDA_GUARDED_FIELD(out),           KDA_GUARDED_FIELD(ssm_state_indices),
-    KDA_GUARDED_FIELD(write_pos),     KDA_GUARDED_FIELD(force_flush)};
-#undef KDA_GUARDED_FIELD
+// The tensor arguments of a call by name (the damage report names them): contract/step_fields.hpp.
+constexpr const auto& kFields = kStepTensors;
 
 }  // namespace
 
@@ -98,10 +85,10 @@ void HostGuards::step(Backend& backend, const StepArgs& args) {
       const std::byte* after = buf.data() + kGuardBytes + bytes;
       if (!intact(buf.data(), kGuardBytes))
         damage_ += fmt::format("{}a write before the start of `{}` (up to {} bytes before its first element)",
-                               damage_.empty() ? "" : "; ", kFields[i].name, reach_before(buf.data(), kGuardBytes));
+                               damage_.empty() ? "" : "; ", kFields[i].name.data(), reach_before(buf.data(), kGuardBytes));
       if (!intact(after, kGuardBytes))
         damage_ += fmt::format("{}a write past the end of `{}` (up to {} bytes after its last element)",
-                               damage_.empty() ? "" : "; ", kFields[i].name, reach_after(after, kGuardBytes));
+                               damage_.empty() ? "" : "; ", kFields[i].name.data(), reach_after(after, kGuardBytes));
     }
   };
   try {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "contract/step_args.hpp"
+#include "contract/step_fields.hpp"
 #include "engine/backend.hpp"
 
 namespace kda::engine {
@@ -26,7 +27,7 @@ class HostGuards {
   const std::string& damage() const { return damage_; }
 
  private:
-  static constexpr std::size_t kTensors = 13;  // StepArgs' tensor arguments
+  static constexpr std::size_t kTensors = kStepTensors.size();  // StepArgs' tensor arguments
   std::array<std::vector<std::byte>, kTensors> buffers_;
   std::string damage_;
 };

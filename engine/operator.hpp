@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cases/case_config.hpp"
+#include "contract/host_tensor.hpp"
 #include "contract/step_args.hpp"
 #include "contract/validate.hpp"
 #include "engine/call_description.hpp"
@@ -29,6 +30,10 @@ class ProfileEmulation;
 }
 
 namespace kda::engine {
+
+// A call viewed as kda_replayssm's: tensors it must re-lay (gdn_replayssm's scalar gates,
+// repeated over the key channels: its key property) are made in `storage`, the others shared.
+using KdaCallView = StepArgs (*)(const StepArgs& args, const Dims& dims, std::vector<HostTensor>& storage);
 
 struct OperatorDescription {
   std::string_view name;                      // "kda_replayssm"
@@ -50,6 +55,9 @@ struct OperatorDescription {
   CaseConfig (*fit_case)(CaseConfig c);
   // Its function rounds beta through b's dtype (ReplaySSM) or keeps it in float32.
   bool beta_through_b = true;
+  // The call as kda_replayssm's function reads it, for the float64 truth (the KDA recurrence,
+  // reference/truth_tracker.hpp); null where it already is one.
+  KdaCallView as_kda_call = nullptr;
   // "ok B=3 H=2 HV=4 K=128 V=128 slots=5": what `validate` prints for an accepted call.
   std::string (*ok_line)(const Dims& d);
 };

@@ -22,11 +22,13 @@ namespace {
 
 using reference::Comparison;
 
-// Values of the 4-D tensor t at [i0, i1, i2, 0..n) (a "record" or a state row).
+// Values of the 4-D tensor t at [i0, i1, i2, 0..n) (a "record" or a state row), or the one
+// value at [i0, i1, i2] of a 3-D t (a ring of one scalar gate per record: gdn_replayssm's).
 void append_record(std::vector<double>& to, const HostTensor& t, int64_t i0, int64_t i1, int64_t i2) {
-  const int64_t n = t.shape()[3], first[4] = {i0, i1, i2, 0};
+  const bool scalar = t.dl().ndim == 3;
+  const int64_t n = scalar ? 1 : t.shape()[3], first[4] = {i0, i1, i2, 0};
   const ScalarType type = t.type();
-  const int64_t esize = static_cast<int64_t>(size_of(type)), step = stride(t.dl(), 3) * esize;
+  const int64_t esize = static_cast<int64_t>(size_of(type)), step = scalar ? 0 : stride(t.dl(), 3) * esize;
   const std::byte* p = t.storage().data() + element_offset(t.dl(), first) * esize;
   for (int64_t e = 0; e < n; ++e, p += step) to.push_back(load_element(p, type));
 }
@@ -104,7 +106,8 @@ double rebuild_parts(CaseTensors& ref, const Dims& d, int64_t slot, int64_t hv, 
     for (int64_t e = 0; e < d.V; ++e) dn += std::pow(ref.d_cache.get({slot, hv, j, e}), 2);
     for (int64_t c = 0; c < d.K; ++c) wn += std::pow(ref.k_cache.get({slot, h, j, c}) * decay[c], 2);
     records += std::sqrt(dn * wn);
-    for (int64_t c = 0; c < d.K; ++c) decay[c] *= std::exp(ref.g_cache.get({slot, hv, j, c}));
+    for (int64_t c = 0; c < d.K; ++c)
+      decay[c] *= std::exp(ref.g_cache.dl().ndim == 3 ? ref.g_cache.get({slot, hv, j}) : ref.g_cache.get({slot, hv, j, c}));
   }
   double checkpoint = 0;
   for (int64_t e = 0; e < d.V; ++e)
@@ -112,9 +115,10 @@ double rebuild_parts(CaseTensors& ref, const Dims& d, int64_t slot, int64_t hv, 
   return std::sqrt(checkpoint) + records;
 }
 
-std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::vector<RowPlan>& plans) {
+std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::vector<RowPlan>& plans,
+                                   KdaCallView as_kda, std::vector<HostTensor>& storage) {
   using reference::Matrix;
-  const StepArgs args = ref.args();
+  const StepArgs args = as_kda ? as_kda(ref.args(), d, storage) : ref.args();
   std::vector<int64_t> slots;  // only the accepted rows' slots are rebuilt
   for (const RowPlan& p : plans)
     if (p.accepted()) slots.push_back(p.slot);
@@ -168,14 +172,15 @@ void compare_step(CaseTensors& ref, StepTensors& gpu, const Dims& dims, const st
   const double out_bound = rb.output_at(r.max_gate_mass), state_bound = rb.state_at(r.max_gate_mass);
   const reference::RecordBounds rec = rb.records(out_bound);
   const double s_floor = reference::state_floor(dims.V, dims.K, ref.config.state_dtype);
-  const double g_floor = reference::record_floor(dims.K, ScalarType::Float32);
+  const int64_t gates = ref.g_cache.dl().ndim == 3 ? 1 : dims.K;  // per g record
+  const double g_floor = reference::record_floor(gates, ScalarType::Float32);
   const double k_floor = reference::record_floor(dims.K, ref.config.ring_dtype);
   const double d_floor = reference::record_floor(dims.V, ref.config.ring_dtype);
 
   Blocks state(ref.initial_state, gpu.initial_state, before ? &before->state : nullptr, dims.V * dims.K),
       d(ref.d_cache, gpu.d_cache, before ? &before->d : nullptr, dims.V),
       k(ref.k_cache, gpu.k_cache, before ? &before->k : nullptr, dims.K),
-      g(ref.g_cache, gpu.g_cache, before ? &before->g : nullptr, dims.K);
+      g(ref.g_cache, gpu.g_cache, before ? &before->g : nullptr, gates);
   const int64_t group = dims.HV / dims.H;
   // "(token 3 row 1: slot 4, value head 2, record 0)"; at the end: "(end of rollout: slot 4,
   // value head 2, record 0, written at token 1 row 1)".
@@ -250,7 +255,7 @@ class ReferenceOracle final : public Oracle {
   void before_step(const StepView& v) override {
     if (v.token > 0) timed(Phase::Fill, [&] { copy_token(v.tensors, v.token); });
     copy_indices_as_reference_sees(v.tensors, ref_, v.plans);
-    scales_ = head_scales(ref_, v.dims, v.plans);
+    scales_ = head_scales(ref_, v.dims, v.plans, op_.as_kda_call, kda_storage_);
   }
   void judge_step(const StepView& v, CaseReport& r) override {
     timed(Phase::Reference, [&] { op_.reference_step(op_.bind(ref_.args()), reference::Rounding::Kernel); });
@@ -268,6 +273,7 @@ class ReferenceOracle final : public Oracle {
   CaseTensors ref_;
   std::vector<double> checkpoint_terms_;
   std::vector<HeadScale> scales_;
+  std::vector<HostTensor> kda_storage_;  // the re-laid tensors of the KDA view (head_scales)
   Writers writers_;
 
   // The token's inputs as the driver loaded them into the backend's tensors (fill_token:

@@ -66,9 +66,11 @@ int64_t first_forbidden_change(const std::vector<unsigned char>& before, const B
   return -1;
 }
 
-// Marks the bytes of elements idx[0..2] x every index of the last dim.
+// Marks the bytes of elements idx[0..2] x every index of the last dim (of a 4-D t; of a 3-D
+// one, a ring of one scalar gate per record, the one element).
 void allow_row(Mask& mask, const DLTensor& t, int64_t i0, int64_t i1, int64_t i2) {
-  const int64_t esize = t.dtype.bits / 8, n = size(t, 3), last = stride(t, 3);
+  const bool scalar = t.ndim == 3;
+  const int64_t esize = t.dtype.bits / 8, n = scalar ? 1 : size(t, 3), last = scalar ? 1 : stride(t, 3);
   const int64_t idx[4] = {i0, i1, i2, 0};
   const int64_t first = element_offset(t, idx) * esize;
   if (last == 1) {

@@ -162,7 +162,7 @@ CaseReport run_vs_truth(const CaseConfig& config, Backend& backend) {
       config, backend, "truth",
       [&backend](const CaseTensors& t) {
         return truth_oracle(bounds_vs_truth(t.config, backend.profile(), backend.rounds_directed()),
-                            backend.op().beta_through_b);
+                            backend.op().beta_through_b, backend.op().as_kda_call);
       },
       nullptr);
 }

@@ -22,21 +22,27 @@ std::vector<int64_t> working_slots(const std::vector<RowPlan>& plans) {
   return slots;
 }
 
+// The call as the KDA recurrence reads it.
+StepArgs kda_view(KdaCallView as_kda, const StepArgs& args, const Dims& d, std::vector<HostTensor>& storage) {
+  return as_kda ? as_kda(args, d, storage) : args;
+}
+
 class TruthOracle final : public Oracle {
  public:
-  TruthOracle(const reference::RolloutBounds& bounds, bool beta_through_b)
-      : bounds_(bounds), beta_through_b_(beta_through_b) {}
+  TruthOracle(const reference::RolloutBounds& bounds, bool beta_through_b, KdaCallView as_kda)
+      : bounds_(bounds), beta_through_b_(beta_through_b), as_kda_(as_kda) {}
 
   void before_step(const StepView& v) override {
     if (!truth_)  // the state before the first token
-      truth_.emplace(v.tensors.args(), v.dims, bounds_, v.tensors.out.type(), v.tensors.initial_state.type(),
-                     beta_through_b_);
+      truth_.emplace(kda_view(as_kda_, v.tensors.args(), v.dims, storage_), v.dims, bounds_, v.tensors.out.type(),
+                     v.tensors.initial_state.type(), beta_through_b_);
   }
   // The recurrence advances only by the steps the backend computed (a step it refused, as it
   // must, did nothing); it reads the token's inputs, which no step may write (the driver's
   // footprint check).
   void judge_step(const StepView& v, CaseReport& r) override {
-    timed(Phase::Reference, [&] { truth_->advance(v.tensors.args(), working_slots(v.plans)); });
+    timed(Phase::Reference,
+          [&] { truth_->advance(kda_view(as_kda_, v.tensors.args(), v.dims, storage_), working_slots(v.plans)); });
     const DLTensor& state = v.tensors.initial_state.dl();
     truth_->judge(
         v.token, reference::read_out(v.tensors.out.dl(), v.dims),
@@ -51,23 +57,26 @@ class TruthOracle final : public Oracle {
  private:
   reference::RolloutBounds bounds_;
   bool beta_through_b_;
+  KdaCallView as_kda_;
+  std::vector<HostTensor> storage_;  // of the re-laid tensors of the KDA view
   std::optional<reference::TruthTracker> truth_;
 };
 
 }  // namespace
 
-std::unique_ptr<Oracle> truth_oracle(const reference::RolloutBounds& bounds, bool beta_through_b) {
-  return std::make_unique<TruthOracle>(bounds, beta_through_b);
+std::unique_ptr<Oracle> truth_oracle(const reference::RolloutBounds& bounds, bool beta_through_b, KdaCallView as_kda) {
+  return std::make_unique<TruthOracle>(bounds, beta_through_b, as_kda);
 }
 
-CaseReport run_model_vs_truth(const CaseConfig& config) {
+CaseReport run_model_vs_truth(const CaseConfig& config, const OperatorDescription& op) {
   CaseReport r;
   r.config = config;
   r.backend = r.backend_spec = "pure-double";  // `kda-harness case ... --backend pure-double`
   r.against = "truth";
   CaseTensors t = materialize(config);
   const Dims d{config.B, config.H, config.HV, config.K, config.V, config.L, config.slots};
-  StepArgs args = t.args();
+  std::vector<HostTensor> storage;
+  StepArgs args = kda_view(op.as_kda_call, t.args(), d, storage);
   const auto params = reference::load_params<double>(args, d);
   auto model = reference::ReplayModel<double>::from_tensors(args, d);
   reference::RolloutBounds fixed;  // no rates: fixed bounds, no budget
@@ -76,7 +85,7 @@ CaseReport run_model_vs_truth(const CaseConfig& config) {
   int64_t live_rows = 0;  // non-padding rows, summed over the tokens
   for (int64_t token = 0; token < config.steps; ++token) {
     if (token > 0) fill_token(t, token);
-    args = t.args();
+    args = kda_view(op.as_kda_call, t.args(), d, storage);
     const auto inputs = reference::load_token<double>(args, d);
     const auto write_pos = reference::io::read_indices(*args.write_pos);
     const auto force =
@@ -95,7 +104,7 @@ CaseReport run_model_vs_truth(const CaseConfig& config) {
 }
 
 CaseReport reference_vs_truth(const CaseConfig& config, ReferenceModel model, const OperatorDescription& op) {
-  if (model == ReferenceModel::PureDouble) return run_model_vs_truth(op.fit_case(config));
+  if (model == ReferenceModel::PureDouble) return run_model_vs_truth(op.fit_case(config), op);
   const auto reference = make_reference_backend(
       model == ReferenceModel::Kernel ? reference::Rounding::Kernel : reference::Rounding::Off, op);
   return run_vs_truth(config, *reference);

@@ -11,13 +11,15 @@
 
 namespace kda::engine {
 
-std::unique_ptr<Oracle> truth_oracle(const reference::RolloutBounds& bounds, bool beta_through_b);
+// `as_kda`: the operator's view of its calls as kda_replayssm's (OperatorDescription::as_kda_call).
+std::unique_ptr<Oracle> truth_oracle(const reference::RolloutBounds& bounds, bool beta_through_b,
+                                     KdaCallView as_kda = nullptr);
 
 // The float64 ReplaySSM model (reference::ReplayModel<double>: float64 arithmetic and float64
 // rings) rolled out over `config` against the same recurrence within kPureDoubleBound: the
 // reference's own algebra (rebuild = plain state), not a backend, so it has no tensors to
 // step and reports out and state only.
-CaseReport run_model_vs_truth(const CaseConfig& config);
+CaseReport run_model_vs_truth(const CaseConfig& config, const OperatorDescription& op = default_operator());
 
 // The operator's CPU reference against the truth: its step with the kernel's rounding points
 // ("reference") or in float64 arithmetic with rounded stores ("reference-double") through the

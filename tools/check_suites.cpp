@@ -299,7 +299,7 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
         };
       } else if (info.name == "pure-double") {
         s.run = [seed, budget, &op](int64_t i, int) {
-          engine::CaseReport r = engine::run_model_vs_truth(op.fit_case(check_case(seed + 1, i, budget)));
+          engine::CaseReport r = engine::run_model_vs_truth(op.fit_case(check_case(seed + 1, i, budget)), op);
           r.op = std::string(op.name);
           return r;
         };

@@ -106,7 +106,7 @@ int run_config(const CaseArgs& a) {
       std::cerr << "kda-harness case: pure-double is judged against the truth only\n";
       return kUsage;
     }
-    const engine::CaseReport r = engine::run_model_vs_truth(engine::find_operator(a.op).fit_case(config));
+    const engine::CaseReport r = engine::run_model_vs_truth(engine::find_operator(a.op).fit_case(config), engine::find_operator(a.op));
     std::cout << "pure-double vs the float64 plain recurrence:\n" << r.summary() << "\n";
     return verdict(r.pass(), fmt::format("pure-double vs the float64 plain recurrence, {} step(s)", config.steps));
   }
