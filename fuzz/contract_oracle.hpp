@@ -13,7 +13,10 @@
 //     returned Dims must be the ones the shapes give.
 // For the plain packed decode (op "kda_packed_decode") the same, with `a` and `dt_bias` as
 // given (no W1-W3) and no rings, write_pos or force_flush (null in args); a rejection must
-// also be an error the catalog says that operator raises.
+// also be an error the catalog says that operator raises. Another operator (gdn_replayssm)
+// is judged by the catalog alone: a rejection's id listed for it, its message matched by
+// exactly its entry (equal to a fixed one); an acceptance is not judged (its own tests and
+// error inputs are, operators/gdn_replayssm/contract_test.cpp).
 // Each function returns "" when the answer is right, else what is wrong.
 #pragma once
 #include <string>

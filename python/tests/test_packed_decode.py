@@ -41,7 +41,8 @@ def row_padded(x, pad=5):
 
 
 def test_the_operators_are_listed_default_first():
-    assert kda_harness.operators() == ("kda_replayssm", OP)
+    assert kda_harness.operators()[0] == "kda_replayssm"
+    assert OP in kda_harness.operators()
 
 
 def test_a_packed_call_is_accepted_with_its_dims():
