@@ -2,12 +2,14 @@
 // default (what a call, a command line or a file means when it names none).
 #include "engine/operator.hpp"
 #include "operators/kda_packed_decode/description.hpp"
+#include "operators/gdn_replayssm/description.hpp"
 #include "operators/kda_replayssm/description.hpp"
 
 namespace kda::engine {
 
 const std::vector<const OperatorDescription*>& operators() {
-  static const std::vector<const OperatorDescription*> table = {&kda_replayssm_operator(), &kda_packed_decode_operator()};
+  static const std::vector<const OperatorDescription*> table = {&kda_replayssm_operator(), &kda_packed_decode_operator(),
+                                                                   &gdn_replayssm_operator()};
   return table;
 }
 

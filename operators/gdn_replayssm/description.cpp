@@ -1,0 +1,100 @@
+// gdn_replayssm as an operator description: SGLang's GDN ReplaySSM (one scalar gate per value
+// head), its contract (contract.hpp), reference step (reference_step.hpp), valid calls and
+// error inputs, over the engine's decode sample space with the gate made per head.
+#include "operators/gdn_replayssm/description.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "contract/host_tensor.hpp"
+#include "contract/tensor_view.hpp"
+#include "engine/replayssm_sample_space.hpp"
+#include "operators/gdn_replayssm/contract.hpp"
+#include "operators/gdn_replayssm/error_inputs.hpp"
+#include "operators/gdn_replayssm/reference_step.hpp"
+#include "operators/gdn_replayssm/valid_call.hpp"
+
+namespace kda::engine {
+namespace {
+
+// The wrapper's tensor arguments in its signature's order (force_flush and cache_base optional).
+constexpr std::array<std::string_view, 14> kTensors = {
+    "mixed_qkv", "a",       "b",   "A_log",             "dt_bias",   "initial_state", "d_cache",
+    "k_cache",   "g_cache", "out", "ssm_state_indices", "write_pos", "force_flush",   "cache_base"};
+// Its scalar arguments, lower_bound before use_qk_l2norm_in_kernel as in its signature.
+constexpr std::array<std::string_view, 7> kScalars = {"scale",           "lower_bound",       "use_qk_l2norm_in_kernel",
+                                                      "nk",              "circular_replay",   "prefix_gate_cache",
+                                                      "predecayed_k_cache"};
+// At the wrapper's nk = 2 a K tile is next_pow2(K) / 2 wide and must reach 16 (G32).
+constexpr int64_t kMinK = 17;
+
+// The call config made one of this operator's valid calls: int32 indices (G25), K past G32.
+CallConfig gdn_call(CallConfig c) {
+  c.index = ScalarType::Int32;
+  c.K = std::max(c.K, kMinK);
+  c.a_3d = c.dt_2d = false;
+  return c;
+}
+
+// The element of host tensor t at idx.
+double at(const DLTensor& t, std::initializer_list<int64_t> idx) {
+  const ScalarType type = *scalar_type_of(t.dtype);
+  const auto* base = static_cast<const std::byte*>(t.data) + t.byte_offset;
+  return load_element(base + element_offset(t, std::data(idx)) * static_cast<int64_t>(size_of(type)), type);
+}
+
+// The gate of each head repeated over the K channels, in a's and dt_bias's dtype (exact), and
+// each ring record's gate likewise: kda_replayssm's call with the same function (the key
+// property of gdn-replayssm.md).
+StepArgs as_kda(const StepArgs& g, const Dims& d, std::vector<HostTensor>& storage) {
+  storage.resize(3);
+  HostTensor& a = storage[0] = HostTensor(*scalar_type_of(g.a->dtype), {d.B, d.HV * d.K});
+  HostTensor& dt = storage[1] = HostTensor(*scalar_type_of(g.dt_bias->dtype), {d.HV * d.K});
+  HostTensor& gc = storage[2] = HostTensor(ScalarType::Float32, {d.slots, d.HV, d.L, d.K});
+  for (int64_t hv = 0; hv < d.HV; ++hv)
+    for (int64_t c = 0; c < d.K; ++c) {
+      dt.set_linear(hv * d.K + c, at(*g.dt_bias, {hv}));
+      for (int64_t row = 0; row < d.B; ++row) a.set_linear((row * d.HV + hv) * d.K + c, at(*g.a, {row, hv}));
+      for (int64_t s = 0; s < d.slots; ++s)
+        for (int64_t j = 0; j < d.L; ++j) gc.set_linear(((s * d.HV + hv) * d.L + j) * d.K + c, at(*g.g_cache, {s, hv, j}));
+    }
+  StepArgs k = g;
+  k.a = &a.dl();
+  k.dt_bias = &dt.dl();
+  k.g_cache = &gc.dl();
+  return k;
+}
+
+}  // namespace
+
+const OperatorDescription& gdn_replayssm_operator() {
+  static const OperatorDescription op{
+      .name = "gdn_replayssm",
+      .summary = "SGLang's GDN ReplaySSM decode step (Qwen3-Next): ReplaySSM with one scalar gate per value head",
+      .tensors = kTensors,
+      .scalars = kScalars,
+      .bind = [](StepArgs a) { return a; },
+      .validate = [](const StepArgs& a, kda::Backend b) { return validate_gdn_replayssm(a, b); },
+      .reference_step = &gdn::gdn_replayssm_step,
+      .error_inputs = &gdn_replayssm_error_inputs,
+      .sample_call = [](Chooser& ch, const SampleLimits& l) { return gdn_call(sample_call_config(ch, l)); },
+      .valid_spec = [](const CallConfig& c) { return gdn_valid_spec(gdn_call(c)); },
+      .dims_of = [](const CallConfig& c) { return gdn_call(c).dims(); },
+      .fit_case = [](CaseConfig c) {
+        c.gate_per_head = true;
+        c.a_3d = c.dt_bias_2d = false;
+        c.index_dtype = ScalarType::Int32;
+        c.K = std::max(c.K, int64_t{32});  // the smallest power of two past G32
+        return c;
+      },
+      .beta_through_b = true,
+      .as_kda_call = &as_kda,
+      .ok_line = [](const Dims& d) {
+        return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
+      }};
+  return op;
+}
+
+}  // namespace kda::engine
