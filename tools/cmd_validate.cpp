@@ -1,5 +1,6 @@
 // `kda-harness validate [--op OP] FILE.json` (or `-` for stdin): runs the operator's contract
-// on one call's metadata. Prints the operator's ok line (`ok B=.. H=.. HV=.. K=.. V=.. L=..
+// on one call's metadata (its tensors and its own scalar arguments: gdn_replayssm's nk,
+// circular_replay, ... are keys of its calls). Prints the operator's ok line (`ok B=.. H=.. HV=.. K=.. V=.. L=..
 // slots=..` for ReplaySSM, no L for the plain packed decode) (exit 0), or the catalog id,
 // the exact message, the catalog's fix and the values behind the message (exit 1). --json
 // prints the same as one JSON object (status "ok", "error" or "usage-error"). A malformed
@@ -33,9 +34,9 @@ int report_ok(const engine::OperatorDescription& op, const Dims& d, bool json) {
   return kPass;
 }
 
-int report_error(const ContractError& e, const StepArgs& args, bool json) {
+int report_error(const engine::OperatorDescription& op, const ContractError& e, const StepArgs& args, bool json) {
   const CatalogEntry* entry = find_catalog_entry(e.id());
-  const std::vector<Value> values = explain(e.id(), args);
+  const std::vector<Value> values = explain(op, e.id(), args);
   if (json) {
     nlohmann::ordered_json j{{"status", "error"}, {"id", e.id()}, {"message", e.what()}};
     j["origin"] = entry ? entry->origin : "";
@@ -67,7 +68,7 @@ int run_validate(const engine::OperatorDescription& op, const std::string& path,
   }
   StepTensors call;
   try {
-    call = parse_call_metadata(std::string_view(text), op.tensors);
+    call = parse_call_metadata(std::string_view(text), op.tensors, op.scalars);
   } catch (const MetadataError& e) {
     std::cerr << "kda-harness validate: usage error: " << e.what() << "\n";
     if (json) std::cout << nlohmann::ordered_json{{"status", "usage-error"}, {"message", e.what()}}.dump(2) << "\n";
@@ -77,7 +78,7 @@ int run_validate(const engine::OperatorDescription& op, const std::string& path,
   try {
     return report_ok(op, op.validate(args, backend), json);
   } catch (const ContractError& e) {
-    return report_error(e, args, json);
+    return report_error(op, e, args, json);
   }
 }
 

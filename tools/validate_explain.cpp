@@ -2,11 +2,15 @@
 
 #include <fmt/format.h>
 
-#include <map>
+#include <cctype>
 #include <optional>
+#include <set>
+#include <string_view>
 
 #include "contract/checked_int.hpp"
+#include "contract/error_catalog.hpp"
 #include "contract/scalar_type.hpp"
+#include "contract/step_fields.hpp"
 #include "contract/tensor_view.hpp"
 
 namespace kda::cli {
@@ -77,33 +81,70 @@ void ring_values(std::vector<Value>& out, const std::string& ring, const DLTenso
                                                                 to_string(*h))));
 }
 
-const std::map<std::string, std::vector<std::string>>& tensors_by_check() {
-  static const std::map<std::string, std::vector<std::string>> m = {
-      {"W1", {"a"}}, {"W2", {"dt_bias"}}, {"V1", {"mixed_qkv"}}, {"V2", {"mixed_qkv"}}, {"V3", {"a", "b"}},
-      {"V4", {"a", "b"}}, {"V5", {"A_log", "dt_bias"}}, {"V6", {"A_log", "dt_bias"}},
-      {"V7", {"ssm_state_indices"}}, {"V8", {"out"}}, {"V10", {"a", "b"}}, {"V11", {"ssm_state_indices"}},
-      {"V12", {"initial_state"}}, {"V13", {"initial_state"}}, {"V15", {"a"}}, {"V16", {"b"}}, {"V17", {"A_log"}},
-      {"V18", {"dt_bias"}}, {"V19", {"out"}}, {"V20", {"mixed_qkv"}}, {"V21", {"mixed_qkv"}},
-      {"R1", {"write_pos"}}, {"R2", {"write_pos"}}, {"R3", {"force_flush"}}, {"R4", {"d_cache"}},
-      {"R8", {"g_cache"}}, {"X-VIEW-A", {"a"}}, {"X-DTYPE-INDEX", {"ssm_state_indices"}},
-      {"X-WRITE-POS", {"write_pos"}}, {"X-SLOT-INDEX", {"ssm_state_indices"}}, {"X-DUP-SLOT", {"ssm_state_indices"}}};
-  return m;
+// Whether x and y describe the same tensor metadata (null strides read as compact ones).
+bool same_metadata(const engine::TensorSpec& x, const engine::TensorSpec& y) {
+  const auto strides = [](const engine::TensorSpec& t) { return t.null_strides ? compact_strides(t.shape) : t.strides; };
+  return x.dtype.code == y.dtype.code && x.dtype.bits == y.dtype.bits && x.dtype.lanes == y.dtype.lanes &&
+         x.shape == y.shape && strides(x) == strides(y) && x.device.device_type == y.device.device_type &&
+         x.device.device_id == y.device.device_id;
 }
 
-const DLTensor* by_name(const StepArgs& a, const std::string& name) {
-  const std::pair<const char*, const DLTensor*> all[] = {
-      {"mixed_qkv", a.mixed_qkv}, {"a", a.a}, {"b", a.b}, {"A_log", a.A_log}, {"dt_bias", a.dt_bias},
-      {"initial_state", a.initial_state}, {"d_cache", a.d_cache}, {"k_cache", a.k_cache}, {"g_cache", a.g_cache},
-      {"out", a.out}, {"ssm_state_indices", a.ssm_state_indices}, {"write_pos", a.write_pos},
-      {"force_flush", a.force_flush}};
-  for (auto [n, t] : all)
-    if (name == n) return t;
-  return nullptr;
+// What the operator's error inputs that raise `id` edit in its valid call (every variant):
+// the tensors they change, and whether they change nothing but devices (a device check,
+// which concerns every tensor's device).
+struct Edits {
+  std::set<std::string, std::less<>> tensors;
+  bool devices_only = false;
+};
+
+Edits edits_raising(const engine::OperatorDescription& op, const std::string& id) {
+  const engine::CallConfig config;
+  const engine::CallSpec valid = op.valid_spec(config);
+  Edits e;
+  bool other_edits = false;
+  for (const engine::ErrorInput& input : op.error_inputs())
+    for (uint32_t variant = 0; variant < 64; ++variant) {
+      engine::MutationTarget t{valid, op.dims_of(config), config.B};
+      const std::optional<engine::Expected> raised = input.apply(t, variant);
+      if (!raised || raised->id != id) continue;
+      if (t.spec.backend != valid.backend) e.devices_only = true;  // the backend's device check
+      for (const auto& [name, after] : t.spec.tensors) {
+        const engine::TensorSpec* before = valid.find(name);
+        if (before && same_metadata(*before, after)) continue;
+        e.tensors.insert(name);
+        engine::TensorSpec moved_back = after;
+        if (before) moved_back.device = before->device;
+        if (!before || !same_metadata(*before, moved_back)) other_edits = true;
+      }
+    }
+  e.devices_only = (e.devices_only || !e.tensors.empty()) && !other_edits;
+  return e;
+}
+
+// Whether the catalog's condition of a check reads `name`: a tensor as `name.` (an
+// attribute) or `name is` (a None test), a scalar as a word.
+bool check_reads(std::string_view check, std::string_view name, bool scalar) {
+  const auto word_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  for (std::size_t at = check.find(name); at != std::string_view::npos; at = check.find(name, at + 1)) {
+    if (at > 0 && (word_char(check[at - 1]) || check[at - 1] == '.')) continue;
+    const std::string_view rest = check.substr(at + name.size());
+    if (scalar ? rest.empty() || !word_char(rest[0]) : rest.starts_with(".") || rest.starts_with(" is ")) return true;
+  }
+  return false;
+}
+
+const DLTensor* by_name(const StepArgs& a, std::string_view name) {
+  const TensorField* f = tensor_field(name);
+  return f ? f->get(a) : nullptr;
+}
+
+std::string scalar_text(double v) {
+  return v == static_cast<double>(static_cast<int64_t>(v)) ? std::to_string(static_cast<int64_t>(v)) : fmt::format("{}", v);
 }
 
 }  // namespace
 
-std::vector<Value> explain(const std::string& id, const StepArgs& a) {
+std::vector<Value> explain(const engine::OperatorDescription& op, const std::string& id, const StepArgs& a) {
   std::vector<Value> out;
   const Derived d = derive(a);
   if (id == "R5") ring_values(out, "d_cache", *a.d_cache, "HV", d.HV, "V", d.V, d.L);
@@ -119,12 +160,23 @@ std::vector<Value> explain(const std::string& id, const StepArgs& a) {
   if (id == "V21" && d.qkv_dim && d.HV && d.V)
     out.push_back(number("q_dim", (static_cast<i128>(*d.qkv_dim) - static_cast<i128>(*d.HV) * *d.V) / 2,
                          "(qkv_dim - HV*V) / 2"));
-  if (auto it = tensors_by_check().find(id); it != tensors_by_check().end())
-    for (const std::string& n : it->second) tensor_values(out, n, by_name(a, n));
-  if (id == "V9" || id == "R9" || id == "R10" || id.rfind("X-BACKEND", 0) == 0)
-    for (const char* n : {"mixed_qkv", "a", "b", "A_log", "dt_bias", "initial_state", "d_cache", "k_cache", "g_cache",
-                          "out", "ssm_state_indices", "write_pos", "force_flush"})
+  // The tensors the check concerns: those its error inputs edit and those its catalog
+  // condition reads; for a device check, every tensor's device.
+  const Edits edits = edits_raising(op, id);
+  const CatalogEntry* entry = find_catalog_entry(id);
+  const std::string_view check = entry ? std::string_view(entry->check) : std::string_view();
+  if (!edits.devices_only)
+    for (std::string_view n : op.tensors)
+      if (edits.tensors.contains(n) || check_reads(check, n, false)) tensor_values(out, std::string(n), by_name(a, n));
+  if (edits.devices_only)
+    for (std::string_view n : op.tensors)
       if (const DLTensor* t = by_name(a, n)) out.push_back(word(std::string(n) + ".device", device_text(t->device)));
+  for (std::string_view n : op.scalars)
+    if (check_reads(check, n, true))
+      if (const ScalarField* f = scalar_field(n)) {
+        const std::optional<double> v = f->get(a);
+        out.push_back(word(std::string(n), v ? scalar_text(*v) : "None"));
+      }
   if (d.B) out.push_back(number("B", *d.B, "batch rows, mixed_qkv.shape[0]"));
   if (d.H) out.push_back(number("H", *d.H, "query (and key) heads, from mixed_qkv's last dim"));
   if (d.HV) out.push_back(number("HV", *d.HV, "value heads, initial_state.shape[1]"));

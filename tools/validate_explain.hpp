@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "contract/step_args.hpp"
+#include "engine/operator.hpp"
 
 namespace kda::cli {
 
@@ -19,7 +20,10 @@ struct Value {
   std::string note;     // where it comes from, e.g. "query heads, from mixed_qkv"
 };
 
-// The values for the check `id` (a catalog id) on this call's metadata.
-std::vector<Value> explain(const std::string& id, const StepArgs& args);
+// The values for the check `id` (a catalog id) of operator op on this call's metadata. The
+// tensors named are found from data: those op's error inputs raising `id` edit in its valid
+// call, and those the catalog entry's condition reads (its scalars too); a check whose
+// inputs change only devices (or the backend) lists every tensor's device.
+std::vector<Value> explain(const engine::OperatorDescription& op, const std::string& id, const StepArgs& args);
 
 }  // namespace kda::cli
