@@ -5,8 +5,6 @@
 
 #include "cases/case_tensors.hpp"
 #include "engine/phase_times.hpp"
-#include "engine/reference_backend.hpp"
-#include "engine/run_case.hpp"
 #include "reference/replayssm_model.hpp"
 #include "reference/tensor_io.hpp"
 #include "reference/truth_tracker.hpp"
@@ -101,13 +99,6 @@ CaseReport run_model_vs_truth(const CaseConfig& config, const OperatorDescriptio
   r.flushes = truth.flushes();
   r.appends = live_rows - r.flushes;
   return r;
-}
-
-CaseReport reference_vs_truth(const CaseConfig& config, ReferenceModel model, const OperatorDescription& op) {
-  if (model == ReferenceModel::PureDouble) return run_model_vs_truth(op.fit_case(config), op);
-  const auto reference = make_reference_backend(
-      model == ReferenceModel::Kernel ? reference::Rounding::Kernel : reference::Rounding::Off, op);
-  return run_vs_truth(config, *reference);
 }
 
 }  // namespace kda::engine
