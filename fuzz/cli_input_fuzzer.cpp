@@ -4,7 +4,7 @@
 //     check that names what is wrong, tools/case_budget.hpp's invalid_config_field, and the
 //     budget estimates that refuse a config before anything is allocated);
 //   - a call's JSON metadata (`kda-harness validate FILE`: parse_call_metadata with each
-//     operator's tensors, then that operator's validate()).
+//     operator's tensors and scalars, then that operator's validate()).
 // Every input goes through both. A finding: an exception other than the parsers' documented
 // ones (std::invalid_argument, MetadataError, ContractError), a config that does not read
 // back as itself from its own printed line, invalid_config_field and is_valid_config
@@ -64,7 +64,7 @@ void call_json(std::string_view text) {
   for (const engine::OperatorDescription* op : engine::operators()) {
     StepTensors call;
     try {
-      call = parse_call_metadata(text, op->tensors);
+      call = parse_call_metadata(text, op->tensors, op->scalars);
     } catch (const MetadataError&) {
       continue;  // `validate` reports it as a usage error (exit 2)
     } catch (const std::exception& e) {
@@ -78,10 +78,10 @@ void call_json(std::string_view text) {
     } catch (const std::exception& e) {
       found(std::string(op->name) + ": validate threw " + e.what(), text);
     }
-    const std::string printed = call_metadata_json(args).dump();
+    const std::string printed = call_metadata_json(args, op->scalars).dump();
     try {
-      StepTensors again = parse_call_metadata(std::string_view(printed), op->tensors);
-      if (call_metadata_json(op->bind(again.args())).dump() != printed)
+      StepTensors again = parse_call_metadata(std::string_view(printed), op->tensors, op->scalars);
+      if (call_metadata_json(op->bind(again.args()), op->scalars).dump() != printed)
         found(std::string(op->name) + ": the printed metadata reads back differently: " + printed, text);
     } catch (const std::exception& e) {
       found(std::string(op->name) + ": the printed metadata does not read back: " + e.what() + ": " + printed, text);

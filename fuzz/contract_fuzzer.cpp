@@ -20,8 +20,10 @@
 #include <string>
 #include <string_view>
 #include <typeinfo>
+#include <vector>
 
 #include "contract/metadata_json.hpp"
+#include "contract/step_fields.hpp"
 #include "contract/validate.hpp"
 #include "engine/operator.hpp"
 #include "fuzz/contract_oracle.hpp"
@@ -47,11 +49,30 @@ struct Outcome {
 
 const char* backend_name(Backend b) { return b == Backend::Cpu ? "Cpu" : b == Backend::Cuda ? "Cuda" : "Any"; }
 
+// Every argument name of every operator (contract/step_fields.hpp): the keys a JSON input
+// may hold; each operator then binds the arguments it takes.
+const std::vector<std::string_view>& all_tensor_names() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> n;
+    for (const TensorField& f : kStepTensors) n.push_back(f.name);
+    return n;
+  }();
+  return names;
+}
+const std::vector<std::string_view>& all_scalar_names() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> n;
+    for (const ScalarField& f : kStepScalars) n.push_back(f.name);
+    return n;
+  }();
+  return names;
+}
+
 // The call as JSON metadata with its backend: save it as fuzz/regressions/contract_fuzzer/
-// NAME.json to keep it (this target reads it back); `kda-harness validate FILE.json` reads it
-// without the "backend" key.
+// NAME.json to keep it (this target reads it back); `kda-harness validate --op OP FILE.json`
+// reads it without the "backend" key (and without the scalars OP does not take).
 std::string describe(const StepArgs& args, Backend backend) {
-  nlohmann::ordered_json j = call_metadata_json(args);
+  nlohmann::ordered_json j = call_metadata_json(args, all_scalar_names());
   // JSON has no NaN or inf: such scalars are written as strings ("nan", "inf", "-inf").
   if (!std::isfinite(args.scale)) j["scale"] = std::to_string(args.scale);
   if (args.lower_bound && !std::isfinite(*args.lower_bound)) j["lower_bound"] = std::to_string(*args.lower_bound);
@@ -78,11 +99,8 @@ Outcome run_validate(const OperatorDescription& op, const StepArgs& args, Backen
 // Whether the JSON metadata can carry the call (contract/metadata_json.hpp's vocabulary).
 bool json_can_carry(const StepArgs& args) {
   if (!std::isfinite(args.scale)) return false;
-  for (const DLTensor* t : {args.mixed_qkv, args.a, args.b, args.A_log, args.dt_bias,
-                            static_cast<const DLTensor*>(args.initial_state), static_cast<const DLTensor*>(args.d_cache),
-                            static_cast<const DLTensor*>(args.k_cache), static_cast<const DLTensor*>(args.g_cache),
-                            static_cast<const DLTensor*>(args.out), args.ssm_state_indices, args.write_pos,
-                            args.force_flush}) {
+  for (const TensorField& f : kStepTensors) {
+    const DLTensor* t = f.get(args);
     if (!t) continue;
     if (t->dtype.code > kDLComplex || t->dtype.bits == 0 || t->dtype.lanes == 0) return false;
     if (t->device.device_id < 0) return false;
@@ -95,8 +113,12 @@ void check_json_round_trip(const OperatorDescription& op, const StepArgs& args, 
   if (!json_can_carry(args)) return;
   std::optional<StepTensors> back;
   try {
-    const std::string text = call_metadata_json(args).dump();
-    back.emplace(parse_call_metadata(std::string_view(text), op.tensors));
+    // The operator's own arguments: a tensor it does not take (a JSON input's cache_base
+    // under a KDA operator) is not part of its call.
+    nlohmann::ordered_json j = call_metadata_json(args, op.scalars);
+    for (const TensorField& f : kStepTensors)
+      if (!takes(op, f.name)) j.erase(std::string(f.name));
+    back.emplace(parse_call_metadata(j, op.tensors, op.scalars));
   } catch (const std::exception& e) {
     fuzz::finding(kTarget, std::string("call_metadata_json() wrote what parse_call_metadata() refuses: ") + e.what() +
                                "\n" + describe(args, backend));
@@ -107,7 +129,8 @@ void check_json_round_trip(const OperatorDescription& op, const StepArgs& args, 
                                expected.text() + "\n" + describe(args, backend));
 }
 
-// A regression input may also be a call's JSON metadata, as a finding prints it, with an
+// A regression input may also be a call's JSON metadata, as a finding prints it (the
+// arguments of any operator: gdn_replayssm's cache_base, nk, ... included), with an
 // optional "backend" key ("Any", "Cpu", "Cuda"): readable, and stable when the byte decoder
 // changes. Text that is not such JSON is skipped (a usage error, not a finding).
 std::optional<fuzz::DecodedCall> json_call(const uint8_t* data, size_t size) {
@@ -122,7 +145,7 @@ std::optional<fuzz::DecodedCall> json_call(const uint8_t* data, size_t size) {
     }
     for (const char* scalar : {"scale", "lower_bound"})
       if (j.is_object() && j.contains(scalar) && j[scalar].is_string()) j[scalar] = std::stod(j[scalar].get<std::string>());
-    call.meta = parse_call_metadata(j);
+    call.meta = parse_call_metadata(j, all_tensor_names(), all_scalar_names());
     return call;
   } catch (const std::exception&) {
     return std::nullopt;
