@@ -36,9 +36,10 @@ list(APPEND kda_kernel_suites kernel_harness)
 list(TRANSFORM kda_kernel_suites APPEND _test OUTPUT_VARIABLE kda_kernel_test_targets)
 add_custom_target(kernel_tests DEPENDS ${kda_kernel_test_targets})
 
-# The backend suites of every operator on our kernel (kda-harness check --op; the kernel of
-# the plain packed decode is ReplaySSM's L = 1 path with beta kept in float32).
-foreach(op IN ITEMS kda_replayssm kda_packed_decode)
+# The backend suites of every operator of the build (KDA_OPERATORS, operators/CMakeLists.txt)
+# on our kernel (kda-harness check --op; the kernel of the plain packed decode is ReplaySSM's
+# L = 1 path with beta kept in float32).
+foreach(op IN LISTS KDA_OPERATORS)
   add_test(NAME kernel.check_${op}
            COMMAND $<TARGET_FILE:kda-harness> check --op ${op} --backend cuda --no-progress --scale 0.25
                    --suites kernel,kernel-truth,golden-kernel,envelope)

@@ -67,6 +67,14 @@ StepArgs as_kda(const StepArgs& g, const Dims& d, std::vector<HostTensor>& stora
   return k;
 }
 
+// The reference step as a backend: the contract and the runtime values first (refused calls
+// write nothing), as every operator's reference step; gdn_replayssm_step itself indexes the
+// tensors by the call's slots and cursors unchecked.
+Dims checked_step(const StepArgs& args, reference::Rounding rounding) {
+  check_runtime_values(args, validate_gdn_replayssm(args, kda::Backend::Cpu));
+  return gdn::gdn_replayssm_step(args, rounding);
+}
+
 }  // namespace
 
 const OperatorDescription& gdn_replayssm_operator() {
@@ -77,7 +85,7 @@ const OperatorDescription& gdn_replayssm_operator() {
       .scalars = kScalars,
       .bind = [](StepArgs a) { return a; },
       .validate = [](const StepArgs& a, kda::Backend b) { return validate_gdn_replayssm(a, b); },
-      .reference_step = &gdn::gdn_replayssm_step,
+      .reference_step = &checked_step,
       .error_inputs = &gdn_replayssm_error_inputs,
       .sample_call = [](Chooser& ch, const SampleLimits& l) { return gdn_call(sample_call_config(ch, l)); },
       .valid_spec = [](const CallConfig& c) { return gdn_valid_spec(gdn_call(c)); },
