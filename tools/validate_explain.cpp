@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cctype>
+#include <cmath>
 #include <optional>
 #include <set>
 #include <string_view>
@@ -138,8 +139,10 @@ const DLTensor* by_name(const StepArgs& a, std::string_view name) {
   return f ? f->get(a) : nullptr;
 }
 
+// A scalar as written in a call: integers (nk, the flags as 0 or 1) without a fraction.
 std::string scalar_text(double v) {
-  return v == static_cast<double>(static_cast<int64_t>(v)) ? std::to_string(static_cast<int64_t>(v)) : fmt::format("{}", v);
+  const bool integral = std::abs(v) < 0x1p53 && v == std::trunc(v);
+  return integral ? std::to_string(static_cast<int64_t>(v)) : fmt::format("{}", v);
 }
 
 }  // namespace
