@@ -2,8 +2,8 @@
 # mutant's file name: it must survive every suite, and the command must say so and exit 1.
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
-file(COPY_FILE ${PLUGIN} ${WORK}/libkda_cpu_example.so)
-file(COPY_FILE ${PLUGIN} ${WORK}/libkda_cpu_example_mutant_none.so)
+file(COPY_FILE ${PLUGIN} ${WORK}/libkda_cpu_example_kda_replayssm.so)
+file(COPY_FILE ${PLUGIN} ${WORK}/libkda_cpu_example_kda_replayssm_mutant_none.so)
 execute_process(COMMAND ${HARNESS} mutants --backend cpu --dir ${WORK} --cases 10 --manifest ${MANIFEST}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 message("${out}${err}")

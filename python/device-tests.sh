@@ -19,11 +19,11 @@ if ! "$PY" -c "import pytest, ml_dtypes" >/dev/null 2>&1; then
   "$PY" -m pip install -q --no-index --find-links "$BUILD/wheels" pytest ml_dtypes
 fi
 export KDA_HARNESS_LIBRARY="$BUILD/capi/libkda_harness_capi.so"
-export KDA_CPU_PLUGIN="$BUILD/plugins/libkda_cpu_example.so"
-export KDA_CPU_PLUGIN_MUTANT="$BUILD/plugins/libkda_cpu_example_mutant_gqa_head_mod.so"
-export KDA_CPU_PACKED_DECODE_PLUGIN="$BUILD/plugins/libkda_cpu_example_packed_decode.so"
-export KDA_CPU_PACKED_DECODE_PLUGIN_MUTANT="$BUILD/plugins/libkda_cpu_example_packed_decode_mutant_beta_rounded_through_b.so"
-export KDA_CUDA_PLUGIN="${KDA_CUDA_PLUGIN:-$BUILD/plugins/libkda_cuda_kernel_plugin.so}"
+export KDA_CPU_PLUGIN="$BUILD/plugins/libkda_cpu_example_kda_replayssm.so"
+export KDA_CPU_PLUGIN_MUTANT="$BUILD/plugins/libkda_cpu_example_kda_replayssm_mutant_gqa_head_mod.so"
+export KDA_CPU_PACKED_DECODE_PLUGIN="$BUILD/plugins/libkda_cpu_example_kda_packed_decode.so"
+export KDA_CPU_PACKED_DECODE_PLUGIN_MUTANT="$BUILD/plugins/libkda_cpu_example_kda_packed_decode_mutant_beta_rounded_through_b.so"
+export KDA_CUDA_PLUGIN="${KDA_CUDA_PLUGIN:-$BUILD/plugins/libkda_cuda_kernel_kda_replayssm.so}"
 export PYTHONPATH="$PWD/python"
 "$PY" -c "import torch; print('torch', torch.__version__, 'cuda', torch.cuda.is_available())" || true
 exec "$PY" -m pytest -q -rs -p no:cacheprovider python/tests

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -26,7 +27,7 @@ namespace kda::cli {
 namespace {
 
 struct MutantsArgs {
-  std::string backend = "cpu", op = "kda_replayssm", dir, manifest;
+  std::string backend = "cpu", op{engine::default_operator().name}, dir, manifest;
   int64_t cases = 100;
   uint64_t seed = 1;
   double cpu_budget = 10, gpu_work_budget = 2e7;
@@ -34,6 +35,7 @@ struct MutantsArgs {
   int jobs = 0;
   bool each_suite = false;
   std::vector<std::string> unseen;  // "SUITE:MUTANT" (MUTANT may be *): that suite cannot see that bug
+  std::vector<std::string> suites;  // empty: every backend suite
 };
 
 bool is_unseen(const MutantsArgs& a, const std::string& suite, const std::string& mutant) {
@@ -61,10 +63,10 @@ std::string cell(const SuiteRun& s) {
   return fmt::format("{} {:>3} {:>5.2f}s", s.killed ? "KILLED" : "pass  ", s.cases, s.cpu_seconds);
 }
 
-std::string matrix(const std::vector<PluginRun>& runs) {
+std::string matrix(const std::vector<PluginRun>& runs, const std::vector<std::string>& suites) {
   std::string s = fmt::format("{:<34}", "mutant");
-  for (const std::string& suite : mutant_suites()) s += fmt::format(" {:<18}", suite);
-  s += " first kill\n" + std::string(34 + 19 * mutant_suites().size() + 24, '-') + "\n";
+  for (const std::string& suite : suites) s += fmt::format(" {:<18}", suite);
+  s += " first kill\n" + std::string(34 + 19 * suites.size() + 24, '-') + "\n";
   for (const PluginRun& r : runs) {
     s += fmt::format("{:<34}", short_name(r));
     for (const SuiteRun& suite : r.suites) s += fmt::format(" {:<18}", cell(suite));
@@ -107,17 +109,22 @@ int run_mutants(const MutantsArgs& a) {
   o.cases = a.cases;
   o.seed = a.seed;
   o.gpu_work_budget = a.gpu_work_budget;
+  if (!a.suites.empty()) {  // the check's order, whatever the order given
+    o.suites.clear();
+    for (const std::string& s : mutant_suites())
+      if (std::find(a.suites.begin(), a.suites.end(), s) != a.suites.end()) o.suites.push_back(s);
+  }
   o.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::cout << fmt::format("kda-harness mutants: {} mutants of {} ({}) in {}; suites {} (up to {} cases each, golden: "
                            "the operator's whole set), seed {}, {} at once\n",
-                           found.mutants.size(), family.control, a.op, dir.string(), fmt::join(mutant_suites(), ", "),
+                           found.mutants.size(), family.control, a.op, dir.string(), fmt::join(o.suites, ", "),
                            o.cases, o.seed, o.jobs);
   std::cout.flush();
   const golden::LoadedSet set =
       golden::load_set(a.manifest.empty() ? golden::default_manifest_path() : std::filesystem::path(a.manifest));
   const std::vector<PluginRun> runs = run_matrix(found.mutants, found.control, set, o);
 
-  std::cout << "\n" << matrix(runs) << "\n";
+  std::cout << "\n" << matrix(runs, o.suites) << "\n";
   int killed = 0, survived = 0, late = 0, unnamed = 0, false_alarms = 0, errors = 0, blind = 0;
   for (const PluginRun& r : runs) {
     bool ran = true;
@@ -194,6 +201,9 @@ void register_mutants(CLI::App& app) {
       ->check(finite_positive_at_most(kMaxWorkBudget));
   cmd->add_option("--manifest", a->manifest, "The golden set's manifest (default: the source tree's)");
   cmd->add_option("--jobs,-j", a->jobs, "Plugins judged at once (default: hardware threads)");
+  cmd->add_option("--suites", a->suites, "Backend suites to run (comma-separated; default: every one of the check)")
+      ->delimiter(',')
+      ->check(CLI::IsMember(mutant_suites()));
   cmd->add_flag("--each-suite", a->each_suite, "Every suite alone must kill every mutant, except the --unseen pairs");
   cmd->add_option("--unseen", a->unseen, "SUITE:MUTANT (MUTANT may be *): a bug that suite cannot see (with --each-suite)")
       ->delimiter(',');

@@ -57,7 +57,7 @@ PluginRun judge(const std::filesystem::path& plugin, bool control, const golden:
   o.cpu = o.cuda = false;
   o.seed = mo.seed;
   o.gpu_work_budget = mo.gpu_work_budget;
-  for (const std::string& s : mutant_suites()) {
+  for (const std::string& s : mo.suites) {
     o.suites.insert(s);
     if (s != "golden-kernel") o.counts[s] = mo.cases;
   }
@@ -66,7 +66,7 @@ PluginRun judge(const std::filesystem::path& plugin, bool control, const golden:
     if (run.name.rfind("plugin:", 0) == 0) run.name = run.name.substr(7);
     for (const SuiteSpec& spec : build_suites(o, engine::GpuProbe{}, golden)) run.suites.push_back(run_until_kill(spec));
   } catch (const std::exception& e) {
-    for (const std::string& s : mutant_suites()) {
+    for (const std::string& s : mo.suites) {
       SuiteRun r;
       r.suite = s;
       r.error = e.what();
@@ -78,24 +78,15 @@ PluginRun judge(const std::filesystem::path& plugin, bool control, const golden:
 
 }  // namespace
 
-PluginFamily plugin_family(const std::string& backend, const std::string& op) {
-  struct Row {
-    std::string backend, op;
-    PluginFamily family;
-  };
-  // Where plugins/CMakeLists.txt builds each family's mutants (no CUDA mutants of the plain
-  // packed decode yet).
-  static const std::vector<Row> table = {
-      {"cpu", "kda_replayssm", {"libkda_cpu_example.so", "libkda_cpu_example_mutant_"}},
-      {"cpu", "kda_packed_decode", {"libkda_cpu_example_packed_decode.so", "libkda_cpu_example_packed_decode_mutant_"}},
-      {"cuda", "kda_replayssm", {"libkda_cuda_kernel_plugin.so", "libkda_cuda_kernel_mutant_"}},
-  };
-  std::string known;
-  for (const Row& r : table) {
-    if (r.backend == backend && r.op == op) return r.family;
-    known += (known.empty() ? "" : ", ") + r.backend + " " + r.op;
-  }
-  throw std::invalid_argument("no mutants of " + op + " for --backend " + backend + " (there are: " + known + ")");
+PluginFamily plugin_family(const std::string& backend, std::string_view op) {
+  // Where plugins/CMakeLists.txt builds each family: the plugins of one backend share a base
+  // name, and each operator's are named after it.
+  std::string base;
+  if (backend == "cpu") base = "libkda_cpu_example_";
+  else if (backend == "cuda") base = "libkda_cuda_kernel_";
+  else throw std::invalid_argument("no plugins of --backend " + backend + " (there are: cpu, cuda)");
+  base += op;
+  return {base + ".so", base + "_mutant_"};
 }
 
 FoundPlugins find_plugins(const std::filesystem::path& dir, const PluginFamily& family) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/operator.hpp"
@@ -15,13 +16,13 @@ namespace kda::cli {
 
 // Where a family of plugins lives: the unmutated one and its mutants, by file name.
 struct PluginFamily {
-  std::string control;        // "libkda_cpu_example.so"
-  std::string mutant_prefix;  // "libkda_cpu_example_mutant_": every "<prefix>*.so" is a mutant
+  std::string control;        // "libkda_cpu_example_kda_replayssm.so"
+  std::string mutant_prefix;  // "libkda_cpu_example_kda_replayssm_mutant_": every "<prefix>*.so" is a mutant
 };
 // The family of `backend` ("cpu": the CPU example plugin; "cuda": this project's CUDA
-// kernel) for operator `op`, from one table keyed by both. Throws std::invalid_argument
-// naming what exists for a pair without mutants.
-PluginFamily plugin_family(const std::string& backend, const std::string& op = "kda_replayssm");
+// kernel) for operator `op`, named after both: lib<backend's base>_<op>.so and
+// lib<backend's base>_<op>_mutant_<bug>.so. Throws std::invalid_argument for another backend.
+PluginFamily plugin_family(const std::string& backend, std::string_view op);
 
 struct FoundPlugins {
   std::filesystem::path control;  // empty when absent
@@ -52,16 +53,17 @@ struct PluginRun {
   int64_t cases_to_kill() const;
 };
 
+// The backend suites the default check runs on a plugin, in its order.
+const std::vector<std::string>& mutant_suites();
+
 struct MatrixOptions {
   const engine::OperatorDescription* op = &engine::default_operator();  // what the plugins implement
   int64_t cases = 100;  // per random suite (the golden suite runs the whole set)
   uint64_t seed = 1;
   double gpu_work_budget = 2e7;  // the check's default
   int jobs = 1;                  // plugins judged at once
+  std::vector<std::string> suites = mutant_suites();  // those run, in the check's order
 };
-
-// The backend suites the default check runs on a plugin, in its order.
-const std::vector<std::string>& mutant_suites();
 
 std::vector<PluginRun> run_matrix(const std::vector<std::filesystem::path>& plugins,
                                   const std::filesystem::path& control, const golden::LoadedSet& golden,

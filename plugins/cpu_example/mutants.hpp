@@ -42,6 +42,9 @@ enum class Mutant : int {
   KeyRingUnnormalized,     // the key ring stores the key before its L2 norm
   EnvelopeNotEnforced,     // K or V beyond the declared envelope computed instead of refused
   BetaRoundedThroughB,     // the plain packed decode's beta rounded through b's dtype (it keeps it in float32)
+  // gdn_replayssm's own (one scalar gate per value head):
+  GateWrongHead,           // the gate of value head hv computed from query head h's a, dt_bias and A_log
+  GRecordWrongCursor,      // the g record appended at cursor + 1, not at the cursor
 };
 
 struct MutantInfo {
@@ -75,6 +78,8 @@ inline constexpr MutantInfo kMutants[] = {
     {Mutant::KeyRingUnnormalized, "key-ring-unnormalized"},
     {Mutant::EnvelopeNotEnforced, "envelope-not-enforced"},
     {Mutant::BetaRoundedThroughB, "beta-rounded-through-b"},
+    {Mutant::GateWrongHead, "gate-wrong-head"},
+    {Mutant::GRecordWrongCursor, "g-record-wrong-cursor"},
 };
 
 constexpr std::string_view mutant_name(Mutant m) {

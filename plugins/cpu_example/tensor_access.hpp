@@ -74,6 +74,8 @@ class Tensor {
 
   float at4(int64_t i0, int64_t i1, int64_t i2, int64_t i3) const { return load(offset({i0, i1, i2, i3}, 4)); }
   void store4(int64_t i0, int64_t i1, int64_t i2, int64_t i3, float v) { store(offset({i0, i1, i2, i3}, 4), v); }
+  float at3(int64_t i0, int64_t i1, int64_t i2) const { return load(offset({i0, i1, i2}, 3)); }
+  void store3(int64_t i0, int64_t i1, int64_t i2, float v) { store(offset({i0, i1, i2}, 3), v); }
   float flat1(int64_t i) const { return load(offset({i}, 1)); }
   float flat2(int64_t i0, int64_t i1) const { return load(offset({i0, i1}, 2)); }
   // Element i of a contiguous tensor of any rank (dt_bias as [HV*K] or [HV, K]).

@@ -1,9 +1,9 @@
 // This project's CUDA kernel behind the plugin ABI: what a user gets when they point the
 // harness at a CUDA library of their own, with ours in its place. The harness drives it
-// exactly as it would drive theirs (`--backend plugin:libkda_cuda_kernel_plugin.so`).
+// exactly as it would drive theirs (`--backend plugin:libkda_cuda_kernel_kda_replayssm.so`).
 // Built once per operator: for ReplaySSM, with KDA_PLUGIN_PACKED_DECODE for the plain packed
-// decode (libkda_cuda_packed_decode_plugin.so; `check --op kda_packed_decode`), and with
-// KDA_PLUGIN_GDN_REPLAYSSM for GDN ReplaySSM (libkda_cuda_gdn_replayssm_plugin.so: the
+// decode (libkda_cuda_kernel_kda_packed_decode.so; `check --op kda_packed_decode`), and with
+// KDA_PLUGIN_GDN_REPLAYSSM for GDN ReplaySSM (libkda_cuda_kernel_gdn_replayssm.so: the
 // operator's contract first, then our kernel with one gate per value head; int32 indices).
 //
 // The ABI carries no per-row status, so a row the kernel would flag at run time (a slot out

@@ -10,7 +10,7 @@ BUILD="${1:-build-dev}"
 OUT="${OUT:-/tmp/engine-device}"
 mkdir -p "$OUT"
 summary="$OUT/summary.txt"
-plugin="$PWD/$BUILD/plugins/libkda_cuda_kernel_plugin.so"
+plugin="$PWD/$BUILD/plugins/libkda_cuda_kernel_kda_replayssm.so"
 nvidia-smi -L | tee -a "$summary"
 
 scripts/gpu/resource-spec.sh "$OUT/gpus.json"

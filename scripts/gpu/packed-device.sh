@@ -21,7 +21,7 @@ run() {  # name, command...
 }
 run check-packed-cuda "$H" check --op kda_packed_decode --backend cuda --no-progress --json "$OUT/check-packed-cuda.json"
 run check-packed-plugin "$H" check --op kda_packed_decode --no-progress \
-  --backend "plugin:$PWD/$BUILD/plugins/libkda_cuda_packed_decode_plugin.so"
+  --backend "plugin:$PWD/$BUILD/plugins/libkda_cuda_kernel_kda_packed_decode.so"
 run check-replayssm-cuda "$H" check --backend cuda --suites kernel,kernel-truth,golden-kernel,envelope --no-progress
 run golden-packed-cuda "$H" golden verify --op kda_packed_decode --backend cuda
 run fuzz-packed env KDA_FUZZ_OP=kda_packed_decode "$BUILD/fuzz/kernel_fuzzer" -runs="${KDA_FUZZ_RUNS:-400}" -seed=17

@@ -1,0 +1,167 @@
+// The CPU example plugin of gdn_replayssm (spec/gdn-replayssm.md): a short, plain C++ GDN
+// ReplaySSM step behind the plugin ABI, one scalar forget gate per value head, for the
+// harness's own CI and as the template for a GDN kernel's plugin. It refuses what the
+// operator's contract refuses, with its exact messages (validate_gdn_replayssm), then computes
+// every (row, value head) in float32 at the Triton kernel's rounding points on this path:
+// beta through b's dtype; in the rebuild the decayed deltas exp(total - prefix_j) d_j and the
+// keys k_j rounded to out's dtype before their product; S k and S q summed first, then
+// multiplied by exp(g); the key record rounded through out's dtype, then k_cache's.
+//
+// KDA_MUTANT selects a planted bug (plugins/cpu_example/mutants.hpp), as in the KDA build.
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "contract/validate.hpp"
+#include "kda_harness/plugin.h"
+#include "operators/gdn_replayssm/contract.hpp"
+#include "plugins/cpu_example/mutants.hpp"
+#include "plugins/cpu_example/tensor_access.hpp"
+
+namespace {
+
+using kda::example::Mutant;
+using kda::example::planted;
+using kda::example::round_to;
+using kda::example::Tensor;
+
+thread_local std::string last_error_text;
+constexpr int64_t kMaxDim = 256;
+
+// The query/key head of value head hv.
+int64_t query_head(const kda::Dims& d, int64_t hv) { return planted(Mutant::GqaHeadMod) ? hv % d.H : hv / (d.HV / d.H); }
+
+// Query head h's key (L2-normalized when asked), or its query.
+std::vector<float> load_qk(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t h, bool key) {
+  const Tensor qkv(a.mixed_qkv);
+  std::vector<float> x(d.K);
+  for (int64_t c = 0; c < d.K; ++c) x[c] = qkv.flat2(row, (key ? d.H * d.K : 0) + h * d.K + c);
+  if (a.use_qk_l2norm_in_kernel) {
+    float sum = 0;
+    for (float v : x) sum += v * v;
+    const float inv = 1.0f / std::sqrt(sum + 1e-6f);
+    for (float& v : x) v *= inv;
+  }
+  return x;
+}
+
+// The log-gate of (row, hv): one scalar for the whole head.
+float gate(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t hv) {
+  const Tensor av(a.a), dt(a.dt_bias), A_log(a.A_log);
+  const int64_t head = planted(Mutant::GateWrongHead) ? query_head(d, hv) : hv;
+  const float x = av.flat2(row, head) + dt.flat1(head), A = std::exp(A_log.flat1(head));
+  if (a.lower_bound) return static_cast<float>(*a.lower_bound) / (1.0f + std::exp(-A * x));
+  return -A * (x <= 20.0f ? std::log1p(std::exp(x)) : x);
+}
+
+void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t hv, int64_t slot, int64_t cursor,
+               bool flush) {
+  Tensor S0(a.initial_state), D(a.d_cache), Kr(a.k_cache), G(a.g_cache), out(a.out);
+  const Tensor qkv(a.mixed_qkv), bv(a.b);
+  const int64_t h = query_head(d, hv);
+  const kda::ScalarType operand = out.dtype();  // the rebuild's dot operands are rounded to out's dtype
+  const std::vector<float> k = load_qk(a, d, row, h, true);
+  std::vector<float> q = load_qk(a, d, row, h, false);
+  for (float& x : q) x *= static_cast<float>(a.scale);
+  std::vector<float> v(d.V);
+  for (int64_t e = 0; e < d.V; ++e) v[e] = qkv.flat2(row, 2 * d.H * d.K + hv * d.V + e);
+  const float g = gate(a, d, row, hv);
+  const float beta = round_to(1.0f / (1.0f + std::exp(-bv.flat2(row, hv))), bv.dtype());
+
+  // The state before the token: S = S0 exp(total) + sum_j (exp(total - prefix_j) d_j) k_j^T.
+  const int64_t records = planted(Mutant::RingCursorOffByOne) ? cursor + 1 : cursor;
+  float total = 0;
+  for (int64_t j = 0; j < records; ++j) total += G.at3(slot, hv, j);
+  std::vector<float> S(d.V * d.K);
+  for (int64_t e = 0; e < d.V; ++e)
+    for (int64_t c = 0; c < d.K; ++c) S[e * d.K + c] = S0.at4(slot, hv, e, c) * std::exp(total);
+  float prefix = 0;
+  for (int64_t j = 0; j < records; ++j) {
+    if (!planted(Mutant::RecordDecayOffByOne)) prefix += G.at3(slot, hv, j);
+    const float decay = std::exp(total - prefix);  // folded onto d_j, before the rounding
+    for (int64_t e = 0; e < d.V; ++e) {
+      const float dj = round_to(decay * D.at4(slot, hv, j, e), operand);
+      for (int64_t c = 0; c < d.K; ++c) S[e * d.K + c] += dj * round_to(Kr.at4(slot, h, j, c), operand);
+    }
+    if (planted(Mutant::RecordDecayOffByOne)) prefix += G.at3(slot, hv, j);
+  }
+  // The token: sums first, then the decay exp(g); d = beta (v - exp(g) S k), o = exp(g) S q + d (k . q).
+  const float decay = std::exp(g);
+  float kq = 0;
+  for (int64_t c = 0; c < d.K; ++c) kq += k[c] * q[c];
+  std::vector<float> delta(d.V);
+  for (int64_t e = 0; e < d.V; ++e) {
+    float sk = 0, sq = 0;
+    for (int64_t c = 0; c < d.K; ++c) sk += S[e * d.K + c] * k[c], sq += S[e * d.K + c] * q[c];
+    delta[e] = beta * (v[e] - decay * sk);
+    out.store4(row, 0, hv, e, decay * sq + delta[e] * kq);
+  }
+  if (flush) {
+    for (int64_t e = 0; e < d.V; ++e)
+      for (int64_t c = 0; c < d.K; ++c) S0.store4(slot, hv, e, c, decay * S[e * d.K + c] + delta[e] * k[c]);
+    return;
+  }
+  for (int64_t e = 0; e < d.V; ++e) D.store4(slot, hv, cursor, e, delta[e]);
+  // The wrong cursor wraps inside the ring: the bug writes a record, never past the tensor.
+  G.store3(slot, hv, planted(Mutant::GRecordWrongCursor) ? (cursor + 1) % d.L : cursor, g);
+  if (hv % (d.HV / d.H) == 0)  // the group's first value head writes its key
+    for (int64_t c = 0; c < d.K; ++c) Kr.store4(slot, h, cursor, c, round_to(k[c], operand));
+}
+
+int32_t step(void*, const kda_call* call) {
+  try {
+    const kda::StepArgs a = kda::example::step_args(*call);
+    if (planted(Mutant::WritesBeforeValidating) && a.out != nullptr && kda::scalar_type_of(a.out->dtype))
+      Tensor(a.out).zero_all();
+    const kda::Dims d = kda::validate_gdn_replayssm(a, kda::Backend::Cpu);
+    kda::check_runtime_values(a, d);
+    // Its own envelope (kPlugin below): a call beyond it is refused, never computed.
+    if ((d.K > kMaxDim || d.V > kMaxDim) && !planted(Mutant::EnvelopeNotEnforced))
+      throw std::invalid_argument("cpu-example-gdn-replayssm takes K and V up to " + std::to_string(kMaxDim) +
+                                  " (got K=" + std::to_string(d.K) + ", V=" + std::to_string(d.V) + ")");
+    const Tensor idx(a.ssm_state_indices), pos(a.write_pos), ff(a.force_flush);
+    for (int64_t row = 0; row < d.B; ++row) {
+      const auto slot = static_cast<int64_t>(idx.flat1(row));
+      if (slot < 0) {  // padding: zeros out, nothing else
+        Tensor out(a.out);
+        for (int64_t hv = 0; hv < d.HV; ++hv)
+          for (int64_t e = 0; e < d.V; ++e) out.store4(row, 0, hv, e, 0.0f);
+        continue;
+      }
+      // Checked above; clamped so that any row computed stays inside the ring.
+      const int64_t cursor = std::clamp<int64_t>(static_cast<int64_t>(pos.flat1(row)), 0, d.L - 1);
+      const bool natural = cursor == d.L - 1;
+      const bool forced = a.force_flush != nullptr && ff.flat1(row) != 0 && !planted(Mutant::ForceFlushIgnored);
+      for (int64_t hv = 0; hv < d.HV; ++hv) step_head(a, d, row, hv, slot, cursor, natural || forced);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    last_error_text = e.what();
+    return 1;
+  }
+}
+
+const char* last_error(void*) { return last_error_text.c_str(); }
+
+const kda_plugin kPlugin = {
+    KDA_PLUGIN_ABI_VERSION,
+    KDA_EXAMPLE_PLUGIN_NAME,
+    "gdn_replayssm",
+    KDA_PROFILE_HELION,
+    // Every dtype and layout the contract allows; K and V up to 256 (a plain loop is slow
+    // beyond that); host memory. The index dtypes are not narrowed to the contract's int32
+    // (G25 refuses int64 with its own message): the harness fits every case of this operator
+    // to int32 indices after choosing a call outside the envelope, so a narrower declaration
+    // would have it expect a refusal of int32 calls.
+    {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_INDICES, 1, kMaxDim, 1,
+     kMaxDim, 0, 1, kDLCPU},
+    nullptr,
+    step,
+    last_error,
+};
+
+}  // namespace
+
+extern "C" KDA_PLUGIN_EXPORT const kda_plugin* kda_plugin_describe(void) { return &kPlugin; }
