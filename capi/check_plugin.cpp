@@ -29,7 +29,7 @@
 #include "engine/plugin_backend.hpp"
 #include "engine/refusal.hpp"
 #include "engine/restriction.hpp"
-#include "engine/replayssm_case_breaking.hpp"
+#include "engine/case_breaking.hpp"
 #include "engine/replayssm_sample_space.hpp"
 #include "engine/run_case.hpp"
 

@@ -136,7 +136,7 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
   const std::string which = spec != nullptr && *spec != '\0' ? spec : "cuda";
   const char* op = std::getenv("KDA_FUZZ_OP");
   try {
-    backend() = make_backend(which, find_operator(op != nullptr && *op != '\0' ? op : "kda_replayssm"));
+    backend() = make_backend(which, (op != nullptr && *op != '\0' ? find_operator(op) : default_operator()));
   } catch (const std::exception& e) {
     std::printf("SKIPPED: kernel_fuzzer on backend %s: %s\n", which.c_str(), e.what());
     std::exit(0);

@@ -8,7 +8,7 @@
 #include "cases/row_padding.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
-#include "engine/replayssm_case_breaking.hpp"
+#include "engine/case_breaking.hpp"
 #include "engine/operator.hpp"
 #include "operators/kda_replayssm/error_inputs.hpp"
 #include "reference/replayssm_step.hpp"

@@ -20,13 +20,14 @@
 #include "engine/run_case.hpp"
 #include "tools/argument_checks.hpp"
 #include "tools/case_budget.hpp"
+#include "engine/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
 namespace {
 
 struct CaseArgs {
-  std::string target, backend = "reference", against = "truth", op = "kda_replayssm";
+  std::string target, backend = "reference", against = "truth", op = std::string(engine::default_operator().name);
   int gpu = -1;
   double memory_budget_mib = kDefaultMemoryBudgetMiB, work_budget = kDefaultCaseWorkBudget;
 };

@@ -27,6 +27,7 @@
 #include "tools/check_junit.hpp"
 #include "tools/check_report.hpp"
 #include "tools/check_suites.hpp"
+#include "engine/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
@@ -37,7 +38,7 @@ struct CheckArgs {
   std::vector<int> gpus;
   double scale = 1.0, work_budget = 3e7, gpu_work_budget = 2e7;
   uint64_t seed = 1;
-  std::string backend = "all", json, junit, manifest, op = "kda_replayssm", restriction;
+  std::string backend = "all", json, junit, manifest, op = std::string(engine::default_operator().name), restriction;
   int jobs = 0;
   double progress_every = 5;
   bool no_progress = false, list = false, stats = false, isolate = false;

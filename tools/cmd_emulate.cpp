@@ -19,13 +19,14 @@
 #include "engine/replayssm_sample_space.hpp"
 #include "engine/run_case.hpp"
 #include "tools/exit_code.hpp"
+#include "engine/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
 namespace {
 
 struct EmulateArgs {
-  std::string op = "kda_replayssm";
+  std::string op = std::string(engine::default_operator().name);
   std::vector<std::string> backends = {"emulate:helion", "emulate:helion:directed", "emulate:triton",
                                        "emulate:triton:directed"};
   int64_t cases = 1000;

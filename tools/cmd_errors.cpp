@@ -8,13 +8,14 @@
 
 #include "contract/error_catalog.hpp"
 #include "contract/error_catalog_export.hpp"
+#include "engine/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
 namespace {
 
 struct ErrorsArgs {
-  std::string id, op = "kda_replayssm";
+  std::string id, op = std::string(engine::default_operator().name);
   bool records = false, markdown = false;
 };
 

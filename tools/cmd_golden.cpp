@@ -15,6 +15,7 @@
 #include "engine/backend.hpp"
 #include "engine/reference_backend.hpp"
 #include "golden/golden_verify.hpp"
+#include "engine/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
@@ -22,7 +23,7 @@ namespace {
 namespace fs = std::filesystem;
 
 struct GoldenArgs {
-  std::string dir, manifest, backend = "all", op = "kda_replayssm";
+  std::string dir, manifest, backend = "all", op = std::string(engine::default_operator().name);
   int gpu = -1;
   bool dry_run = false, verbose = false;
 };

@@ -10,13 +10,14 @@
 
 #include "engine/sensitivity.hpp"
 #include "tools/exit_code.hpp"
+#include "engine/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
 namespace {
 
 struct SensitivityArgs {
-  std::string op = "kda_replayssm", backend = "reference", how = "scale";
+  std::string op = std::string(engine::default_operator().name), backend = "reference", how = "scale";
   std::vector<std::string> tensors, dtypes = {"f32", "bf16", "f16"}, suites = {"rollout", "truth"};
   int64_t cases = 100;
   uint64_t seed = 1;

@@ -89,7 +89,7 @@ void register_validate(CLI::App& app) {
   auto path = std::make_shared<std::string>();
   auto backend = std::make_shared<std::string>("any");
   auto json = std::make_shared<bool>(false);
-  auto op = std::make_shared<std::string>("kda_replayssm");
+  auto op = std::make_shared<std::string>(engine::default_operator().name);
   cmd->add_option("file", *path, "JSON metadata of the call (keys = contract.md argument names), or - for stdin")
       ->required();
   cmd->add_option("--backend", *backend, "Also check the device for a backend: any, cpu or cuda")

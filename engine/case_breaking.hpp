@@ -14,9 +14,8 @@ namespace kda::engine {
 // What the broken call must raise; nullopt (the case untouched) where the input declines on
 // this case or breaks it in a way host tensors cannot hold (a dtype outside the five the
 // harness stores, another device, a negative stride or elements that share memory).
-// `inputs`: the operator's error inputs (ReplaySSM's by default); the case's tensors hold a
-// ReplaySSM call, of which an operator without rings reads a part.
+// `inputs`: the operator's error inputs (OperatorDescription::error_inputs); the case's
+// tensors hold the operator's call (a case config the operator fitted).
 std::optional<Expected> break_case(CaseTensors& t, const Mutation& m, std::span<const ErrorInput> inputs);
-std::optional<Expected> break_case(CaseTensors& t, const Mutation& m);
 
 }  // namespace kda::engine

@@ -1,10 +1,9 @@
-#include "engine/replayssm_case_breaking.hpp"
+#include "engine/case_breaking.hpp"
 
 #include <cstring>
 
 #include "contract/tensor_view.hpp"
 #include "engine/replayssm_call.hpp"
-#include "operators/kda_replayssm/error_inputs.hpp"
 
 namespace kda::engine {
 namespace {
@@ -30,10 +29,6 @@ std::optional<HostTensor> stored(const TensorSpec& t) {
 }
 
 }  // namespace
-
-std::optional<Expected> break_case(CaseTensors& t, const Mutation& m) {
-  return break_case(t, m, replayssm_error_inputs());
-}
 
 std::optional<Expected> break_case(CaseTensors& t, const Mutation& m, std::span<const ErrorInput> inputs) {
   const CaseConfig& c = t.config;
