@@ -59,7 +59,7 @@ endforeach()
 
 # The headers under one prefix, kda_harness/: the sources include each other as "contract/...",
 # "engine/...", so the installed copies get that prefix added (packaging/prefix_includes.cmake).
-foreach(dir contract cases reference engine)
+foreach(dir contract cases reference engine operators)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${dir}/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kda_harness/${dir}
           FILES_MATCHING PATTERN "*.hpp" PATTERN "tests" EXCLUDE)
 endforeach()
@@ -71,7 +71,7 @@ install(SCRIPT ${CMAKE_CURRENT_LIST_DIR}/prefix_includes.cmake)
 
 # The command line and our kernel's plugins (one per operator).
 install(TARGETS kda-harness RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-foreach(plugin kda_cuda_kernel_plugin kda_cuda_packed_decode_plugin)
+foreach(plugin kda_cuda_kernel_plugin kda_cuda_packed_decode_plugin kda_cuda_gdn_replayssm_plugin)
   if(TARGET ${plugin})
     install(TARGETS ${plugin} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/kda_harness)
   endif()

@@ -4,7 +4,7 @@
 file(GLOB_RECURSE headers ${KDA_INSTALLED_HEADERS}/*.hpp)
 foreach(header IN LISTS headers)
   file(READ ${header} text)
-  string(REGEX REPLACE "#include \"(contract|cases|reference|engine|kernels)/" "#include \"kda_harness/\\1/" prefixed "${text}")
+  string(REGEX REPLACE "#include \"(contract|cases|reference|engine|operators|kernels)/" "#include \"kda_harness/\\1/" prefixed "${text}")
   if(NOT prefixed STREQUAL text)
     file(WRITE ${header} "${prefixed}")
   endif()
