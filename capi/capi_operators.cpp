@@ -1,10 +1,38 @@
-// kda_operators and kda_operator_tensors: the engine's operator table, for callers that build
-// calls by argument name (the Python package checks its keyword arguments against it).
+// kda_operators, kda_operator_tensors and kda_operator_scalars: the engine's operator table,
+// for callers that build calls by argument name (the Python package checks its keyword
+// arguments against it).
 #include <map>
 #include <string>
 
 #include "capi/kda_capi.h"
 #include "capi/operator_args.hpp"
+
+namespace {
+
+// Each operator's names of one kind, comma-separated, an optional one marked with '?'.
+using NameLists = std::map<std::string, std::string>;
+template <class Names, class Optional>
+NameLists name_lists(Names names, Optional optional) {
+  NameLists m;
+  for (const kda::engine::OperatorDescription* o : kda::engine::operators()) {
+    std::string s;
+    for (std::string_view name : names(*o)) {
+      if (!s.empty()) s += ',';
+      s += name;
+      if (optional(name)) s += '?';
+    }
+    m.emplace(std::string(o->name), s);
+  }
+  return m;
+}
+
+const char* find(const NameLists& lists, const char* op) {
+  if (op == nullptr) return nullptr;
+  const auto it = lists.find(op);
+  return it == lists.end() ? nullptr : it->second.c_str();
+}
+
+}  // namespace
 
 extern "C" {
 
@@ -14,22 +42,19 @@ const char* kda_operators(void) {
 }
 
 const char* kda_operator_tensors(const char* op) {
-  static const std::map<std::string, std::string> lists = [] {
-    std::map<std::string, std::string> m;
-    for (const kda::engine::OperatorDescription* o : kda::engine::operators()) {
-      std::string s;
-      for (std::string_view name : o->tensors) {
-        if (!s.empty()) s += ',';
-        s += name;
-        if (kda::capi::optional_tensor(name)) s += '?';
-      }
-      m.emplace(std::string(o->name), s);
-    }
-    return m;
-  }();
-  if (op == nullptr) return nullptr;
-  const auto it = lists.find(op);
-  return it == lists.end() ? nullptr : it->second.c_str();
+  static const NameLists lists = name_lists([](const kda::engine::OperatorDescription& o) { return o.tensors; },
+                                            [](std::string_view name) { return kda::capi::optional_tensor(name); });
+  return find(lists, op);
+}
+
+const char* kda_operator_scalars(const char* op) {
+  // A scalar absent from a default call (lower_bound's None) may be absent from any.
+  static const NameLists lists = name_lists([](const kda::engine::OperatorDescription& o) { return o.scalars; },
+                                            [](std::string_view name) {
+                                              const kda::ScalarField* f = kda::scalar_field(name);
+                                              return f != nullptr && !f->get(kda::StepArgs{}).has_value();
+                                            });
+  return find(lists, op);
 }
 
 }  // extern "C"

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define KDA_CAPI_VERSION 4
+#define KDA_CAPI_VERSION 5
 
 #define KDA_CAPI_EXPORT __attribute__((visibility("default")))
 
@@ -52,6 +52,10 @@ KDA_CAPI_EXPORT const char* kda_operators(void);
 /* The tensor arguments of operator `op`, comma-separated in its signature's order, an optional
  * one marked with a trailing '?' ("...,write_pos,force_flush?"); NULL for an unknown op. */
 KDA_CAPI_EXPORT const char* kda_operator_tensors(const char* op);
+/* The scalar arguments of operator `op`, comma-separated in its signature's order, one that
+ * may be absent (lower_bound's None) marked with a trailing '?' ("scale,lower_bound?,..."); NULL
+ * for an unknown op. A call passes each as a double (a flag 0 or 1). */
+KDA_CAPI_EXPORT const char* kda_operator_scalars(const char* op);
 
 /* validate(): every check of call->op's contract in its order, metadata only. With
  * check_values set (host index tensors only) the runtime-value extensions too. The call must

@@ -153,8 +153,9 @@ def host_view(t, raw_bfloat16=False):
     dtype = numpy_dtype(t.dtype.code, t.dtype.bits, raw_bfloat16)
     shape, strides = shape_strides(t)
     extent = element_span(shape, strides)
-    if extent is None:
-        return np.empty(shape, dtype=dtype), None
+    if extent is None:  # no memory to view, but the strides kept: a contract may read them
+        empty = np.empty(0, dtype=dtype)
+        return np.lib.stride_tricks.as_strided(empty, shape=shape, strides=tuple(s * dtype.itemsize for s in strides)), None
     lo, hi = extent
     item = dtype.itemsize
     nbytes = (hi - lo + 1) * item
@@ -169,7 +170,7 @@ def host_copy(t):
     """A numpy array owning a copy of a host DLTensor's bytes, strides and gaps kept."""
     view, span = host_view(t)
     if span is None:
-        return view.copy()
+        return view  # owns no memory of the tensor's
     shape, strides = shape_strides(t)
     lo = element_span(shape, strides)[0]
     flat = span.copy().view(view.dtype)

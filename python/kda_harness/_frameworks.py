@@ -19,7 +19,7 @@ class NumpyTensors:
     def _copy_in(self, t):
         view, span = _dlpack.host_view(t)
         if span is None:
-            return view.copy()
+            return view  # no elements: nothing to copy, the strides kept
         owned = span.copy()
         self._pending.append((span, owned))
         shape, strides = _dlpack.shape_strides(t)

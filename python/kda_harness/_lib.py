@@ -12,7 +12,7 @@ from pathlib import Path
 from . import _abi
 
 LIBRARY_NAME = "libkda_harness_capi.so"
-EXPECTED_VERSION = 4
+EXPECTED_VERSION = 5
 
 
 def _candidates():
@@ -37,6 +37,7 @@ def _declare(lib):
         "kda_capi_version": (c_int32, []),
         "kda_operators": (c_char_p, []),
         "kda_operator_tensors": (c_char_p, [c_char_p]),
+        "kda_operator_scalars": (c_char_p, [c_char_p]),
         "kda_validate": (c_int32, [call, c_int32, c_int32, dims, err]),
         "kda_reference_step": (c_int32, [call, c_int32, dims, err]),
         "kda_cases": (c_int32, [c_char_p, c_uint64, c_int64, c_double, env, c_char_p, c_size_t, err]),

@@ -1,6 +1,7 @@
 """The operators of the harness's table, as its C library lists them (kda_operators,
-kda_operator_tensors), and a call's keyword arguments checked against one: each operator
-takes its own tensors (the plain packed decode has no rings, write_pos or force_flush)."""
+kda_operator_tensors, kda_operator_scalars), and a call's keyword arguments checked against
+one: each operator takes its own tensors (the plain packed decode has no rings, write_pos or
+force_flush) and its own scalars (gdn_replayssm adds nk and its ring-variant flags)."""
 import functools
 
 from . import _lib
@@ -13,12 +14,22 @@ def names():
     return tuple(_lib.lib().kda_operators().decode().split(","))
 
 
-@functools.lru_cache(maxsize=None)
-def _tensors(op):
-    listed = _lib.lib().kda_operator_tensors(op.encode()) if isinstance(op, str) else None
+def _listed(op, lister):
+    """(name, optional) of each name the C library lists for `op` ('?' marks an optional one)."""
+    listed = lister(op.encode()) if isinstance(op, str) else None
     if listed is None:
         raise ValueError(f"unknown operator {op!r} (known: {', '.join(names())})")
-    return tuple((n.rstrip("?"), n.endswith("?")) for n in listed.decode().split(","))
+    return tuple((n.rstrip("?"), n.endswith("?")) for n in listed.decode().split(",") if n)
+
+
+@functools.lru_cache(maxsize=None)
+def _tensors(op):
+    return _listed(op, _lib.lib().kda_operator_tensors)
+
+
+@functools.lru_cache(maxsize=None)
+def _scalars(op):
+    return _listed(op, _lib.lib().kda_operator_scalars)
 
 
 def tensor_names(op):
@@ -26,14 +37,25 @@ def tensor_names(op):
     return tuple(name for name, _ in _tensors(op))
 
 
-def call_tensors(op, given, caller):
-    """The tensors of `given` (keyword -> tensor) that `op` takes, checked as Python checks a
-    signature: TypeError for a name it does not take or a required one left out."""
-    known = tensor_names(op)
-    extra = [k for k in given if k not in known]
+def scalar_names(op):
+    """The operator's scalar arguments in its signature's order (ValueError for an unknown op)."""
+    return tuple(name for name, _ in _scalars(op))
+
+
+def optional_scalars(op):
+    """Those of its scalars a call may leave absent (None: lower_bound)."""
+    return tuple(name for name, optional in _scalars(op) if optional)
+
+
+def call_arguments(op, given, caller):
+    """The tensors and the scalars of `given` (keyword -> value) as two dicts, checked against
+    what `op` takes as Python checks a signature: TypeError for a name it does not take or a
+    required tensor left out."""
+    tensors, scalars = tensor_names(op), scalar_names(op)
+    extra = [k for k in given if k not in tensors and k not in scalars]
     if extra:
         raise TypeError(f"{caller}() got unexpected keyword argument(s) {', '.join(map(repr, extra))} for {op}")
     missing = [name for name, optional in _tensors(op) if not optional and name not in given]
     if missing:
         raise TypeError(f"{caller}() missing keyword argument(s) {', '.join(map(repr, missing))} of {op}")
-    return dict(given)
+    return ({k: v for k, v in given.items() if k in tensors}, {k: v for k, v in given.items() if k in scalars})

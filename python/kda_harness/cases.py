@@ -13,7 +13,7 @@ class Case:
     config: str     # the one-line CaseConfig of the tensors
     index: int      # its position in the sample space of the seed (-1: from a line)
     tensors: dict   # name -> array, contract.md's names: the operator's (force_flush absent when None)
-    scalars: dict   # scale, use_qk_l2norm_in_kernel, lower_bound
+    scalars: dict   # the operator's scalars by name (scale, use_qk_l2norm_in_kernel, lower_bound, ...)
     op: str = _call.OP  # the operator whose call the tensors are
 
     def kwargs(self):

@@ -49,17 +49,19 @@ def _refuse_read_only(tensors):
             raise ValueError(f"reference_step writes {name} in place, but the buffer given is read-only")
 
 
-def validate(*, op=_call.OP, device=None, check_values=False, scale=None, use_qk_l2norm_in_kernel=False,
-             lower_bound=None, **tensors):
+def validate(*, op=_call.OP, device=None, check_values=False, **arguments):
     """Every check of operator `op`'s contract in its order (contract.md; the plain packed
-    decode's: spec/packed-decode.md), on metadata only. The tensors by keyword, contract.md's
-    names: those the operator takes (kda_replayssm: mixed_qkv ... write_pos, force_flush
-    optional; kda_packed_decode: no rings, write_pos or force_flush). Returns the inferred
-    Dims (L = 0 without rings), or raises ContractError (a ValueError whose text is the
-    catalog message, `id` its id). device: "cpu" or "cuda" adds the harness's device check;
-    check_values (host index tensors) adds the runtime-value checks."""
-    call = _call.Call(_operators.call_tensors(op, tensors, "validate"), scale, use_qk_l2norm_in_kernel, lower_bound,
-                      op=op)
+    decode's: spec/packed-decode.md; GDN ReplaySSM's: spec/gdn-replayssm.md), on metadata
+    only. The arguments by keyword, the specs' names: the tensors the operator takes
+    (kda_replayssm: mixed_qkv ... write_pos, force_flush optional; kda_packed_decode: no rings,
+    write_pos or force_flush; gdn_replayssm: cache_base optional too) and any of its scalars
+    (scale, use_qk_l2norm_in_kernel, lower_bound; gdn_replayssm also nk, circular_replay,
+    prefix_gate_cache, predecayed_k_cache; one left out takes its default). Returns the
+    inferred Dims (L = 0 without rings), or raises ContractError (a ValueError whose text is
+    the catalog message, `id` its id). device: "cpu" or "cuda" adds the harness's device
+    check; check_values (host index tensors) adds the runtime-value checks."""
+    tensors, scalars = _operators.call_arguments(op, arguments, "validate")
+    call = _call.Call(tensors, scalars, op=op)
     dims, err = _abi.KdaDims(), _abi.KdaError()
     status = _lib.lib().kda_validate(call.pointer(), _choice("device", device, _DEVICES), int(bool(check_values)),
                                      ctypes.byref(dims), ctypes.byref(err))
@@ -67,20 +69,19 @@ def validate(*, op=_call.OP, device=None, check_values=False, scale=None, use_qk
     return _dims(dims)
 
 
-def reference_step(*, scale, op=_call.OP, use_qk_l2norm_in_kernel=False, lower_bound=None, rounding="kernel",
-                   **tensors):
-    """One step of operator `op`'s reference (the ReplaySSM step, or the plain packed decode),
-    in place on host tensors (numpy, or any host DLPack producer whose memory it may write);
-    the tensors as validate() takes them. rounding "kernel": the kernel's rounding points;
-    "off": double arithmetic. Validates first (raising ContractError, writing nothing); a
-    read-only array where the step writes is a ValueError, a scale that is not a real number
-    a TypeError. Returns the Dims."""
+def reference_step(*, scale, op=_call.OP, rounding="kernel", **arguments):
+    """One step of operator `op`'s reference (the ReplaySSM step, the plain packed decode, or
+    the GDN ReplaySSM step), in place on host tensors (numpy, or any host DLPack producer whose
+    memory it may write); the arguments as validate() takes them. rounding "kernel": the
+    kernel's rounding points; "off": double arithmetic. Validates first (raising
+    ContractError, writing nothing); a read-only array where the step writes is a ValueError,
+    a scale that is not a real number a TypeError. Returns the Dims."""
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
         raise TypeError(f"reference_step() scale must be a real number, not {scale!r}")
     rounding_code = _choice("rounding", rounding, _ROUNDINGS)
-    tensors = _operators.call_tensors(op, tensors, "reference_step")
+    tensors, scalars = _operators.call_arguments(op, arguments, "reference_step")
     _refuse_read_only(tensors)
-    call = _call.Call(tensors, scale, use_qk_l2norm_in_kernel, lower_bound, op=op)
+    call = _call.Call(tensors, {**scalars, "scale": scale}, op=op)
     dims, err = _abi.KdaDims(), _abi.KdaError()
     status = _lib.lib().kda_reference_step(call.pointer(), rounding_code, ctypes.byref(dims), ctypes.byref(err))
     _status.raise_for(status, err)

@@ -37,9 +37,9 @@ class PluginCallable:
 
         return torch.cuda.current_stream().cuda_stream
 
-    def __call__(self, *, scale, use_qk_l2norm_in_kernel=False, lower_bound=None, **tensors):
-        tensors = _operators.call_tensors(self.kda_op, tensors, self.name or "plugin")
-        call = _call.Call(tensors, scale, use_qk_l2norm_in_kernel, lower_bound, stream=self._stream(), op=self.kda_op)
+    def __call__(self, *, scale, **arguments):
+        tensors, scalars = _operators.call_arguments(self.kda_op, arguments, self.name or "plugin")
+        call = _call.Call(tensors, {**scalars, "scale": scale}, stream=self._stream(), op=self.kda_op)
         if self.plugin.step(self.plugin.state, ctypes.byref(call.call)) != 0:
             message = self.plugin.last_error(self.plugin.state) if self.plugin.last_error else None
             raise ValueError(ctypes.string_at(message).decode("utf-8", "replace") if message else "refused")
