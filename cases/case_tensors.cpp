@@ -168,10 +168,13 @@ CaseTensors materialize(const CaseConfig& c) {
   const int64_t qkv_dim = 2 * H * K + HV * V;
   const ScalarType act = c.act_dtype;
   // Activations: mixed_qkv and b need only a unit last stride; with the envelope their rows
-  // are padded (a slice of a wider projection output). a, dt_bias, out must be contiguous.
+  // are padded (a slice of a wider projection output). So does a per-head gate `a` (any row
+  // stride, gdn-replayssm.md); a per-channel `a`, dt_bias and out must be contiguous.
   t.mixed_qkv = c.envelope ? HostTensor(act, {B, qkv_dim}, {qkv_dim + kEnvelopeGap, 1}) : HostTensor(act, {B, qkv_dim});
   t.b = c.envelope ? HostTensor(act, {B, HV}, {HV + 3, 1}) : HostTensor(act, {B, HV});
-  t.a = c.gate_per_head ? HostTensor(act, {B, HV}) : c.a_3d ? HostTensor(act, {B, HV, K}) : HostTensor(act, {B, HV * K});
+  t.a = c.gate_per_head ? (c.envelope ? HostTensor(act, {B, HV}, {HV + 5, 1}) : HostTensor(act, {B, HV}))
+        : c.a_3d        ? HostTensor(act, {B, HV, K})
+                        : HostTensor(act, {B, HV * K});
   t.A_log = HostTensor(act, {HV});
   t.dt_bias = c.gate_per_head ? HostTensor(act, {HV}) : c.dt_bias_2d ? HostTensor(act, {HV, K}) : HostTensor(act, {HV * K});
   if (c.gate_per_head) {
@@ -195,7 +198,7 @@ CaseTensors materialize(const CaseConfig& c) {
   t.ssm_state_indices = HostTensor(c.index_dtype, {B});
   t.write_pos = HostTensor(ScalarType::Int32, {B});
   if (c.force_flush) t.force_flush = HostTensor(ScalarType::Int32, {B});
-  for (HostTensor* p : {&t.mixed_qkv, &t.b, &t.initial_state, &t.d_cache, &t.k_cache, &t.g_cache, &t.out}) poison(*p);
+  for (HostTensor* p : {&t.mixed_qkv, &t.a, &t.b, &t.initial_state, &t.d_cache, &t.k_cache, &t.g_cache, &t.out}) poison(*p);
 
   fill_parameters(t);
   fill_indices(t);

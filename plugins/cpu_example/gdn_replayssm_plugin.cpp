@@ -51,7 +51,8 @@ std::vector<float> load_qk(const kda::StepArgs& a, const kda::Dims& d, int64_t r
 float gate(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t hv) {
   const Tensor av(a.a), dt(a.dt_bias), A_log(a.A_log);
   const int64_t head = planted(Mutant::GateWrongHead) ? query_head(d, hv) : hv;
-  const float x = av.flat2(row, head) + dt.flat1(head), A = std::exp(A_log.flat1(head));
+  const float a_value = planted(Mutant::ARowStrideIgnored) ? av.flat(row * d.HV + head) : av.flat2(row, head);
+  const float x = a_value + dt.flat1(head), A = std::exp(A_log.flat1(head));
   if (a.lower_bound) return static_cast<float>(*a.lower_bound) / (1.0f + std::exp(-A * x));
   return -A * (x <= 20.0f ? std::log1p(std::exp(x)) : x);
 }

@@ -45,6 +45,7 @@ enum class Mutant : int {
   // gdn_replayssm's own (one scalar gate per value head):
   GateWrongHead,           // the gate of value head hv computed from query head h's a, dt_bias and A_log
   GRecordWrongCursor,      // the g record appended at cursor + 1, not at the cursor
+  ARowStrideIgnored,       // a per-head gate `a` read as compact [B, HV]: its row stride ignored
 };
 
 struct MutantInfo {
@@ -80,6 +81,7 @@ inline constexpr MutantInfo kMutants[] = {
     {Mutant::BetaRoundedThroughB, "beta-rounded-through-b"},
     {Mutant::GateWrongHead, "gate-wrong-head"},
     {Mutant::GRecordWrongCursor, "g-record-wrong-cursor"},
+    {Mutant::ARowStrideIgnored, "a-row-stride-ignored"},
 };
 
 constexpr std::string_view mutant_name(Mutant m) {
