@@ -1,7 +1,7 @@
 // An operator the harness judges, as one description in the style of PyTorch's OpInfo: its
 // name (the plugin ABI's `op`, the CLI's --op), its tensor arguments, its contract, its
 // reference step, its sample space (valid calls, and the case configs whose tensors it
-// reads) and its error inputs. The suites, fuzz targets and subcommands take a description
+// reads), its error inputs and its golden cases. The suites, fuzz targets and subcommands take a description
 // and never branch on which one it is. Each operator is a folder of operators/ that defines
 // its description (by field name); the table of them is operators/operator_table.cpp, the
 // only place that names them all. engine/ includes nothing from operators/.
@@ -27,6 +27,9 @@
 
 namespace kda::reference {
 class ProfileEmulation;
+}
+namespace kda::golden {
+struct GoldenSpec;  // engine/golden_spec.hpp
 }
 
 namespace kda::engine {
@@ -60,6 +63,9 @@ struct OperatorDescription {
   KdaCallView as_kda_call = nullptr;
   // "ok B=3 H=2 HV=4 K=128 V=128 slots=5": what `validate` prints for an accepted call.
   std::string (*ok_line)(const Dims& d);
+  // Its curated golden cases (engine/golden_spec.hpp), in the order the set lists them; null:
+  // none. golden_specs() (golden/golden_catalog.hpp) walks the table for them.
+  std::vector<golden::GoldenSpec> (*golden_cases)() = nullptr;
 };
 
 // Whether the operator takes the named tensor (its signature, OperatorDescription::tensors).

@@ -10,20 +10,10 @@
 #include "contract/validate.hpp"
 #include "engine/case_breaking.hpp"
 #include "engine/operator.hpp"
-#include "operators/kda_replayssm/error_inputs.hpp"
 #include "reference/replayssm_step.hpp"
 
 namespace kda::golden {
 namespace {
-
-// Replaces the generator's force_flush draw of step t by the spec's script, if any.
-void apply_script(const GoldenSpec& spec, CaseTensors& t, int64_t step) {
-  auto it = spec.forced.find(step);
-  if (it == spec.forced.end()) return;
-  if (!t.force_flush || static_cast<int64_t>(it->second.size()) != spec.config.B)
-    throw GenerationError(spec.name + ": scripted flushes need force_flush present and one value per row");
-  for (int64_t row = 0; row < spec.config.B; ++row) t.force_flush->set_linear(row, it->second[row]);
-}
 
 // The materialized case with the spec's layout applied (later tokens are written into it
 // through its strides).
@@ -31,27 +21,6 @@ CaseTensors materialize_spec(const GoldenSpec& spec) {
   CaseTensors t = materialize(spec.config);
   if (spec.a_row_padded) t.a = row_padded(t.a);
   return t;
-}
-
-// Adds the row patterns of the current step.
-void note_features(const CaseTensors& t, int64_t step, std::set<Feature>& seen) {
-  const CaseConfig& c = t.config;
-  std::set<int64_t> cursors;
-  int64_t active = 0;
-  for (int64_t row = 0; row < c.B; ++row) {
-    if (t.ssm_state_indices.get_linear(row) < 0) {
-      seen.insert(Feature::Padding);
-      continue;
-    }
-    ++active;
-    const auto cursor = static_cast<int64_t>(t.write_pos.get_linear(row));
-    cursors.insert(cursor);
-    const bool forced = t.force_flush && t.force_flush->get_linear(row) != 0;
-    if (cursor == c.L - 1) seen.insert(Feature::NaturalFlush);
-    else if (forced) seen.insert(Feature::ForcedFlush);
-    else seen.insert(Feature::Append);
-  }
-  if (step == 0 && active >= 3 && static_cast<int64_t>(cursors.size()) == active) seen.insert(Feature::DivergentCursors);
 }
 
 void check_features(const GoldenSpec& spec, const std::set<Feature>& seen) {
@@ -139,35 +108,6 @@ GoldenCase generate_error(const GoldenSpec& spec) {
 }
 
 }  // namespace
-
-const char* feature_name(Feature f) {
-  switch (f) {
-    case Feature::Append: return "append";
-    case Feature::NaturalFlush: return "natural flush";
-    case Feature::ForcedFlush: return "forced flush";
-    case Feature::Padding: return "padding row";
-    case Feature::DivergentCursors: return "divergent cursors";
-  }
-  return "?";
-}
-
-std::set<Feature> row_features(const GoldenSpec& spec) {
-  // Row patterns depend on the seed, B, slots, L and the pad/flush/cursor settings only, so a
-  // copy with K = V = 1 and one head shows them at no cost.
-  CaseConfig tiny = spec.config;
-  tiny.K = tiny.V = tiny.H = tiny.HV = 1;
-  GoldenSpec probe = spec;
-  probe.config = tiny;
-  CaseTensors t = materialize(tiny);
-  std::set<Feature> seen;
-  for (int64_t step = 0; step < tiny.steps; ++step) {
-    if (step > 0) fill_token(t, step);
-    apply_script(probe, t, step);
-    note_features(t, step, seen);
-    advance_cursors(t);
-  }
-  return seen;
-}
 
 GoldenCase generate_case(const GoldenSpec& spec) {
   if (spec.is_error()) return generate_error(spec);

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "golden/atomic_file.hpp"
+#include "golden/golden_catalog.hpp"
 #include "golden/golden_generate.hpp"
 #include "golden/golden_manifest.hpp"
 #include "golden/regen_commit.hpp"

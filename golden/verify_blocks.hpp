@@ -2,7 +2,6 @@
 // byte-level comparisons, the float64 model that gives each step's floors, gate masses and
 // (for a file without expected results) the expected values, and the end-of-case check.
 #pragma once
-#include "engine/profile.hpp"
 #include <array>
 #include <cstdint>
 #include <map>
@@ -13,8 +12,10 @@
 
 #include "contract/host_tensor.hpp"
 #include "contract/step_args.hpp"
+#include "engine/case_report.hpp"
+#include "engine/profile.hpp"
 #include "golden/golden_case.hpp"
-#include "golden/golden_verify.hpp"
+#include "reference/compare.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/replayssm_model.hpp"
 #include "reference/tolerance.hpp"

@@ -15,6 +15,7 @@
 #include "contract/tensor_view.hpp"
 #include "contract/catalog_message.hpp"
 #include "golden/golden_case.hpp"
+#include "golden/golden_catalog.hpp"
 #include "golden/golden_generate.hpp"
 #include "golden/golden_verify.hpp"
 #include "reference/replayssm_step.hpp"

@@ -4,6 +4,7 @@
 
 #include "contract/validate_packed_decode.hpp"
 #include "engine/replayssm_sample_space.hpp"
+#include "operators/kda_packed_decode/golden_cases.hpp"
 #include "reference/packed_decode_step.hpp"
 #include "reference/profile_emulation.hpp"
 
@@ -61,7 +62,8 @@ const OperatorDescription& kda_packed_decode_operator() {
       .beta_through_b = false,
       .ok_line = [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.slots);
-      }};
+      },
+      .golden_cases = &kda_packed_decode_golden_cases};
   return op;
 }
 

@@ -6,6 +6,7 @@
 
 #include "engine/replayssm_sample_space.hpp"
 #include "operators/kda_replayssm/error_inputs.hpp"
+#include "operators/kda_replayssm/golden_cases.hpp"
 #include "reference/profile_emulation.hpp"
 
 namespace kda::engine {
@@ -28,7 +29,8 @@ const OperatorDescription& kda_replayssm_operator() {
       .beta_through_b = true,
       .ok_line = [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
-      }};
+      },
+      .golden_cases = &kda_replayssm_golden_cases};
   return op;
 }
 

@@ -3,19 +3,19 @@
 // hold the ReplaySSM call at L = 1 that the config materializes; the operator reads its own
 // tensors of it. Two error cases are the layouts ReplaySSM's wrapper flattens and this
 // operator refuses; one step case is the layout it accepts and ReplaySSM's wrapper refuses.
+#include "operators/kda_packed_decode/golden_cases.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
 
 #include "cases/row_padding.hpp"
-#include "engine/operator.hpp"
-#include "golden/golden_catalog.hpp"
+#include "operators/kda_packed_decode/description.hpp"
 
 namespace kda::golden {
 namespace {
 
 constexpr ScalarType kF32 = ScalarType::Float32, kBF16 = ScalarType::BFloat16, kF16 = ScalarType::Float16;
-constexpr const char* kOp = "kda_packed_decode";
 
 std::string_view short_name(ScalarType t) { return t == kF32 ? "f32" : t == kBF16 ? "bf16" : "f16"; }
 
@@ -24,22 +24,20 @@ CaseConfig small(uint64_t seed) {
   CaseConfig c;
   c.B = 3; c.H = 1; c.HV = 2; c.K = 16; c.V = 16; c.slots = 4; c.pad_fraction = 0.34; c.steps = 1;
   c.seed = seed;
-  return engine::find_operator(kOp).fit_case(c);
+  return engine::kda_packed_decode_operator().fit_case(c);
 }
 
 GoldenSpec spec(std::string name, std::string purpose, const CaseConfig& c, std::vector<Feature> features = {}) {
   GoldenSpec s;
   s.name = "packed_" + name;
   s.purpose = "plain packed decode: " + purpose;
-  s.op = kOp;
-  s.config = engine::find_operator(kOp).fit_case(c);
+  s.config = engine::kda_packed_decode_operator().fit_case(c);
   s.features = std::move(features);
   return s;
 }
 
-}  // namespace
-
-void add_packed_decode_cases(std::vector<GoldenSpec>& out) {
+std::vector<GoldenSpec> packed_decode_cases() {
+  std::vector<GoldenSpec> out;
   // act x state x out (the ring dtype is not this operator's): 27 cases, the other flags
   // rotating as in ReplaySSM's dtype cases.
   const std::array<ScalarType, 3> types = {kF32, kBF16, kF16};
@@ -123,6 +121,14 @@ void add_packed_decode_cases(std::vector<GoldenSpec>& out) {
   dt2d.error_input = "V5";
   dt2d.error_variant = 1;
   out.push_back(dt2d);
+  return out;
 }
 
+}  // namespace
 }  // namespace kda::golden
+
+namespace kda::engine {
+
+std::vector<golden::GoldenSpec> kda_packed_decode_golden_cases() { return golden::packed_decode_cases(); }
+
+}  // namespace kda::engine
