@@ -1,15 +1,26 @@
 #include "golden/call_tensors.hpp"
 
-#include <algorithm>
+#include "contract/step_fields.hpp"
 
 namespace kda::golden {
 
+bool per_step_input(std::string_view name) {
+  return name == "mixed_qkv" || name == "a" || name == "b" || name == "write_pos" || name == "force_flush";
+}
+
+std::vector<std::pair<std::string_view, HostTensor*>> held_tensors(StepTensors& call) {
+  const StepArgs args = call.args();
+  std::vector<std::pair<std::string_view, HostTensor*>> held;
+  for (const TensorField& f : kStepTensors)
+    if (f.get(args)) held.emplace_back(f.name, &call.at(f.name));
+  return held;
+}
+
 std::vector<std::pair<std::string, HostTensor*>> written_tensors(StepTensors& call) {
-  return {{"out", &call.out},
-          {"initial_state", &call.initial_state},
-          {"d_cache", &call.d_cache},
-          {"k_cache", &call.k_cache},
-          {"g_cache", &call.g_cache}};
+  std::vector<std::pair<std::string, HostTensor*>> written;
+  for (const TensorField& f : kStepTensors)
+    if (f.written()) written.emplace_back(std::string(f.name), &call.at(f.name));
+  return written;
 }
 
 void copy_bytes(const HostTensor& src, HostTensor& dst) {
@@ -20,19 +31,11 @@ void copy_bytes(const HostTensor& src, HostTensor& dst) {
 
 StepTensors load_call(const GoldenCase& c) {
   StepTensors call;
-  call.mixed_qkv = c.at(step_name(c, 0, "mixed_qkv"));
-  call.a = c.at(step_name(c, 0, "a"));
-  call.b = c.at(step_name(c, 0, "b"));
-  call.write_pos = c.at(step_name(c, 0, "write_pos"));
-  if (c.has(step_name(c, 0, "force_flush"))) call.force_flush = c.at(step_name(c, 0, "force_flush"));
-  call.A_log = c.at("A_log");
-  call.dt_bias = c.at("dt_bias");
-  call.initial_state = c.at("initial_state");
-  call.d_cache = c.at("d_cache");
-  call.k_cache = c.at("k_cache");
-  call.g_cache = c.at("g_cache");
-  call.out = c.at("out");
-  call.ssm_state_indices = c.at("ssm_state_indices");
+  for (const TensorField& f : kStepTensors) {
+    const std::string name = per_step_input(f.name) ? step_name(c, 0, std::string(f.name)) : std::string(f.name);
+    if (optional_tensor(f.name) && !c.has(name)) continue;  // absent (None)
+    call.at(f.name) = c.at(name);
+  }
   call.scale = c.scale;
   call.use_qk_l2norm_in_kernel = c.l2norm;
   call.lower_bound = c.lower_bound;
@@ -40,11 +43,8 @@ StepTensors load_call(const GoldenCase& c) {
 }
 
 void load_step_inputs(const GoldenCase& c, int64_t t, StepTensors& call) {
-  copy_bytes(c.at(step_name(c, t, "mixed_qkv")), call.mixed_qkv);
-  copy_bytes(c.at(step_name(c, t, "a")), call.a);
-  copy_bytes(c.at(step_name(c, t, "b")), call.b);
-  copy_bytes(c.at(step_name(c, t, "write_pos")), call.write_pos);
-  if (call.force_flush) copy_bytes(c.at(step_name(c, t, "force_flush")), *call.force_flush);
+  for (auto& [name, tensor] : held_tensors(call))
+    if (per_step_input(name)) copy_bytes(c.at(step_name(c, t, std::string(name))), *tensor);
   copy_bytes(c.at("out"), call.out);
 }
 

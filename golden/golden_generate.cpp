@@ -10,6 +10,7 @@
 #include "contract/validate.hpp"
 #include "engine/case_breaking.hpp"
 #include "engine/operator.hpp"
+#include "golden/call_tensors.hpp"
 #include "reference/replayssm_step.hpp"
 
 namespace kda::golden {
@@ -46,23 +47,21 @@ GoldenCase header_of(const GoldenSpec& spec, CaseTensors& t) {
   return c;
 }
 
-void store_invariant_inputs(GoldenCase& c, const CaseTensors& t) {
-  c.tensors.emplace("A_log", t.A_log);
-  c.tensors.emplace("dt_bias", t.dt_bias);
-  c.tensors.emplace("ssm_state_indices", t.ssm_state_indices);
-  c.tensors.emplace("out", t.out);
-  c.tensors.emplace("initial_state", t.initial_state);
-  c.tensors.emplace("d_cache", t.d_cache);
-  c.tensors.emplace("k_cache", t.k_cache);
-  c.tensors.emplace("g_cache", t.g_cache);
+// Every input but the per-step ones, as it is before step 0.
+void store_invariant_inputs(GoldenCase& c, CaseTensors& t) {
+  for (const auto& [name, tensor] : held_tensors(t))
+    if (!per_step_input(name)) c.tensors.emplace(std::string(name), *tensor);
 }
 
-void store_step_inputs(GoldenCase& c, const CaseTensors& t, int64_t step) {
-  c.tensors.emplace(step_name(c, step, "mixed_qkv"), t.mixed_qkv);
-  c.tensors.emplace(step_name(c, step, "a"), t.a);
-  c.tensors.emplace(step_name(c, step, "b"), t.b);
-  c.tensors.emplace(step_name(c, step, "write_pos"), t.write_pos);
-  if (t.force_flush) c.tensors.emplace(step_name(c, step, "force_flush"), *t.force_flush);
+void store_step_inputs(GoldenCase& c, CaseTensors& t, int64_t step) {
+  for (const auto& [name, tensor] : held_tensors(t))
+    if (per_step_input(name)) c.tensors.emplace(step_name(c, step, std::string(name)), *tensor);
+}
+
+// The tensors as the last step leaves them: every one a step writes but out (stored per step).
+void store_final(GoldenCase& c, CaseTensors& t) {
+  for (const auto& [name, tensor] : written_tensors(t))
+    if (name != "out") c.tensors.emplace("expected." + name, *tensor);
 }
 
 // The checkpoint [HV, V, K] of one slot, compact.
@@ -134,10 +133,7 @@ GoldenCase generate_case(const GoldenSpec& spec) {
     advance_cursors(t);
   }
   check_features(spec, seen);
-  c.tensors.emplace("expected.initial_state", t.initial_state);
-  c.tensors.emplace("expected.d_cache", t.d_cache);
-  c.tensors.emplace("expected.k_cache", t.k_cache);
-  c.tensors.emplace("expected.g_cache", t.g_cache);
+  store_final(c, t);
   return c;
 }
 

@@ -97,8 +97,14 @@ void verify_error(const GoldenCase& c, engine::Backend& backend, engine::CaseRep
 // float64 ReplaySSM model run alongside).
 class ExpectedOracle final : public engine::Oracle {
  public:
-  ExpectedOracle(const GoldenCase& c, StepTensors& call, const Dims& d, bool model_mode, const VerifyBounds& b)
-      : c_(c), d_(d), model_mode_(model_mode), b_(b), model_(call.args(), d) {}
+  ExpectedOracle(const GoldenCase& c, StepTensors& call, const Dims& d, bool model_mode, const VerifyBounds& b,
+                 engine::KdaCallView as_kda)
+      : c_(c),
+        d_(d),
+        model_mode_(model_mode),
+        b_(b),
+        model_(call.args(), d, as_kda),
+        gates_per_record_(call.g_cache.shape().size() == 3 ? 1 : d.K) {}
 
   void before_step(const engine::StepView&) override {}
 
@@ -143,7 +149,8 @@ class ExpectedOracle final : public engine::Oracle {
           const reference::RecordBounds rec = b_.records(h.mass);
           const std::string who = fmt::format("step {} row {}", t, row);
           written_d_[{rs.slot, hv, rs.cursor}] = {h.d_floor, rec.d, who};
-          written_g_[{rs.slot, hv, rs.cursor}] = {reference::record_floor(d_.K, ScalarType::Float32), rec.g, who};
+          written_g_[{rs.slot, hv, rs.cursor}] = {reference::record_floor(gates_per_record_, ScalarType::Float32), rec.g,
+                                                  who};
           if (hv % group == 0)
             written_k_[{rs.slot, hv / group, rs.cursor}] = {reference::record_floor(d_.K, b_.ring_dtype), rec.k, who};
         }
@@ -166,6 +173,7 @@ class ExpectedOracle final : public engine::Oracle {
   bool model_mode_;
   VerifyBounds b_;
   ModelTracker model_;
+  int64_t gates_per_record_;  // K, or 1 for an operator with one scalar gate per record
   StepExpectation x_;
   std::map<Key, Judge> written_state_, written_d_, written_k_, written_g_;
 };
@@ -210,7 +218,7 @@ engine::CaseReport verify_case(const GoldenCase& c, engine::Backend& backend) {
     const bool model_mode = !c.has_expected();
     const CaseConfig bc = bounds_config(c, call, d);
     if (!c.config) r.config = bc;
-    ExpectedOracle oracle(c, call, d, model_mode, bounds_for(bc, model_mode, backend.profile()));
+    ExpectedOracle oracle(c, call, d, model_mode, bounds_for(bc, model_mode, backend.profile()), backend.op().as_kda_call);
     engine::run_case({call, c.steps, [&](int64_t t) { load_step_inputs(c, t, call); }, false, nullptr}, backend, oracle, r);
     // The harness's files hold what the CPU reference computed: it must reproduce them bit for
     // bit, not merely within the tolerance a kernel gets.

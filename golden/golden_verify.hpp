@@ -18,8 +18,8 @@
 // counted separately (the reference on the machine that generated the files reproduces
 // every tensor bit for bit).
 // Cases without expected results (a user's dump) are compared with the float64 ReplaySSM
-// model (reference::ReplayModel<double>) within reference::rollout_bounds instead: outputs
-// and flushed checkpoints.
+// model (reference::ReplayModel<double>, on the operator's view of the call as
+// kda_replayssm's) within reference::rollout_bounds instead: outputs and flushed checkpoints.
 // Error cases: the backend must raise exactly the stated catalog id and message, the
 // message must be the catalog's, and no byte of any tensor the step writes may change.
 #pragma once

@@ -60,6 +60,7 @@ std::vector<double> checkpoint_values(const HostTensor& checkpoint, int64_t hv) 
 }
 
 std::vector<double> record(const HostTensor& ring, int64_t slot, int64_t head, int64_t j) {
+  if (ring.shape().size() == 3) return {ring.get({slot, head, j})};
   std::vector<double> v(ring.shape()[3]);
   for (int64_t i = 0; i < ring.shape()[3]; ++i) v[i] = ring.get({slot, head, j, i});
   return v;
@@ -77,10 +78,13 @@ bool same_elements(const HostTensor& x, const HostTensor& y) {
 int64_t changed_elements(const HostTensor& x, const HostTensor& y, int64_t i0, int64_t i1, int64_t i2) {
   const std::size_t size = size_of(x.type());
   const int64_t lo2 = i2 < 0 ? 0 : i2, hi2 = i2 < 0 ? x.shape()[2] : i2 + 1;
+  const bool scalar_records = x.shape().size() == 3;
   int64_t changed = 0;
   for (int64_t j = lo2; j < hi2; ++j)
-    for (int64_t e = 0; e < x.shape()[3]; ++e)
-      changed += std::memcmp(element_ptr(x, {i0, i1, j, e}), element_ptr(y, {i0, i1, j, e}), size) != 0;
+    for (int64_t e = 0; e < (scalar_records ? 1 : x.shape()[3]); ++e) {
+      const std::vector<int64_t> at = scalar_records ? std::vector<int64_t>{i0, i1, j} : std::vector<int64_t>{i0, i1, j, e};
+      changed += std::memcmp(element_ptr(x, at), element_ptr(y, at), size) != 0;
+    }
   return changed;
 }
 
@@ -89,12 +93,16 @@ std::vector<double> StepExpectation::model_out(int64_t row, int64_t hv, int64_t 
   return r.slot < 0 ? std::vector<double>(V, 0.0) : r.heads[hv].o;
 }
 
-ModelTracker::ModelTracker(const StepArgs& args, const Dims& dims)
+StepArgs ModelTracker::kda_args(const StepArgs& args) { return as_kda_ ? as_kda_(args, d_, view_storage_) : args; }
+
+ModelTracker::ModelTracker(const StepArgs& call, const Dims& dims, engine::KdaCallView as_kda)
     : d_(dims),
-      params_(reference::load_params<double>(args, dims)),
-      model_(reference::ReplayModel<double>::from_tensors(args, dims)),
-      out_type_(*scalar_type_of(args.out->dtype)),
-      state_type_(*scalar_type_of(args.initial_state->dtype)) {
+      as_kda_(as_kda),
+      params_(reference::load_params<double>(kda_args(call), dims)),
+      model_(reference::ReplayModel<double>::from_tensors(kda_args(call), dims)),
+      out_type_(*scalar_type_of(call.out->dtype)),
+      state_type_(*scalar_type_of(call.initial_state->dtype)) {
+  const StepArgs args = kda_args(call);
   // Gate mass of the records present at step 0: the sum over records of max_c |g|.
   const auto slots = read_ints(args.ssm_state_indices, dims.B, -1);
   const auto cursors = read_ints(args.write_pos, dims.B, 0);
@@ -112,7 +120,8 @@ ModelTracker::ModelTracker(const StepArgs& args, const Dims& dims)
   }
 }
 
-StepExpectation ModelTracker::step(const StepArgs& args) {
+StepExpectation ModelTracker::step(const StepArgs& call) {
+  const StepArgs args = kda_args(call);
   const auto token = reference::load_token<double>(args, d_);
   const auto write_pos = read_ints(args.write_pos, d_.B, 0);
   const auto force = read_ints(args.force_flush, d_.B, 0);
@@ -186,8 +195,10 @@ void FinalCheck::ring(const std::string& name, const HostTensor& actual, const s
         if (it == written.end()) {
           r.untouched_changed += changed_elements(e, actual, slot, head, j);
         } else if (!model_mode) {
-          Comparison cmp = reference::compare(record(e, slot, head, j), record(actual, slot, head, j), e.shape()[3],
-                                              it->second.tolerance, {&it->second.floor, 1});
+          const std::vector<double> expected_record = record(e, slot, head, j);
+          Comparison cmp = reference::compare(expected_record, record(actual, slot, head, j),
+                                              static_cast<int64_t>(expected_record.size()), it->second.tolerance,
+                                              {&it->second.floor, 1});
           cmp.where = fmt::format("end: {}[{}, {}, {}] (slot {}, {} {}, record {}; written at {})", name, slot, head, j, slot,
                                   name == "k_cache" ? "query head" : "hv", head, j, it->second.writer);
           into.merge(cmp);

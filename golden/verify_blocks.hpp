@@ -1,4 +1,4 @@
-// Internal to golden verification (golden_verify.cpp): reading blocks of the 4-D tensors,
+// Internal to golden verification (golden_verify.cpp): reading blocks of the state and rings,
 // byte-level comparisons, the float64 model that gives each step's floors, gate masses and
 // (for a file without expected results) the expected values, and the end-of-case check.
 #pragma once
@@ -13,6 +13,7 @@
 #include "contract/host_tensor.hpp"
 #include "contract/step_args.hpp"
 #include "engine/case_report.hpp"
+#include "engine/operator.hpp"
 #include "engine/profile.hpp"
 #include "golden/golden_case.hpp"
 #include "reference/compare.hpp"
@@ -25,11 +26,13 @@ namespace kda::golden {
 std::vector<double> out_head(const HostTensor& out, int64_t row, int64_t hv);       // out[row, 0, hv, :]
 std::vector<double> state_block(const HostTensor& state, int64_t slot, int64_t hv);  // state[slot, hv, :, :]
 std::vector<double> checkpoint_values(const HostTensor& checkpoint, int64_t hv);     // [HV, V, K] -> [hv, :, :]
-std::vector<double> record(const HostTensor& ring, int64_t slot, int64_t head, int64_t j);  // ring[slot, head, j, :]
+// ring[slot, head, j, :] of a 4-D ring; [ring[slot, head, j]] of a 3-D one (one scalar gate per record).
+std::vector<double> record(const HostTensor& ring, int64_t slot, int64_t head, int64_t j);
 
 // Every logical element of x has the same bytes as the element of y at the same index.
 bool same_elements(const HostTensor& x, const HostTensor& y);
-// How many elements of block [i0, i1, (i2 or all when < 0), :] differ in their bytes.
+// How many elements of block [i0, i1, (i2 or all when < 0), :] differ in their bytes (of a
+// 3-D tensor: [i0, i1, i2 or all]).
 int64_t changed_elements(const HostTensor& x, const HostTensor& y, int64_t i0, int64_t i1, int64_t i2);
 
 struct HeadStep {
@@ -49,15 +52,21 @@ struct StepExpectation {
   std::vector<double> model_out(int64_t row, int64_t hv, int64_t V) const;  // zeros for padding rows
 };
 
-// The float64 ReplaySSM model run alongside the backend, from the case's inputs.
+// The float64 ReplaySSM model run alongside the backend, from the case's inputs: the call as
+// kda_replayssm's function reads it (the operator's as_kda_call view, when it has one).
 class ModelTracker {
  public:
-  ModelTracker(const StepArgs& args, const Dims& dims);
+  ModelTracker(const StepArgs& args, const Dims& dims, engine::KdaCallView as_kda);
   // Before the backend's step on `args`: the row plan, the floors and the model's values.
   StepExpectation step(const StepArgs& args);
 
  private:
+  // args as kda_replayssm's call; valid until the next call.
+  StepArgs kda_args(const StepArgs& args);
+
   Dims d_;
+  engine::KdaCallView as_kda_;
+  std::vector<HostTensor> view_storage_;
   reference::LayerParams<double> params_;
   reference::ReplayModel<double> model_;
   ScalarType out_type_, state_type_;
