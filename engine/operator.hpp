@@ -45,6 +45,8 @@ struct OperatorDescription {
   std::span<const std::string_view> scalars;  // the scalar arguments it takes (contract/step_fields.hpp)
   StepArgs (*bind)(StepArgs args);            // null what the operator does not take
   Dims (*validate)(const StepArgs& args, kda::Backend backend);
+  // The CPU reference: validates (the contract on the CPU, then the runtime values) and raises
+  // before writing anything, else performs the step in place.
   Dims (*reference_step)(const StepArgs& args, reference::Rounding rounding);
   // The step under a rounding profile's emulation (reference/profile_emulation.hpp); null
   // where no emulation of the operator exists (`emulate:` backends then refuse it).

@@ -13,6 +13,7 @@
 #include "engine/replayssm_sample_space.hpp"
 #include "operators/gdn_replayssm/contract.hpp"
 #include "operators/gdn_replayssm/error_inputs.hpp"
+#include "operators/gdn_replayssm/golden_cases.hpp"
 #include "operators/gdn_replayssm/reference_step.hpp"
 #include "operators/gdn_replayssm/valid_call.hpp"
 
@@ -101,7 +102,8 @@ const OperatorDescription& gdn_replayssm_operator() {
       .as_kda_call = &as_kda,
       .ok_line = [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
-      }};
+      },
+      .golden_cases = &gdn_replayssm_golden_cases};
   return op;
 }
 
