@@ -104,8 +104,10 @@ class PerturbBackend final : public Backend {
           for (int64_t e = 0; e < V; ++e)
             w.push_back({slot * stride(state, 0) + hv * stride(state, 1) + e * stride(state, 2), K, stride(state, 3)});
         else if (p_.tensor != "state" && p_.tensor != "out" && !flush && head < heads) {
-          const int64_t n = p_.tensor == "d" ? V : K;
-          w.push_back({slot * stride(*t, 0) + head * stride(*t, 1) + cursor * stride(*t, 2), n, stride(*t, 3)});
+          const bool scalar_gates = t->ndim == 3;  // g_cache [slots, HV, L]: one gate per record
+          const int64_t n = p_.tensor == "d" ? V : scalar_gates ? 1 : K;
+          w.push_back({slot * stride(*t, 0) + head * stride(*t, 1) + cursor * stride(*t, 2), n,
+                       scalar_gates ? 1 : stride(*t, 3)});
         }
       }
     }
