@@ -111,6 +111,15 @@ void add_step_cases(std::vector<GoldenSpec>& out) {
                        c, {F::Append, F::NaturalFlush, F::ForcedFlush, F::Padding}));
   }
   {
+    // Wider than many a backend's envelope (the CPU example takes K and V up to 256): one that
+    // excludes it must refuse it cleanly, one that takes it is judged on it.
+    CaseConfig c = small(3151);
+    c.B = 1; c.HV = 1; c.V = 512; c.L = 2; c.slots = 1; c.pad_fraction = 0; c.state_dtype = kBF16;
+    out.push_back(spec("v512", "V = 512 (K = 32, one head, bfloat16 state): past the envelope of backends that stop at "
+                               "V = 256, which must refuse it without writing",
+                       c, {F::Append}));
+  }
+  {
     // Qwen3-Next's GDN layers: K = V = 128, two value heads per key head, L = 16 here; two
     // query heads instead of 16 and one row keep the file small (the bfloat16 state of one
     // slot is 128 KiB, stored twice).
