@@ -98,7 +98,7 @@ void add_step_cases(std::vector<GoldenSpec>& out) {
     CaseConfig c = small(3001);
     c.envelope = true; c.steps = 3; c.flush_prob = 0.25;
     out.push_back(spec("envelope_strided",
-                       "strided layouts: slot-padded initial_state, row-padded mixed_qkv and b (stored compact, "
+                       "strided layouts: slot-padded initial_state, row-padded mixed_qkv, a and b (stored compact, "
                        "strides in the metadata; three tokens; the rings must be contiguous, G19)",
                        c, {F::Append, F::NaturalFlush}));
   }
