@@ -101,7 +101,7 @@ SafetensorsFile encode(const GoldenCase& c) {
   m["kda.lower_bound"] = c.lower_bound ? format_double(*c.lower_bound) : "none";
   if (!c.call_json.empty()) m["kda.call"] = c.call_json;
   if (!c.generator.empty()) m["kda.generator"] = c.generator;
-  if (c.op != "kda_replayssm") m["kda.op"] = c.op;
+  if (c.op != default_op()) m["kda.op"] = c.op;
   if (c.kind == CaseKind::Error) {
     m["kda.expected_id"] = c.expected_id;
     m["kda.expected_message"] = c.expected_message;
@@ -145,7 +145,7 @@ GoldenCase decode(const SafetensorsFile& file, const std::string& fallback_name)
   if (lb != "none") c.lower_bound = parse_double("kda.lower_bound", lb);
   c.call_json = get("kda.call", "");
   c.generator = get("kda.generator", "");
-  c.op = get("kda.op", "kda_replayssm");
+  c.op = get("kda.op", default_op());
   if (c.kind == CaseKind::Error) {
     c.expected_id = required(m, "kda.expected_id");
     c.expected_message = required(m, "kda.expected_message");

@@ -34,6 +34,7 @@
 
 #include "cases/case_config.hpp"
 #include "contract/host_tensor.hpp"
+#include "golden/golden_manifest.hpp"
 #include "golden/safetensors.hpp"
 
 namespace kda::golden {
@@ -44,7 +45,7 @@ inline constexpr const char* kFormatTag = "kda-golden/1";
 
 struct GoldenCase {
   std::string name, purpose;
-  std::string op = "kda_replayssm";  // kda.op, written only for another operator
+  std::string op = default_op();  // kda.op, written only for another operator than the default
   CaseKind kind = CaseKind::Step;
   std::optional<CaseConfig> config;  // absent in a user's dump
   int64_t steps = 1;

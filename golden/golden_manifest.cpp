@@ -5,7 +5,11 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "engine/operator.hpp"
+
 namespace kda::golden {
+
+std::string default_op() { return std::string(engine::default_operator().name); }
 
 std::string manifest_text(const Manifest& m) {
   nlohmann::ordered_json j;
@@ -23,7 +27,7 @@ std::string manifest_text(const Manifest& m) {
     c["steps"] = e.steps;
     c["bytes"] = e.bytes;
     c["sha256"] = e.sha256;
-    if (e.op != "kda_replayssm") c["op"] = e.op;
+    if (e.op != default_op()) c["op"] = e.op;
     j["cases"].push_back(std::move(c));
   }
   return j.dump(2) + "\n";
@@ -45,7 +49,7 @@ Manifest parse_manifest(std::string_view text) {
       e.steps = c.at("steps").get<int64_t>();
       e.bytes = c.at("bytes").get<int64_t>();
       e.sha256 = c.at("sha256").get<std::string>();
-      e.op = c.value("op", "kda_replayssm");
+      e.op = c.value("op", default_op());
       m.cases.push_back(std::move(e));
     }
   } catch (const nlohmann::json::exception& e) {

@@ -10,6 +10,10 @@
 
 namespace kda::golden {
 
+// The operator a case file without kda.op, or a manifest entry without "op", is a case of: the
+// default operator (engine/operator.hpp).
+std::string default_op();
+
 struct ManifestEntry {
   std::string name;
   std::string file;  // relative to the manifest's folder, '/'-separated
@@ -19,7 +23,7 @@ struct ManifestEntry {
   int64_t steps = 1;
   int64_t bytes = 0;
   std::string sha256;
-  std::string op = "kda_replayssm";  // the operator; "op" is written only for another one
+  std::string op = default_op();  // the operator; "op" is written only for another one than the default
 };
 
 struct Manifest {
