@@ -70,6 +70,19 @@ Wide numel_mod(const DLTensor& t, int64_t B) {
   return r;
 }
 
+// Whether a.numel() / B is past int64 (B > 0): a (B, -1) view of `a` no tensor can hold.
+bool row_length_past_int64(const DLTensor& t, int64_t B) {
+  for (int64_t i = 0; i < t.ndim; ++i)
+    if (t.shape[i] == 0) return false;
+  const Wide limit = static_cast<Wide>(INT64_MAX) * B;
+  Wide n = 1;
+  for (int64_t i = 0; i < t.ndim; ++i) {
+    if (n > limit / t.shape[i]) return true;
+    n *= t.shape[i];
+  }
+  return n > limit;
+}
+
 std::optional<bool> any_overlap_or_negative(const StepArgs& a) {
   for (const DLTensor* t : all_tensors(a))
     if (raw::has_negative_stride(*t)) return true;
@@ -173,7 +186,8 @@ std::optional<bool> condition_holds(std::string_view id, const StepArgs& a, Back
     return false;
   }
   if (id == "R10") return ff && !raw::same_device(*ff, qkv);
-  if (id == "X-VIEW-A") return d.B <= 0 || numel_mod(A, d.B) != 0;  // W1 passed: `a` is contiguous
+  if (id == "X-VIEW-A")  // W1 passed: `a` is contiguous
+    return d.B <= 0 || numel_mod(A, d.B) != 0 || row_length_past_int64(A, d.B);
   if (id == "X-DTYPE-FLOAT") {
     for (const DLTensor* t : {a.mixed_qkv, a.a, a.b, a.A_log, a.dt_bias, static_cast<const DLTensor*>(a.initial_state),
                               static_cast<const DLTensor*>(a.d_cache), static_cast<const DLTensor*>(a.k_cache),
