@@ -61,6 +61,14 @@ Envelope Envelope::from_c(const kda_envelope& e, const OperatorDescription& op) 
   v.ring_dtypes = rings ? e.ring_dtypes : KDA_DT_ALL_FLOATS;
   v.out_dtypes = e.out_dtypes;
   v.index_dtypes = e.index_dtypes;
+  // An index dtype the operator's cases never have (its fit_case replaces it: gdn_replayssm's
+  // int64, which its contract refuses) is no way out either: the call built from a config
+  // "outside" by it would be inside.
+  for (ScalarType t : kIndices) {
+    CaseConfig c;
+    c.index_dtype = t;
+    if (op.fit_case(c).index_dtype != t) v.index_dtypes |= dtype_bit(t);
+  }
   v.k_min = e.k_min, v.k_max = e.k_max, v.v_min = e.v_min, v.v_max = e.v_max;
   v.l_max = rings ? e.l_max : 0;
   v.strided = e.strided != 0;

@@ -153,5 +153,23 @@ TEST(Envelope, RingFieldsBoundOnlyAnOperatorWithRings) {
   EXPECT_EQ(Envelope::from_c(declared, find_operator("kda_packed_decode")).excludes(parse_case_config("L=8 ring=bf16")), "");
 }
 
+// An index dtype is a way out of the envelope only for an operator whose cases can have it:
+// gdn_replayssm's cases are int32 whatever the config says (its contract refuses int64), so
+// a plugin declaring int32 alone must not be asked to refuse an int64 config, which reaches
+// it as an int32 call.
+TEST(Envelope, IndexDtypesBoundOnlyThoseTheOperatorsCasesHave) {
+  kda_envelope declared{KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_INT32,
+                        1, 256, 1, 256, 0, 1, kDLCPU};
+  const CaseConfig c = parse_case_config("B=2 H=1 HV=1 K=32 V=16 L=4 slots=2 idx=i32");
+  const auto index_ways_out = [&](const OperatorDescription& op) {
+    const Envelope e = Envelope::from_c(declared, op);
+    const auto outside = e.just_outside(c);
+    return std::count_if(outside.begin(), outside.end(),
+                         [&](const CaseConfig& o) { return e.excludes(o).rfind("index dtype", 0) == 0; });
+  };
+  EXPECT_EQ(index_ways_out(default_operator()), 1);
+  EXPECT_EQ(index_ways_out(find_operator("gdn_replayssm")), 0);
+}
+
 }  // namespace
 }  // namespace kda::engine

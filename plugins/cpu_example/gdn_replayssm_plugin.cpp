@@ -151,13 +151,10 @@ const kda_plugin kPlugin = {
     KDA_EXAMPLE_PLUGIN_NAME,
     "gdn_replayssm",
     KDA_PROFILE_HELION,
-    // Every dtype and layout the contract allows; K and V up to 256 (a plain loop is slow
-    // beyond that); host memory. The index dtypes are not narrowed to the contract's int32
-    // (G25 refuses int64 with its own message): the harness fits every case of this operator
-    // to int32 indices after choosing a call outside the envelope, so a narrower declaration
-    // would have it expect a refusal of int32 calls.
-    {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_INDICES, 1, kMaxDim, 1,
-     kMaxDim, 0, 1, kDLCPU},
+    // Every float dtype and layout the contract allows, int32 indices (G25); K and V up to
+    // 256 (a plain loop is slow beyond that); host memory.
+    {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_INT32, 1, kMaxDim, 1, kMaxDim, 0,
+     1, kDLCPU},
     nullptr,
     step,
     last_error,
