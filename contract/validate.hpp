@@ -1,13 +1,12 @@
 // validate(): every check of contract.md, in its order (P0, W1-W3, V1-V22, R1-R10, then the
 // harness extensions). Metadata only: it never reads or writes tensor data.
 #pragma once
+#include "contract/backend_kind.hpp"
 #include "contract/contract_error.hpp"
 #include "contract/step_args.hpp"
 
 namespace kda {
 
-// Which backend the call is for; decides the device extension check.
-enum class Backend { Any, Cpu, Cuda };
 
 // Returns the inferred dims, or throws ContractError with the first failing check's id and
 // exact message.

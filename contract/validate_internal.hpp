@@ -4,10 +4,10 @@
 #pragma once
 #include <string>
 
+#include "contract/backend_kind.hpp"
 #include "contract/checked_int.hpp"
 #include "contract/contract_error.hpp"
 #include "contract/step_args.hpp"
-#include "contract/validate.hpp"
 
 namespace kda::detail {
 

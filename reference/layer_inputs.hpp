@@ -10,13 +10,9 @@
 
 #include "contract/scalar_type.hpp"
 #include "contract/step_args.hpp"
+#include "reference/matrix.hpp"
 
 namespace kda::reference {
-
-template <class Scalar>
-using Matrix = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-template <class Scalar>
-using Vector = Eigen::Matrix<Scalar, Eigen::Dynamic, 1>;
 
 // The fixed parameters of one layer.
 template <class Scalar>

@@ -8,7 +8,7 @@
 #include <cstdint>
 
 #include "contract/scalar_type.hpp"
-#include "reference/layer_inputs.hpp"
+#include "reference/matrix.hpp"
 
 namespace kda::reference::io {
 

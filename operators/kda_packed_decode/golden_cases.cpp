@@ -10,7 +10,7 @@
 #include <array>
 
 #include "cases/row_padding.hpp"
-#include "operators/kda_packed_decode/description.hpp"
+#include "engine/operator.hpp"
 
 namespace kda::golden {
 namespace {
@@ -24,14 +24,14 @@ CaseConfig small(uint64_t seed) {
   CaseConfig c;
   c.B = 3; c.H = 1; c.HV = 2; c.K = 16; c.V = 16; c.slots = 4; c.pad_fraction = 0.34; c.steps = 1;
   c.seed = seed;
-  return engine::kda_packed_decode_operator().fit_case(c);
+  return engine::find_operator("kda_packed_decode").fit_case(c);
 }
 
 GoldenSpec spec(std::string name, std::string purpose, const CaseConfig& c, std::vector<Feature> features = {}) {
   GoldenSpec s;
   s.name = "packed_" + name;
   s.purpose = "plain packed decode: " + purpose;
-  s.config = engine::kda_packed_decode_operator().fit_case(c);
+  s.config = engine::find_operator("kda_packed_decode").fit_case(c);
   s.features = std::move(features);
   return s;
 }
