@@ -13,7 +13,8 @@
 
 namespace kda::engine {
 
-// The block is [i0, i1, i2, :] of the 4-D tensors, or [i0, i1, :, :] when i2 < 0. `before`:
+// The block is [i0, i1, i2, :] of the 4-D tensors, or [i0, i1, :, :] when i2 < 0 (of a 3-D
+// tensor, one scalar per ring record: [i0, i1, i2], or [i0, i1, :]). `before`:
 // the bytes of `actual`'s storage before the step (engine/row_plan.hpp's WrittenBytes), or
 // nullptr when unknown. "" when the block holds no differing element.
 std::string worst_element(const HostTensor& expected, const HostTensor& actual, const std::vector<unsigned char>* before,

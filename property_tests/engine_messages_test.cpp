@@ -92,6 +92,20 @@ TEST(WorstElement, TellsANaNLeftInPlaceFromOneWritten) {
   EXPECT_EQ(worst_element(expected, expected, &before, 1, 0, 1), "");
 }
 
+// A ring of one scalar per record (gdn_replayssm's g_cache [slots, HV, L]) has three dims:
+// its worst element is named by three indices, never read past its shape.
+TEST(WorstElement, NamesTheElementOfAThreeDimensionalRing) {
+  HostTensor expected(ScalarType::Float32, {2, 3, 4});
+  for (int64_t i = 0; i < expected.numel(); ++i) expected.set_linear(i, 1.0);
+  HostTensor actual = expected;
+  actual.set({1, 2, 3}, 4.0);
+  EXPECT_EQ(worst_element(expected, actual, nullptr, 1, 2, 3),
+            "there the greatest absolute difference: 3.000e+00 at index (1, 2, 3) (expected 1, got 4)");
+  EXPECT_EQ(worst_element(expected, actual, nullptr, 1, 2, -1),
+            "there the greatest absolute difference: 3.000e+00 at index (1, 2, 3) (expected 1, got 4)");
+  EXPECT_EQ(worst_element(expected, actual, nullptr, 1, 2, 2), "");
+}
+
 TEST(ComparisonMessage, SaysHowManyBlocksAreOffAndThatTheFigureIsRelative) {
   const std::vector<double> expected = {1, 0, 1, 0, 1, 0, 1, 0}, actual = {1, 0, 1, 0.5, 1, 0, 1, 0};
   reference::Comparison c = reference::compare(expected, actual, 2, 1e-3);
