@@ -154,7 +154,7 @@ int run_check(const CheckArgs& a) {
     // The cuda backend probes the GPU in this process, and a forked case cannot use a CUDA
     // context its parent created; our kernel is also a plugin.
     std::cerr << "kda-harness check: --isolate judges a plugin (--backend plugin:PATH; our CUDA kernel is "
-                 "plugins/libkda_cuda_kernel_plugin.so in the build)\n";
+                 "plugins/libkda_cuda_kernel_kda_replayssm.so in the build)\n";
     return kUsage;
   }
   o.gpus = a.gpus;
