@@ -11,16 +11,6 @@
 namespace kda {
 namespace {
 
-std::string_view short_name(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float32: return "f32";
-    case ScalarType::BFloat16: return "bf16";
-    case ScalarType::Float16: return "f16";
-    case ScalarType::Int32: return "i32";
-    case ScalarType::Int64: return "i64";
-  }
-  return "?";
-}
 
 [[noreturn]] void bad(std::string_view key, std::string_view value) {
   throw std::invalid_argument(fmt::format("case config: bad value '{}' for key '{}'", value, key));
@@ -64,6 +54,17 @@ ScalarType parse_dtype(std::string_view key, std::string_view v) {
 bool is_power_of_two(int64_t x) { return x > 0 && (x & (x - 1)) == 0; }
 
 }  // namespace
+
+std::string_view short_name(ScalarType t) {
+  switch (t) {
+    case ScalarType::Float32: return "f32";
+    case ScalarType::BFloat16: return "bf16";
+    case ScalarType::Float16: return "f16";
+    case ScalarType::Int32: return "i32";
+    case ScalarType::Int64: return "i64";
+  }
+  return "?";
+}
 
 std::string to_string(const CaseConfig& c) {
   return fmt::format(

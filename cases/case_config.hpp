@@ -51,6 +51,8 @@ struct CaseConfig {
 //  dt2d=0 l2=1 ff=1 env=0 lb=none steps=1 pad=0.25 flush=0.2 rcur=1 values=well seed=1", with
 // " gate=head" appended for a config with gate_per_head.
 std::string to_string(const CaseConfig& c);
+// "f32", "bf16", "f16", "i32", "i64": a dtype as the config line names it (case names use it too).
+std::string_view short_name(ScalarType t);
 // Reads to_string()'s form; keys may be omitted (defaults) and come in any order, each at
 // most once. Throws std::invalid_argument naming the bad or repeated key.
 CaseConfig parse_case_config(std::string_view line);

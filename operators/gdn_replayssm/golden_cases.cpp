@@ -18,8 +18,6 @@ namespace {
 using F = Feature;
 constexpr ScalarType kF32 = ScalarType::Float32, kBF16 = ScalarType::BFloat16, kF16 = ScalarType::Float16;
 
-std::string_view short_name(ScalarType t) { return t == kF32 ? "f32" : t == kBF16 ? "bf16" : "f16"; }
-
 // A small one-step case: B=3 rows, one query head, two value heads, K=32, V=16, L=3, 4 slots,
 // one gate per head, int32 indices (G25).
 CaseConfig small(uint64_t seed) {

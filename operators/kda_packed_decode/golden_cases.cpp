@@ -17,8 +17,6 @@ namespace {
 
 constexpr ScalarType kF32 = ScalarType::Float32, kBF16 = ScalarType::BFloat16, kF16 = ScalarType::Float16;
 
-std::string_view short_name(ScalarType t) { return t == kF32 ? "f32" : t == kBF16 ? "bf16" : "f16"; }
-
 // B=3 rows, one query head, two value heads, K=V=16, 4 slots, one token.
 CaseConfig small(uint64_t seed) {
   CaseConfig c;
