@@ -8,22 +8,11 @@
 namespace kda::engine {
 namespace {
 
-// A compact tensor of the config: null strides when asked, and the configured odd stride on
-// every size-1 dim except where a check reads the raw stride (`raw_last`: the last dim).
+// KDA's valid calls: a check reads the raw stride of the last dim of the tensors marked
+// raw_last (every other dim of size 1 may take the config's odd stride).
 TensorSpec make(const CallConfig& c, DLDataType dtype, std::vector<int64_t> shape, bool raw_last) {
-  TensorSpec t;
-  t.dtype = dtype;
-  t.device = c.device;
-  t.shape = std::move(shape);
-  t.strides = compact_strides(t.shape);
-  bool odd = false;
-  for (std::size_t d = 0; d < t.shape.size(); ++d) {
-    if (t.shape[d] != 1 || c.unit_stride == 1 || (raw_last && d + 1 == t.shape.size())) continue;
-    t.strides[d] = c.unit_stride;
-    odd = true;
-  }
-  t.null_strides = c.null_strides && !odd;
-  return t;
+  const std::size_t raw_from = raw_last ? shape.size() - 1 : shape.size();
+  return compact_call_tensor(c, dtype, std::move(shape), raw_from);
 }
 
 // Persistent state and rings: the slot stride padded by envelope_pad (an "envelope" layout).
@@ -46,6 +35,22 @@ TensorSpec spec_of(const HostTensor& h) {
 }
 
 }  // namespace
+
+TensorSpec compact_call_tensor(const CallConfig& c, DLDataType dtype, std::vector<int64_t> shape, std::size_t raw_from) {
+  TensorSpec t;
+  t.dtype = dtype;
+  t.device = c.device;
+  t.shape = std::move(shape);
+  t.strides = compact_strides(t.shape);
+  bool odd = false;
+  for (std::size_t d = 0; d < t.shape.size() && d < raw_from; ++d) {
+    if (t.shape[d] != 1 || c.unit_stride == 1) continue;
+    t.strides[d] = c.unit_stride;
+    odd = true;
+  }
+  t.null_strides = c.null_strides && !odd;
+  return t;
+}
 
 CallSpec make_valid_spec(const CallConfig& c) {
   const int64_t B = c.B, H = c.H, HV = c.HV(), K = c.K, V = c.V, L = c.L, S = c.slots;

@@ -44,6 +44,10 @@ struct CallConfig {
 std::string to_string(const CallConfig& c);
 
 CallSpec make_valid_spec(const CallConfig& c);
+// A compact tensor of a valid call: null strides where the config asks for them, and the
+// config's odd stride (unit_stride) on the dims of size 1 before `raw_from` (from there on an
+// operator's check reads the raw strides).
+TensorSpec compact_call_tensor(const CallConfig& c, DLDataType dtype, std::vector<int64_t> shape, std::size_t raw_from);
 // The metadata of a step's tensors (data not copied).
 CallSpec spec_of(StepTensors& t, kda::Backend backend = kda::Backend::Any);
 // StepArgs over a ReplaySSM call's tensors, found by name (nullptr: absent; the scalars at

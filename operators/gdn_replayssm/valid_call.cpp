@@ -6,23 +6,10 @@
 namespace kda::engine {
 namespace {
 
-// A compact tensor of the config: null strides when asked, and the configured odd stride on
-// the size-1 dims before `raw_from` (from there on a check reads the raw strides: G2, G10,
-// G14, and the harness's X-GDN-GATE-STRIDES; is_contiguous() excuses size-1 dims anyway).
+// From raw_from on, a check reads the raw strides (G2, G10, G14, the harness's
+// X-GDN-GATE-STRIDES; is_contiguous() excuses size-1 dims anyway).
 TensorSpec make(const CallConfig& c, DLDataType dtype, std::vector<int64_t> shape, std::size_t raw_from) {
-  TensorSpec t;
-  t.dtype = dtype;
-  t.device = c.device;
-  t.shape = std::move(shape);
-  t.strides = compact_strides(t.shape);
-  bool odd = false;
-  for (std::size_t d = 0; d < t.shape.size() && d < raw_from; ++d) {
-    if (t.shape[d] != 1 || c.unit_stride == 1) continue;
-    t.strides[d] = c.unit_stride;
-    odd = true;
-  }
-  t.null_strides = c.null_strides && !odd;
-  return t;
+  return compact_call_tensor(c, dtype, std::move(shape), raw_from);
 }
 
 }  // namespace
