@@ -1,4 +1,4 @@
-#include "operators/gdn_replayssm/reference_test_calls.hpp"
+#include "property_tests/gdn_reference_test_calls.hpp"
 
 #include <fmt/format.h>
 

@@ -19,7 +19,7 @@
 #include "cases/rng.hpp"
 #include "operators/gdn_replayssm/plain_recurrence.hpp"
 #include "operators/gdn_replayssm/reference_step.hpp"
-#include "operators/gdn_replayssm/reference_test_calls.hpp"
+#include "property_tests/gdn_reference_test_calls.hpp"
 #include "operators/gdn_replayssm/replay_head.hpp"
 #include "property_tests/reference_property.hpp"
 #include "reference/replay_head.hpp"

@@ -20,7 +20,7 @@
 #include "cases/case_config.hpp"
 #include "operators/gdn_replayssm/plain_recurrence.hpp"
 #include "operators/gdn_replayssm/reference_step.hpp"
-#include "operators/gdn_replayssm/reference_test_calls.hpp"
+#include "property_tests/gdn_reference_test_calls.hpp"
 #include "property_tests/reference_property.hpp"
 #include "reference/compare.hpp"
 #include "reference/plain_recurrence.hpp"
