@@ -31,6 +31,7 @@
 #include "engine/restriction.hpp"
 #include "engine/case_breaking.hpp"
 #include "engine/replayssm_sample_space.hpp"
+#include "engine/row_plan.hpp"
 #include "engine/run_case.hpp"
 
 namespace kda::capi {
@@ -112,12 +113,6 @@ CaseConfig error_input_base(const engine::Backend& b, const engine::Envelope& re
   return b.op().fit_case(inside(b, c));
 }
 
-std::vector<std::vector<std::byte>> written_bytes(CaseTensors& t) {
-  std::vector<std::vector<std::byte>> v;
-  for (HostTensor* x : {&t.initial_state, &t.d_cache, &t.k_cache, &t.g_cache, &t.out}) v.push_back(x->storage());
-  return v;
-}
-
 Outcome contract_case(engine::Backend& b, const engine::Envelope& restriction, uint64_t seed, int64_t index) {
   const engine::OperatorDescription& op = b.op();
   const std::vector<std::size_t> documented = documented_inputs(op);
@@ -137,7 +132,7 @@ Outcome contract_case(engine::Backend& b, const engine::Envelope& restriction, u
           fmt::format("error input {} made validate() raise {} instead of {}", label, e.id(), broken->id));
   }
   const std::string& expected = broken->message;
-  const auto before = written_bytes(t);
+  const engine::WrittenBytes before = engine::snapshot_written(t.args());
   std::string raised;
   bool refused = true;
   try {
@@ -150,7 +145,8 @@ Outcome contract_case(engine::Backend& b, const engine::Envelope& restriction, u
   }
   if (!refused) o.detail = fmt::format("accepted an invalid call; expected ValueError: {}", expected);
   else if (raised != expected) o.detail = fmt::format("raised '{}'; expected ValueError: {}", raised, expected);
-  else if (written_bytes(t) != before) o.detail = fmt::format("refused the call ({}) but wrote to its outputs", label);
+  else if (const std::string changed = engine::any_change(before, t.args()); !changed.empty())
+    o.detail = fmt::format("refused the call ({}) but changed {}", label, changed);
   else o.pass = true, o.detail = fmt::format("refused with {}: {}", label, expected);
   return o;
 }

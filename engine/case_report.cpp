@@ -62,7 +62,6 @@ std::string CaseReport::summary() const {
     // and an accepted call are the failure's to say.
     s = fmt::format("{} on {}: {}", name, backend, pass() ? "pass" : "FAIL");
     if (!error_seen.empty()) s += "\n  raised: " + error_seen;
-    if (untouched_changed) s += fmt::format("\n  {} bytes of written tensors changed", untouched_changed);
   } else if (!outside_envelope.empty()) {
     s = fmt::format("{} on {}: {}\n  outside the backend's envelope ({}): {}", name.empty() ? to_string(config) : name,
                     backend, pass() ? "pass" : "FAIL", outside_envelope,

@@ -177,10 +177,10 @@ void compare_step(CaseTensors& ref, StepTensors& gpu, const Dims& dims, const st
   const double k_floor = reference::record_floor(dims.K, ref.config.ring_dtype);
   const double d_floor = reference::record_floor(dims.V, ref.config.ring_dtype);
 
-  Blocks state(ref.initial_state, gpu.initial_state, before ? &before->state : nullptr, dims.V * dims.K),
-      d(ref.d_cache, gpu.d_cache, before ? &before->d : nullptr, dims.V),
-      k(ref.k_cache, gpu.k_cache, before ? &before->k : nullptr, dims.K),
-      g(ref.g_cache, gpu.g_cache, before ? &before->g : nullptr, gates);
+  Blocks state(ref.initial_state, gpu.initial_state, before ? &before->of("initial_state") : nullptr, dims.V * dims.K),
+      d(ref.d_cache, gpu.d_cache, before ? &before->of("d_cache") : nullptr, dims.V),
+      k(ref.k_cache, gpu.k_cache, before ? &before->of("k_cache") : nullptr, dims.K),
+      g(ref.g_cache, gpu.g_cache, before ? &before->of("g_cache") : nullptr, gates);
   const int64_t group = dims.HV / dims.H;
   // "(token 3 row 1: slot 4, value head 2, record 0)"; at the end: "(end of rollout: slot 4,
   // value head 2, record 0, written at token 1 row 1)".
@@ -227,7 +227,7 @@ void compare_step(CaseTensors& ref, StepTensors& gpu, const Dims& dims, const st
                                            "zeros)",
                                            row, hv, where, row, hv);
       if (!o.pass)
-        if (std::string w = worst_element(ref.out, gpu.out, before ? &before->out : nullptr, row, 0, hv); !w.empty())
+        if (std::string w = worst_element(ref.out, gpu.out, before ? &before->of("out") : nullptr, row, 0, hv); !w.empty())
           o.where += "; " + w;
     }
     fold(r.out, o);

@@ -8,8 +8,9 @@
 
 namespace kda::engine {
 
-// "" when the backend raised and wrote nothing; else what it did instead ("computed it",
-// "raised ... but changed out: byte 12").
+// "" when the backend raised and wrote nothing (engine/row_plan.hpp's any_change); else what
+// it did instead ("computed a call it should have refused", "raised \"...\" but changed
+// out[0, 0, 1, 3] (row 0, value head 1) changed from nan to 0: a refused call must write nothing").
 std::string refusal_problem(Backend& backend, const StepArgs& host);
 
 }  // namespace kda::engine

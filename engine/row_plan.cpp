@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <map>
+#include <stdexcept>
 
 #include "contract/host_tensor.hpp"
 #include "contract/scalar_type.hpp"
@@ -14,15 +15,8 @@
 namespace kda::engine {
 namespace {
 
-// The step's inputs that are present, by name.
-std::vector<std::pair<const char*, const DLTensor*>> input_tensors(const StepArgs& a) {
-  std::vector<std::pair<const char*, const DLTensor*>> v;
-  for (const TensorField& f : kStepTensors)
-    if (!f.written() && f.get(a) != nullptr) v.emplace_back(f.name.data(), f.get(a));
-  return v;
-}
-
-// The storage bytes of t: from its first element to the end of the last one its strides reach.
+// The storage bytes of t: from its first element to the end of the last one its strides reach
+// (none for a tensor without elements, whatever its strides).
 struct Bytes {
   const unsigned char* data;
   std::size_t size;
@@ -30,7 +24,10 @@ struct Bytes {
 Bytes bytes_of(const DLTensor& t) {
   const auto* base = static_cast<const unsigned char*>(t.data) + t.byte_offset;
   int64_t hi = 0;
-  for (int32_t d = 0; d < t.ndim; ++d) hi += (t.shape[d] - 1) * stride(t, d);
+  for (int32_t d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] == 0) return {base, 0};
+    hi += (t.shape[d] - 1) * stride(t, d);
+  }
   return {base, static_cast<std::size_t>((hi + 1) * (t.dtype.bits / 8))};
 }
 void copy_into(std::vector<unsigned char>& to, const DLTensor& t) {
@@ -175,6 +172,12 @@ std::vector<RowPlan> plan_rows(const StepArgs& a, const Dims& dims) {
   return plans;
 }
 
+const std::vector<unsigned char>& WrittenBytes::of(std::string_view name) const {
+  for (std::size_t i = 0; i < kStepTensors.size(); ++i)
+    if (kStepTensors[i].name == name) return tensors[i];
+  throw std::invalid_argument(fmt::format("no tensor argument is named '{}'", name));
+}
+
 WrittenBytes snapshot_written(const StepArgs& a) {
   WrittenBytes w;
   snapshot_written(a, w);
@@ -182,23 +185,22 @@ WrittenBytes snapshot_written(const StepArgs& a) {
 }
 
 void snapshot_written(const StepArgs& a, WrittenBytes& w) {
-  copy_into(w.out, *a.out);
-  copy_into(w.state, *a.initial_state);
-  copy_into(w.d, *a.d_cache);
-  copy_into(w.k, *a.k_cache);
-  copy_into(w.g, *a.g_cache);
-  const auto inputs = input_tensors(a);
-  w.inputs.resize(inputs.size());
-  for (std::size_t i = 0; i < inputs.size(); ++i) copy_into(w.inputs[i], *inputs[i].second);
+  for (std::size_t i = 0; i < kStepTensors.size(); ++i) {
+    if (const DLTensor* t = kStepTensors[i].get(a)) copy_into(w.tensors[i], *t);
+    else w.tensors[i].clear();
+  }
 }
 
 std::string input_change(const WrittenBytes& before, const StepArgs& a) {
-  const auto inputs = input_tensors(a);
-  for (std::size_t i = 0; i < inputs.size() && i < before.inputs.size(); ++i)
-    if (std::string v = first_violation(inputs[i].first, *inputs[i].second, before.inputs[i], bytes_of(*inputs[i].second),
-                                        nullptr, nullptr, "a step may not write its inputs");
+  for (std::size_t i = 0; i < kStepTensors.size(); ++i) {
+    const TensorField& f = kStepTensors[i];
+    const DLTensor* t = f.get(a);
+    if (f.written() || t == nullptr) continue;
+    if (std::string v = first_violation(f.name.data(), *t, before.tensors[i], bytes_of(*t), nullptr, nullptr,
+                                        "a step may not write its inputs");
         !v.empty())
       return v;
+  }
   return "";
 }
 
@@ -226,27 +228,24 @@ std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, c
       }
     }
   }
-  if (before.out.size() != after_out.size) return "out: storage size changed";
-  if (std::string v = first_violation("initial_state", *a.initial_state, before.state, after_state, &state, &plans); !v.empty())
+  if (before.of("out").size() != after_out.size) return "out: storage size changed";
+  if (std::string v = first_violation("initial_state", *a.initial_state, before.of("initial_state"), after_state, &state, &plans);
+      !v.empty())
     return v;
-  if (std::string v = first_violation("d_cache", *a.d_cache, before.d, after_d, &d, &plans); !v.empty()) return v;
-  if (std::string v = first_violation("k_cache", *a.k_cache, before.k, after_k, &k, &plans); !v.empty()) return v;
-  if (std::string v = first_violation("g_cache", *a.g_cache, before.g, after_g, &g, &plans); !v.empty()) return v;
+  if (std::string v = first_violation("d_cache", *a.d_cache, before.of("d_cache"), after_d, &d, &plans); !v.empty()) return v;
+  if (std::string v = first_violation("k_cache", *a.k_cache, before.of("k_cache"), after_k, &k, &plans); !v.empty()) return v;
+  if (std::string v = first_violation("g_cache", *a.g_cache, before.of("g_cache"), after_g, &g, &plans); !v.empty()) return v;
   return input_change(before, a);
 }
 
 std::string any_change(const WrittenBytes& before, const StepArgs& a) {
-  if (std::string v = first_violation("out", *a.out, before.out, bytes_of(*a.out), nullptr, nullptr); !v.empty()) return v;
-  if (std::string v = first_violation("initial_state", *a.initial_state, before.state, bytes_of(*a.initial_state), nullptr, nullptr);
-      !v.empty())
-    return v;
-  if (std::string v = first_violation("d_cache", *a.d_cache, before.d, bytes_of(*a.d_cache), nullptr, nullptr); !v.empty())
-    return v;
-  if (std::string v = first_violation("k_cache", *a.k_cache, before.k, bytes_of(*a.k_cache), nullptr, nullptr); !v.empty())
-    return v;
-  if (std::string v = first_violation("g_cache", *a.g_cache, before.g, bytes_of(*a.g_cache), nullptr, nullptr); !v.empty())
-    return v;
-  return input_change(before, a);
+  for (std::size_t i = 0; i < kStepTensors.size(); ++i) {
+    const char* name = kStepTensors[i].name.data();
+    const DLTensor* t = kStepTensors[i].get(a);
+    if (t == nullptr) continue;  // an argument the call leaves out
+    if (std::string v = first_violation(name, *t, before.tensors[i], bytes_of(*t), nullptr, nullptr); !v.empty()) return v;
+  }
+  return "";
 }
 
 }  // namespace kda::engine

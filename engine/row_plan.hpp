@@ -3,11 +3,14 @@
 // rows the slot, cursor and whether the row flushes. Used to check the kernel's status
 // tensor, to build the reference's view of the step, and to bound the step's footprint.
 #pragma once
+#include <array>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "contract/step_args.hpp"
+#include "contract/step_fields.hpp"
 #include "kernels/row_status.hpp"
 
 namespace kda::engine {
@@ -24,11 +27,13 @@ struct RowPlan {
 // From host-resident ssm_state_indices / write_pos / force_flush.
 std::vector<RowPlan> plan_rows(const StepArgs& host, const Dims& dims);
 
-// The bytes of each written tensor before a step, and of every input (a step may write no
-// byte of an input).
+// The storage bytes of every tensor of a call before a step (a step may write no byte of an
+// input, and a refused step none at all): one entry per argument of contract/step_fields.hpp's
+// table, so a tensor added there is covered; empty where the call leaves it out.
 struct WrittenBytes {
-  std::vector<unsigned char> out, state, d, k, g;
-  std::vector<std::vector<unsigned char>> inputs;  // in input_tensors() order
+  std::array<std::vector<unsigned char>, kStepTensors.size()> tensors;
+  // The bytes of the named argument (std::invalid_argument for a name that is none).
+  const std::vector<unsigned char>& of(std::string_view name) const;
 };
 WrittenBytes snapshot_written(const StepArgs& host);
 // The same into `into`, reusing its buffers (the driver's per-step snapshot).
@@ -44,8 +49,13 @@ std::string footprint_violation(const WrittenBytes& before, const StepArgs& afte
 // "" when no byte of any input changed since `before`; else the first input and element.
 std::string input_change(const WrittenBytes& before, const StepArgs& after);
 
-// "" when no byte of any tensor a step may write changed since `before` (a refused call);
-// else the first tensor and byte that did.
+// The one check that a refused call wrote nothing, which every refusal check calls (the
+// driver, refusal_problem, golden error cases, the C library's contract suite, the fuzz
+// oracle): "" when no byte of any tensor of the call (every argument of the table, written or
+// read, 3-D gate rings included) changed since `before`; else the first that did, in the table's
+// order: "k_cache[0, 1, 2, 3] (slot 0, query head 1, record 2) changed from 0.5 to 1: a refused
+// call must write nothing" (a byte between elements of a strided layout, or a storage size
+// that changed, is named as such).
 std::string any_change(const WrittenBytes& before, const StepArgs& after);
 
 }  // namespace kda::engine

@@ -65,9 +65,7 @@ void verify_error(const GoldenCase& c, engine::Backend& backend, engine::CaseRep
   StepTensors call = load_call(c);
   if (!c.call_json.empty() && call_metadata_json(backend.op().bind(call.args())).dump() != c.call_json)
     r.failure = "kda.call does not describe the case's tensors";
-  std::vector<std::vector<std::byte>> before;
-  for (auto& [name, t] : written_tensors(call)) before.push_back(t->storage());
-  const engine::WrittenBytes written_before = engine::snapshot_written(call.args());
+  const engine::WrittenBytes before = engine::snapshot_written(call.args());
   try {
     backend.step(backend.op().bind(call.args()));
     r.failure = fmt::format("accepted a call that must raise {}", c.expected_id);
@@ -84,13 +82,9 @@ void verify_error(const GoldenCase& c, engine::Backend& backend, engine::CaseRep
     r.failure = fmt::format("refused with a message that is no catalog entry; expected {} \"{}\"", c.expected_id,
                             c.expected_message);
   }
-  std::size_t i = 0;
-  for (auto& [name, t] : written_tensors(call)) {
-    const auto& b = before[i++];
-    for (std::size_t j = 0; j < b.size(); ++j) r.untouched_changed += b[j] != t->storage()[j];
-  }
-  if (r.untouched_changed && r.failure.empty())
-    r.failure = fmt::format("step 0: raised {}, but changed {}", r.error_seen, engine::any_change(written_before, call.args()));
+  if (const std::string changed = engine::any_change(before, call.args()); !changed.empty())
+    r.failure = fmt::format("step 0: raised {}, but changed {}{}", r.error_seen, changed,
+                            r.failure.empty() ? "" : "; and " + r.failure);
 }
 
 // The file's expected tensors as the driver's oracle (or, for a file without them, the
@@ -127,7 +121,7 @@ class ExpectedOracle final : public engine::Oracle {
         const auto actual = out_head(call.out, row, hv);
         const auto expected = file_out ? out_head(*file_out, row, hv) : x_.model_out(row, hv, d_.V);
         const auto note = [&] {
-          return file_out ? engine::worst_element(*file_out, call.out, &v.before.out, row, 0, hv) : std::string();
+          return file_out ? engine::worst_element(*file_out, call.out, &v.before.of("out"), row, 0, hv) : std::string();
         };
         if (rs.slot < 0) {  // padding: exact zeros (floor 0)
           fold(r.out, expected, actual, b_.out(0), 0.0, where + " (padding: expected zeros)", note);

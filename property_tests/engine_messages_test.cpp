@@ -73,7 +73,7 @@ TEST(WorstElement, TellsANaNLeftInPlaceFromOneWritten) {
   const WrittenBytes poisoned = snapshot_written(t.args());  // out starts as NaN bytes
   // Element [1, 0, 0, 2] left as the poison, [1, 0, 1, 3] written as NaN over a value.
   std::memcpy(actual.storage().data(), t.out.storage().data(), actual.storage().size());
-  const std::string left = worst_element(expected, actual, &poisoned.out, 1, 0, 0);
+  const std::string left = worst_element(expected, actual, &poisoned.of("out"), 1, 0, 0);
   EXPECT_TRUE(contains(left, "expected 1, got")) << left;
   EXPECT_TRUE(contains(left, "never written")) << left;
 

@@ -67,7 +67,19 @@ def test_a_refusal_after_a_write_fails():
 
     report = kda_harness.check(step, suites="contract", n=3)
     assert len(report.failures) == 3
-    assert all("wrote to its outputs" in f.detail for f in report.failures)
+    assert all(re.search(r"but changed g_cache\[[0-9, ]+\] \(slot \d+, value head \d+, record \d+\) changed from .* "
+                         r"a refused call must write nothing", f.detail) for f in report.failures), str(report)
+
+
+def test_a_refusal_after_writing_an_input_fails():
+    def step(**kw):
+        kw["A_log"][...] = 7.0
+        kda_harness.validate(**kw)
+
+    report = kda_harness.check(step, suites="contract", n=3)
+    assert len(report.failures) == 3
+    assert all("but changed A_log[" in f.detail and "a refused call must write nothing" in f.detail
+               for f in report.failures), str(report)
 
 
 def test_an_exception_on_a_valid_call_is_a_failure_not_a_crash():
