@@ -6,12 +6,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <numeric>
+#include <span>
 #include <stdexcept>
 #include <thread>
 #include <vector>
 
 #include "cases/case_values.hpp"
 #include "cases/rng.hpp"
+#include "cases/store_run.hpp"
 
 namespace kda {
 namespace {
@@ -56,13 +58,28 @@ double unnormalized_key_divisor(int64_t K, double sum_sq) {
   return std::max(std::sqrt(static_cast<double>(K)), std::sqrt(sum_sq) / kMaxKeyNorm);
 }
 
+// A buffer of doubles per thread, reused from run to run (the fill's rows run on threads).
+std::vector<double>& scratch(std::size_t n) {
+  thread_local std::vector<double> buffer;
+  buffer.resize(n);
+  return buffer;
+}
+
 // A key vector as the kernel would store it: normalized when l2norm, else as above.
 void write_key(const CaseConfig& c, const Counter& r, uint64_t base, HostTensor& t, int64_t offset_linear) {
-  std::vector<double> k(c.K);
+  std::vector<double>& k = scratch(c.K);
   double ss = 0;
   for (int64_t i = 0; i < c.K; ++i) { k[i] = r.normal(base + i); ss += k[i] * k[i]; }
   const double norm = c.l2norm ? std::sqrt(ss + 1e-6) : unnormalized_key_divisor(c.K, ss);
-  for (int64_t i = 0; i < c.K; ++i) t.set_linear(offset_linear + i, k[i] / norm);
+  for (int64_t i = 0; i < c.K; ++i) k[i] = k[i] / norm;
+  store_run(t, offset_linear, k);
+}
+
+// A tensor's elements as doubles (the parameters the fill reads back as stored).
+std::vector<double> values_of(const HostTensor& t) {
+  std::vector<double> v(static_cast<std::size_t>(t.numel()));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = t.get_linear(static_cast<int64_t>(i));
+  return v;
 }
 
 void fill_parameters(CaseTensors& t) {
@@ -130,26 +147,36 @@ void for_rows(int64_t rows, double elements, const FillRow& fill_row) {
 }
 
 // A named slot: a random checkpoint and, for j < cursor, plausible ring records (what past
-// tokens would have stored). Records at and past the cursor stay NaN.
-void fill_slot(CaseTensors& t, int64_t slot, int64_t cursor) {
+// tokens would have stored). Records at and past the cursor stay NaN. A_log and dt_bias:
+// the values the parameter tensors hold.
+void fill_slot(CaseTensors& t, int64_t slot, int64_t cursor, std::span<const double> A_log,
+               std::span<const double> dt_bias) {
   const CaseConfig& c = t.config;
   const int64_t V = c.V, K = c.K, L = c.L;
   const Counter st(c.seed, Stream::State, slot);
   const double state_sigma = c.values == ValueMode::Adversarial ? 1.0 : 0.3;
-  for (int64_t e = 0; e < c.HV * V * K; ++e)
-    t.initial_state.set_linear(slot * c.HV * V * K + e, state_sigma * st.normal(e));
-  const Counter dr(c.seed, Stream::DRing, slot), kr(c.seed, Stream::KRing, slot), gr(c.seed, Stream::GRing, slot);
+  {
+    std::vector<double>& state = scratch(c.HV * V * K);
+    for (int64_t e = 0; e < c.HV * V * K; ++e) state[e] = state_sigma * st.normal(e);
+    store_run(t.initial_state, slot * c.HV * V * K, state);
+  }
+  const Counter dr(c.seed, Stream::DRing, slot), kr(c.seed, Stream::KRing, slot);
+  const int64_t gates = gate_width(c);
   for (int64_t j = 0; j < cursor; ++j) {
+    const values::GateLogits logits(c, ~static_cast<uint64_t>(slot * L + j));
     for (int64_t hv = 0; hv < c.HV; ++hv) {
       const int64_t dbase = ((slot * c.HV + hv) * L + j) * V;
-      for (int64_t i = 0; i < V; ++i) t.d_cache.set_linear(dbase + i, 0.5 * dr.normal(dbase + i));
-      const int64_t gbase = ((slot * c.HV + hv) * L + j) * K, gates = gate_width(c);
-      const double A_log = t.A_log.get_linear(hv);
+      std::vector<double>& d = scratch(V);
+      for (int64_t i = 0; i < V; ++i) d[i] = 0.5 * dr.normal(dbase + i);
+      store_run(t.d_cache, dbase, d);
+      const int64_t gbase = ((slot * c.HV + hv) * L + j) * K;
+      const values::HeadGate gate(c, A_log[hv]);
+      std::vector<double>& g = scratch(gates);
       for (int64_t i = 0; i < gates; ++i) {
-        const double bias = t.dt_bias.get_linear(hv * gates + i);
-        const double x = values::gate_logit(c, ~static_cast<uint64_t>(slot * L + j), gbase + i, bias) + bias;
-        t.g_cache.set_linear(((slot * c.HV + hv) * L + j) * gates + i, values::gate(c, A_log, x));
+        const double bias = dt_bias[hv * gates + i];
+        g[i] = gate(logits(gbase + i, bias) + bias);
       }
+      store_run(t.g_cache, ((slot * c.HV + hv) * L + j) * gates, g);
     }
     for (int64_t h = 0; h < c.H; ++h)
       write_key(c, kr, ((slot * c.H + h) * L + j) * K, t.k_cache, ((slot * c.H + h) * L + j) * K);
@@ -203,9 +230,10 @@ CaseTensors materialize(const CaseConfig& c) {
   fill_parameters(t);
   fill_indices(t);
   // Each non-padding row names its own slot: the rows' fills touch disjoint elements.
-  for_rows(B, static_cast<double>(B * HV * V * K), [&t](int64_t row) {
+  const std::vector<double> A_log = values_of(t.A_log), dt_bias = values_of(t.dt_bias);
+  for_rows(B, static_cast<double>(B * HV * V * K), [&](int64_t row) {
     const auto slot = static_cast<int64_t>(t.ssm_state_indices.get_linear(row));
-    if (slot >= 0) fill_slot(t, slot, static_cast<int64_t>(t.write_pos.get_linear(row)));
+    if (slot >= 0) fill_slot(t, slot, static_cast<int64_t>(t.write_pos.get_linear(row)), A_log, dt_bias);
   });
   fill_token(t, 0);
   return t;
@@ -220,34 +248,38 @@ void fill_token(CaseTensors& t, int64_t token) {
   // Without the kernel's L2 norm, keys of norm ~1, capped (unnormalized_key_divisor), keep
   // beta ||k||^2 < 2 (no amplification); queries get the same scale, uncapped.
   const double qk_sigma = c.l2norm ? 1.0 : 1.0 / std::sqrt(static_cast<double>(K));
+  const std::vector<double> dt_bias = values_of(t.dt_bias);
+  const values::GateLogits logits(c, tok);
+  const int64_t gates = gate_width(c);
   for_rows(c.B, static_cast<double>(c.B * (qkv_dim + HV * K)), [&](int64_t row) {
-    std::vector<double> key(K);
+    std::vector<double>& x = scratch(qkv_dim + gates);  // the row of mixed_qkv, then one head's gate logits
     const int64_t base = row * qkv_dim;
     for (int64_t h = 0; h < H; ++h) {
       const double mq = values::head_magnitude(c, tok, static_cast<uint64_t>(row * (2 * H + HV) + h));
-      const int64_t kbase = base + H * K + h * K;
+      const int64_t kbase = H * K + h * K;
       double ss = 0;
       for (int64_t i = 0; i < K; ++i) {
-        t.mixed_qkv.set_linear(base + h * K + i, mq * qk_sigma * qkv.normal(base + h * K + i));
-        key[i] = qkv.normal(kbase + i);
-        ss += key[i] * key[i];
+        x[h * K + i] = mq * qk_sigma * qkv.normal(base + h * K + i);
+        x[kbase + i] = qkv.normal(base + kbase + i);
+        ss += x[kbase + i] * x[kbase + i];
       }
       // A key's magnitude only matters through the L2 norm; without it keys stay at norm ~1.
       const double key_scale =
           c.l2norm ? values::head_magnitude(c, tok, static_cast<uint64_t>(row * (2 * H + HV) + H + h))
                    : 1.0 / unnormalized_key_divisor(K, ss);
-      for (int64_t i = 0; i < K; ++i) t.mixed_qkv.set_linear(kbase + i, key_scale * key[i]);
+      for (int64_t i = 0; i < K; ++i) x[kbase + i] = key_scale * x[kbase + i];
     }
     for (int64_t hv = 0; hv < HV; ++hv) {
       const double mv = values::head_magnitude(c, tok, static_cast<uint64_t>(row * (2 * H + HV) + 2 * H + hv));
-      const int64_t vbase = base + 2 * H * K + hv * V;
-      for (int64_t i = 0; i < V; ++i) t.mixed_qkv.set_linear(vbase + i, mv * qkv.normal(vbase + i));
-      const int64_t gates = gate_width(c);
-      for (int64_t i = 0; i < gates; ++i) {
-        const int64_t e = row * HV * K + hv * K + i;
-        t.a.set_linear((row * HV + hv) * gates + i,
-                       values::gate_logit(c, tok, static_cast<uint64_t>(e), t.dt_bias.get_linear(hv * gates + i)));
-      }
+      const int64_t vbase = 2 * H * K + hv * V;
+      for (int64_t i = 0; i < V; ++i) x[vbase + i] = mv * qkv.normal(base + vbase + i);
+    }
+    store_run(t.mixed_qkv, base, std::span(x).first(qkv_dim));
+    const std::span<double> a = std::span(x).subspan(qkv_dim);
+    for (int64_t hv = 0; hv < HV; ++hv) {
+      for (int64_t i = 0; i < gates; ++i)
+        a[i] = logits(static_cast<uint64_t>(row * HV * K + hv * K + i), dt_bias[hv * gates + i]);
+      store_run(t.a, (row * HV + hv) * gates, a);
       t.b.set_linear(row * HV + hv, values::beta_logit(c, tok, static_cast<uint64_t>(row * HV + hv)));
     }
     if (t.force_flush) t.force_flush->set_linear(row, fl.bernoulli(row, c.flush_prob) ? 1.0 : 0.0);

@@ -7,16 +7,20 @@ namespace {
 bool adversarial(const CaseConfig& c) { return c.values == ValueMode::Adversarial; }
 }  // namespace
 
-double gate_logit(const CaseConfig& c, uint64_t token, uint64_t element, double dt_bias) {
-  const rng::Counter r(c.seed, rng::Stream::GateLogits, token);
-  if (!adversarial(c)) return r.normal(element);
+GateLogits::GateLogits(const CaseConfig& c, uint64_t token)
+    : adversarial_(adversarial(c)),
+      normal_(c.seed, rng::Stream::GateLogits, token),
+      pick_(c.seed, rng::Stream::Adversarial, token) {}
+
+double GateLogits::operator()(uint64_t element, double dt_bias) const {
+  if (!adversarial_) return normal_.normal(element);
   // A third each: at the softplus threshold (a + dt_bias = 20 +- 0.5), far out, ordinary.
-  const rng::Counter pick(c.seed, rng::Stream::Adversarial, token);
-  const double u = pick.uniform(element);
-  if (u < 1.0 / 3) return 20.0 - dt_bias + 0.5 * r.normal(element);
-  if (u < 2.0 / 3) return 8.0 * r.normal(element);
-  return r.normal(element);
+  const double u = pick_.uniform(element);
+  if (u < 1.0 / 3) return 20.0 - dt_bias + 0.5 * normal_.normal(element);
+  if (u < 2.0 / 3) return 8.0 * normal_.normal(element);
+  return normal_.normal(element);
 }
+
 
 double beta_logit(const CaseConfig& c, uint64_t token, uint64_t element) {
   const rng::Counter r(c.seed, rng::Stream::BetaLogits, token);
@@ -46,11 +50,12 @@ double head_magnitude(const CaseConfig& c, uint64_t token, uint64_t head_id) {
   return std::ldexp(1.0, static_cast<int>(r.below(head_id, 9)) - 4);
 }
 
-double gate(const CaseConfig& c, double A_log, double x) {
-  const double A = std::exp(A_log);
-  if (c.lower_bound) return *c.lower_bound / (1.0 + std::exp(-A * x));
+HeadGate::HeadGate(const CaseConfig& c, double A_log) : A_(std::exp(A_log)), lower_bound_(c.lower_bound) {}
+
+double HeadGate::operator()(double x) const {
+  if (lower_bound_) return *lower_bound_ / (1.0 + std::exp(-A_ * x));
   const double softplus = x <= 20.0 ? std::log1p(std::exp(x)) : x;
-  return -A * softplus;
+  return -A_ * softplus;
 }
 
 }  // namespace kda::values

@@ -6,14 +6,23 @@
 // softplus threshold 20, beta saturated, value and query scales from 2^-4 to 2^4.
 #pragma once
 #include <cstdint>
+#include <optional>
 
 #include "cases/case_config.hpp"
 #include "cases/rng.hpp"
 
 namespace kda::values {
 
-// Gate logit a[row, hv*K + c] of a token (dt_bias is added by the step).
-double gate_logit(const CaseConfig& c, uint64_t token, uint64_t element, double dt_bias);
+// Gate logits a[row, hv*K + c] of one token (dt_bias is added by the step).
+class GateLogits {
+ public:
+  GateLogits(const CaseConfig& c, uint64_t token);
+  double operator()(uint64_t element, double dt_bias) const;
+
+ private:
+  bool adversarial_;
+  rng::Counter normal_, pick_;
+};
 // Beta logit b[row, hv].
 double beta_logit(const CaseConfig& c, uint64_t token, uint64_t element);
 // A_log[hv] and dt_bias[hv*K + c].
@@ -24,8 +33,16 @@ double query_scale(const CaseConfig& c);
 // Magnitude multiplier of one head's q or v in one token (1 when well conditioned).
 double head_magnitude(const CaseConfig& c, uint64_t token, uint64_t head_id);
 
-// The log-decay gate of semantics.md for one K column, in double (used to write plausible g
-// ring records: what a past token with that logit would have stored).
-double gate(const CaseConfig& c, double A_log, double x);
+// The log-decay gate of semantics.md for one K column of a head, in double (used to write
+// plausible g ring records: what a past token with that logit would have stored).
+class HeadGate {
+ public:
+  HeadGate(const CaseConfig& c, double A_log);
+  double operator()(double x) const;
+
+ private:
+  double A_;
+  std::optional<double> lower_bound_;
+};
 
 }  // namespace kda::values

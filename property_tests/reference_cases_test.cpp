@@ -10,6 +10,7 @@
 
 #include "cases/case_tensors.hpp"
 #include "cases/rng.hpp"
+#include "cases/store_run.hpp"
 #include "contract/validate.hpp"
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
@@ -180,6 +181,30 @@ TEST(CaseTensors, ThreadedFillGivesTheSameBytes) {
                       {&one.initial_state, &many.initial_state}, {&one.d_cache, &many.d_cache},
                       {&one.k_cache, &many.k_cache}, {&one.g_cache, &many.g_cache}, {&*one.force_flush, &*many.force_flush}})
     EXPECT_EQ(x->storage(), y->storage());
+}
+
+// A run stored at once holds the bytes of set_linear element by element: every float dtype,
+// compact and strided layouts (a padded slot dim, a page-major ring), runs inside the compact
+// inner dims and runs across them (stored element by element), values that round.
+TEST(CaseTensors, StoreRunGivesTheBytesOfSetLinear) {
+  const rng::Counter r(99, rng::Stream::Qkv);
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> layouts = {
+      {{3, 2, 5, 4}, {}}, {{3, 2, 5, 4}, {40 + 257, 20, 4, 1}}, {{3, 2, 5, 4}, {8, 4, 3 * 8 + 257, 1}}, {{7, 9}, {9 + 3, 1}}};
+  const std::vector<std::pair<int64_t, int64_t>> runs = {{0, 4}, {4, 4}, {8, 40}, {44, 4}, {2, 7}, {0, 0}, {9, 1}};
+  uint64_t element = 0;
+  for (const ScalarType type : {ScalarType::Float32, ScalarType::BFloat16, ScalarType::Float16})
+    for (const auto& [shape, strides] : layouts)
+      for (const auto& [first, n] : runs) {
+        HostTensor fast(type, shape, strides), slow(type, shape, strides);
+        std::vector<double> values(static_cast<std::size_t>(n));
+        for (double& v : values) v = 3 * r.normal(element++);
+        store_run(fast, first, values);
+        for (int64_t e = 0; e < n; ++e) slow.set_linear(first + e, values[static_cast<std::size_t>(e)]);
+        EXPECT_EQ(fast.storage(), slow.storage()) << short_name(type) << " run " << first << "+" << n;
+        if (n > 0) {
+          EXPECT_NE(fast.storage(), HostTensor(type, shape, strides).storage()) << "nothing stored";
+        }
+      }
 }
 
 TEST(CaseTensors, TokensDependOnlyOnTheirIndex) {
