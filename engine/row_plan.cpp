@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
 #include <stdexcept>
@@ -39,7 +40,8 @@ void copy_into(std::vector<unsigned char>& to, const DLTensor& t) {
 using Mask = std::vector<unsigned char>;
 
 // The first byte where `before` and `after` differ outside `allowed` (nullptr: nowhere
-// allowed), or -1. Word by word: most steps change only what they may.
+// allowed), or -1. Most steps change only a few rows' bytes: chunks that did not change are
+// passed with memcmp, the others checked word by word against the mask.
 int64_t first_forbidden_change(const std::vector<unsigned char>& before, const Bytes& after, const Mask* allowed) {
   const std::size_t n = before.size();
   if (allowed == nullptr) {
@@ -49,17 +51,21 @@ int64_t first_forbidden_change(const std::vector<unsigned char>& before, const B
     return -1;
   }
   const unsigned char* m = allowed->data();
-  constexpr std::size_t kWord = sizeof(uint64_t);
-  std::size_t b = 0;
-  for (; b + kWord <= n; b += kWord) {
-    uint64_t x, y, z;
-    std::memcpy(&x, before.data() + b, kWord);
-    std::memcpy(&y, after.data + b, kWord);
-    std::memcpy(&z, m + b, kWord);
-    if (((x ^ y) & ~z) != 0) break;
+  constexpr std::size_t kWord = sizeof(uint64_t), kChunk = 4096;
+  for (std::size_t chunk = 0; chunk < n; chunk += kChunk) {
+    const std::size_t end = std::min(n, chunk + kChunk);
+    if (std::memcmp(before.data() + chunk, after.data + chunk, end - chunk) == 0) continue;
+    std::size_t b = chunk;
+    for (; b + kWord <= end; b += kWord) {
+      uint64_t x, y, z;
+      std::memcpy(&x, before.data() + b, kWord);
+      std::memcpy(&y, after.data + b, kWord);
+      std::memcpy(&z, m + b, kWord);
+      if (((x ^ y) & ~z) != 0) break;
+    }
+    for (; b < end; ++b)
+      if (before[b] != after.data[b] && m[b] == 0) return static_cast<int64_t>(b);
   }
-  for (; b < n; ++b)
-    if (before[b] != after.data[b] && m[b] == 0) return static_cast<int64_t>(b);
   return -1;
 }
 

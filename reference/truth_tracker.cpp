@@ -89,6 +89,8 @@ void TruthTracker::advance(const StepArgs& args, const std::vector<int64_t>& slo
   flush_.assign(d_.B, false);
   heads_.clear();
   before_.clear();
+  // plain_step's update, each head prepared once (the error budget reads the same heads).
+  truth_out_ = Matrix<double>::Zero(d_.B, d_.HV * d_.V);
   for (int64_t row = 0; row < d_.B; ++row) {
     if (slots[row] < 0) continue;
     // ReplaySSM flushes at the ring's last record or when forced; an operator without a
@@ -96,11 +98,12 @@ void TruthTracker::advance(const StepArgs& args, const std::vector<int64_t>& slo
     flush_[row] = !args.write_pos || write_pos[row] == d_.L - 1 || force[row] != 0;
     flushes_ += flush_[row];
     for (int64_t hv = 0; hv < d_.HV; ++hv) {
+      Matrix<double>& S = plain_.at(slots[row], hv);
       heads_.push_back(prepare_head(params_, inputs, row, hv));
-      before_.push_back(plain_.at(slots[row], hv));
+      before_.push_back(S);
+      truth_out_.row(row).segment(hv * d_.V, d_.V) = plain_head_update(S, heads_.back()).transpose();
     }
   }
-  truth_out_ = plain_step(plain_, params_, inputs);
 }
 
 void TruthTracker::judge(int64_t token, const Matrix<double>& out,
