@@ -7,6 +7,7 @@ Run one test as: KDA_HARNESS=<binary> KDA_SOURCE=<repo> KDA_WORK=<scratch> pytho
 import hashlib
 import json
 import os
+import re
 import resource
 import shutil
 import signal
@@ -390,6 +391,42 @@ class UserView(unittest.TestCase):
                  os.path.join(WORK, "no-such-dir", "report.xml")])
         self.assertEqual(r.returncode, 2)
         self.assertIn("cannot write", r.stderr)
+
+    def test_check_reports_do_not_depend_on_the_worker_count(self):
+        """-j 1 and -j 2 give the same reports (JSON, JUnit, the summary on stdout) but for the times
+        and the worker count: the cases, their order, each failure and each suite's worst case. On
+        the CPU suites, and on a plugin's backend suites (a planted-bug copy where the build has one,
+        so that the failures' order is compared too)."""
+        mutant = os.environ.get("KDA_CPU_PLUGIN_MUTANT", "")
+        plugin = mutant or os.environ.get("KDA_CPU_PLUGIN", "")
+        runs = [(["--backend", "cpu", "--suites", "reference,pure-double,contract", "--cases", "reference=40",
+                  "--cases", "pure-double=40", "--cases", "contract=200"], 0)]
+        if plugin:
+            runs.append((["--backend", "plugin:" + plugin, "--suites", "kernel,kernel-truth", "--cases", "kernel=40",
+                          "--cases", "kernel-truth=20"], 1 if mutant else 0))
+        folder = scratch("jobs")
+
+        def report(args, jobs):
+            json_path, junit_path = (os.path.join(folder, "j{}.{}".format(jobs, ext)) for ext in ("json", "xml"))
+            r = run(["check"] + args + ["--no-progress", "--jobs", str(jobs), "--json", json_path, "--junit", junit_path])
+            with open(json_path) as f:
+                doc = json.load(f)
+            with open(junit_path) as f:
+                junit = f.read()
+            doc.pop("wall_seconds")
+            self.assertEqual(doc["options"].pop("jobs"), jobs)
+            for suite in doc["suites"]:
+                suite.pop("seconds")
+            summary = re.sub(r"\d+\.\ds\b", "<time>", r.stdout.replace("{} worker thread(s)".format(jobs), "<jobs>"))
+            return r.returncode, doc, re.sub(r' time="[0-9.]+"', "", junit), summary
+
+        for args, code in runs:
+            one, two = report(args, 1), report(args, 2)
+            self.assertEqual(one[0], code, one[3])
+            self.assertGreater(sum(s["cases"] for s in one[1]["suites"]), 0)
+            if code:
+                self.assertGreater(sum(s["failed"] for s in one[1]["suites"]), 1, one[3])  # an order to compare
+            self.assertEqual(one, two)
 
     def test_progress_lines_with_an_estimate_when_not_a_terminal(self):
         r = run(["check", "--suites", "contract", "--cases", "contract=3000", "--jobs", "1", "--progress-every", "0.05"])
