@@ -88,31 +88,45 @@ KDA_CAPI_EXPORT void kda_case_free(kda_case* c);
 
 /* Which suites to run against a plugin and on which cases. */
 typedef struct kda_check_options {
-  const char* suites;  /* comma-separated: "rollout,truth,contract,envelope"; NULL or "": all */
+  const char* suites;  /* comma-separated, of kda_check_suites() (the CLI's names); NULL or "": all of them */
   uint64_t seed;
   int64_t first;       /* the cases first .. first + count - 1 of each suite */
   int64_t count;
   double work_budget;  /* reference work per rollout case (<= 0: the default) */
   int32_t profile;     /* KDA_PROFILE_*, or -1: the plugin's own */
-  const char* config;  /* a config line (a failure's replay): the rollout of that case alone; NULL: none */
-  /* Where the rollout and truth suites sample (and the envelope and contract suites' base
-   * cases), inside the plugin's envelope; it claims nothing: the envelope suite still tests
-   * the declared envelope. NULL: the whole envelope. */
+  const char* config;  /* a config line (a kernel case's replay): that case alone, as the kernel suite runs it; NULL: none */
+  /* Where the suites draw their cases, inside the plugin's envelope; it claims nothing: the
+   * envelope suite still tests the declared envelope. NULL: the whole envelope. */
   const kda_envelope* restriction;
 } kda_check_options;
 
 /* Runs the suites against the plugin, as an implementation of the operator it names (its
  * `op`): that operator's cases, reference and error inputs. The report is JSON, NUL-terminated:
  *   {"plugin": NAME, "cases": [{"suite", "index", "pass", "replay", "detail"}...]}
- * where replay is the config line (rollout), followed by " | error input ID" (contract) or
- * " | outside the envelope: WHAT" (envelope); the suites are described in check_plugin.cpp.
+ * where replay is the case's config line, followed by " | error input ID" (kernel-contract),
+ * " | outside the envelope: WHAT" (envelope, and one kernel case in ten) or " | at token T,
+ * row R's ..." (one kernel case in five); the suites are the harness's one table's
+ * (engine/suites.hpp, `kda-harness check --list`). A name that is no suite of
+ * kda_check_suites() is KDA_BAD_ARGUMENT (a former name, rollout or truth, says the new one). 
  * Returns KDA_OK when the suites ran (whatever they found), KDA_BUFFER_TOO_SMALL with *needed
  * set when the report does not fit, else an error. */
 KDA_CAPI_EXPORT int32_t kda_check_plugin(const kda_plugin* plugin, const kda_check_options* options, char* report, size_t capacity,
                          size_t* needed, kda_error* err);
 
-/* The suites kda_check_plugin knows, comma-separated. */
+/* The replay line kda_check_plugin gives case options->first of the one suite options->suites
+ * names, without running it (what a front end reports for a case whose process died). KDA_OK,
+ * or KDA_BUFFER_TOO_SMALL with *needed set, or an error. */
+KDA_CAPI_EXPORT int32_t kda_check_case_line(const kda_plugin* plugin, const kda_check_options* options, char* line,
+                                            size_t capacity, size_t* needed, kda_error* err);
+
+/* The suites kda_check_plugin runs, comma-separated: the backend suites of the harness's table
+ * whose cases are drawn (kernel, kernel-truth, envelope, kernel-contract). */
 KDA_CAPI_EXPORT const char* kda_check_suites(void);
+
+/* KDA_OK when every comma-separated name is one of kda_check_suites() (NULL or "": all), else
+ * KDA_BAD_ARGUMENT with err saying why (an unknown name, a former name and the new one, a
+ * suite that judges the harness itself or needs the golden set's files). Runs nothing. */
+KDA_CAPI_EXPORT int32_t kda_check_suites_valid(const char* suites, kda_error* err);
 
 /* The checks the harness's plugin loader makes of a description (ABI version, operator,
  * profile, step and last_error, device, an envelope that admits at least one call), for a

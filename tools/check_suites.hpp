@@ -1,5 +1,5 @@
-// The suites of `kda-harness check` and how many cases each runs by default. The CPU
-// defaults are sized to finish in about a minute on a laptop-class CPU (about 50 s on the
+// The suites of `kda-harness check` (engine/suites.hpp's table: names, default case counts,
+// seeds) made runnable on this machine. The CPU defaults are sized to finish in about a minute on a laptop-class CPU (about 50 s on the
 // 2-core development machine); the GPU suites' (which run only where a GPU is, on hosts
 // with many cores) take about half a minute on one H200 with 16 cores.
 #pragma once
@@ -16,12 +16,13 @@
 #include "tools/check_runner.hpp"
 #include "engine/backend.hpp"
 #include "engine/gpu_probe.hpp"
+#include "engine/suites.hpp"
 
 namespace kda::cli {
 
 struct CheckOptions {
   const engine::OperatorDescription* op = &engine::default_operator();  // the operator every suite judges
-  std::set<std::string> suites;           // empty: every suite
+  std::set<std::string> suites;           // empty: every suite of the default check
   std::map<std::string, int64_t> counts;  // per-suite case counts (overrides the defaults)
   double scale = 1.0;                     // multiplies the default counts
   uint64_t seed = 1;
@@ -38,12 +39,6 @@ struct CheckOptions {
   engine::Envelope restriction;
   std::string restriction_text;
 };
-
-struct SuiteInfo {
-  std::string name, backend, what;
-  int64_t default_cases;  // -1: the size of the golden set
-};
-const std::vector<SuiteInfo>& suite_catalog();
 
 // The suites to run, in order; GPU suites are skipped (with the probe's reason) when no GPU
 // can be used. `golden` is the loaded set (shared by the two golden suites).

@@ -47,9 +47,29 @@ struct CheckArgs {
 
 // Whether the suite runs the judged backend (the ones --isolate runs in child processes).
 bool judges_backend(const SuiteSpec& spec) {
-  for (const SuiteInfo& info : suite_catalog())
-    if (info.name == spec.name) return info.backend == "cuda" && static_cast<bool>(spec.replay);
-  return false;
+  const engine::SuiteInfo* info = engine::find_suite(spec.name);
+  return info != nullptr && info->judges_backend && static_cast<bool>(spec.replay);
+}
+
+// The table of suites (engine/suites.hpp): name, what it judges (the harness on the CPU, or the
+// backend), default case count (set: the golden set's), seed (the --seed plus an offset), and
+// what it checks.
+std::string suite_list() {
+  std::string out;
+  for (const engine::SuiteInfo& s : engine::suite_table())
+    out += fmt::format("{:<18} {:<7} {:>6}  {:<6}  {}{}\n", s.name, s.judges_backend ? "backend" : "harness",
+                       s.default_cases < 0 ? std::string("set") : std::to_string(s.default_cases),
+                       s.default_cases < 0 ? std::string("-") : fmt::format("seed+{}", s.seed_offset),
+                       s.in_default_check ? "" : "(only when --suites names it) ", s.what);
+  return out;
+}
+
+// The suites' names for --help: every one, those the default check leaves out marked.
+std::string suite_names() {
+  std::string out;
+  for (const engine::SuiteInfo& s : engine::suite_table())
+    out += fmt::format("{}{}{}", out.empty() ? "" : ", ", s.name, s.in_default_check ? "" : " (not by default)");
+  return out;
 }
 
 // Writes a report to a file (golden/atomic_file.hpp: a regular file atomically, a device or
@@ -70,17 +90,13 @@ bool write_report(const std::string& path, const std::string& text) {
 
 int run_check(const CheckArgs& a) {
   if (a.list) {
-    for (const SuiteInfo& s : suite_catalog())
-      std::cout << fmt::format("{:<14} {:<5} {:>6}  {}\n", s.name, s.backend,
-                               s.default_cases < 0 ? std::string("set") : std::to_string(s.default_cases), s.what);
+    std::cout << suite_list();
     return 0;
   }
   CheckOptions o;
   for (const auto& s : a.suites) {
-    bool known = false;
-    for (const SuiteInfo& info : suite_catalog()) known = known || info.name == s;
-    if (!known) {
-      std::cerr << "kda-harness check: unknown suite " << s << " (see --list)\n";
+    if (const std::string problem = engine::suite_problem(s); !problem.empty()) {
+      std::cerr << "kda-harness check: " << problem << " (see --list)\n";
       return kUsage;
     }
     o.suites.insert(s);
@@ -95,8 +111,8 @@ int run_check(const CheckArgs& a) {
       return kUsage;
     }
     const std::string suite = c.substr(0, eq);
-    if (std::none_of(suite_catalog().begin(), suite_catalog().end(), [&](const SuiteInfo& s) { return s.name == suite; })) {
-      std::cerr << "kda-harness check: --cases " << c << ": no suite " << suite << " (see --list)\n";
+    if (const std::string problem = engine::suite_problem(suite); !problem.empty()) {
+      std::cerr << "kda-harness check: --cases " << c << ": " << problem << " (see --list)\n";
       return kUsage;
     }
     o.counts[suite] = n;
@@ -236,7 +252,7 @@ int run_check(const CheckArgs& a) {
 void register_check(CLI::App& app) {
   auto* cmd = app.add_subcommand("check", "Run the conformance suites on what this machine has (the main job)");
   auto a = std::make_shared<CheckArgs>();
-  cmd->add_option("--suites", a->suites, "Suites to run (comma-separated; default all, see --list)")->delimiter(',');
+  cmd->add_option("--suites", a->suites, "Suites to run, comma-separated: " + suite_names() + "; default every one not so marked, see --list")->delimiter(',');
   cmd->add_option("--cases", a->counts, "Case count of a suite, SUITE=N (repeatable)");
   cmd->add_option("--scale", a->scale, "Multiply the default case counts")->check(finite_positive_at_most(kMaxScale));
   add_seed_option(cmd, a->seed, "Seed of the random cases (same seed, same cases on every machine)");

@@ -102,11 +102,11 @@ FoundPlugins find_plugins(const std::filesystem::path& dir, const PluginFamily& 
 }
 
 const std::vector<std::string>& mutant_suites() {
-  // The backend suites, in the order `check` runs them (suite_catalog()).
+  // The backend suites of the default check, in the order it runs them (engine/suites.hpp).
   static const std::vector<std::string> suites = [] {
     std::vector<std::string> s;
-    for (const SuiteInfo& info : suite_catalog())
-      if (info.backend == "cuda") s.push_back(info.name);
+    for (const engine::SuiteInfo& info : engine::suite_table())
+      if (info.judges_backend && info.in_default_check) s.push_back(std::string(info.name));
     return s;
   }();
   return suites;

@@ -4,7 +4,7 @@ kda_replayssm, the default, and kda_packed_decode), the contract (validate), the
 tensors of any DLPack producer. The work is done by the harness's C library (_lib.py says
 where it is looked for)."""
 from .cases import Case, CaseStats, case, case_stats, cases, config_line
-from .checking import CaseResult, CheckReport, check, suites
+from .checking import CaseResult, CheckReport, check, suite_case_line, suites
 from .contract import Dims, reference_step, validate
 from .envelope import Envelope
 from .errors import ContractError, HarnessError
@@ -15,5 +15,5 @@ from ._version import version as _version
 __version__ = _version()
 
 __all__ = ["Case", "CaseResult", "CaseStats", "CheckReport", "ContractError", "Dims", "Envelope", "HarnessError", "PluginCallable",
-           "case", "case_stats", "cases", "check", "config_line", "load_plugin", "operators", "reference_step", "suites",
+           "case", "case_stats", "cases", "check", "config_line", "load_plugin", "operators", "reference_step", "suite_case_line", "suites",
            "validate"]

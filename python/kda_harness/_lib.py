@@ -47,7 +47,10 @@ def _declare(lib):
         "kda_case_free": (None, [c_void_p]),
         "kda_check_plugin": (c_int32, [POINTER(_abi.KdaPlugin), POINTER(_abi.KdaCheckOptions), c_char_p, c_size_t,
                                        POINTER(c_size_t), err]),
+        "kda_check_case_line": (c_int32, [POINTER(_abi.KdaPlugin), POINTER(_abi.KdaCheckOptions), c_char_p, c_size_t,
+                                          POINTER(c_size_t), err]),
         "kda_check_suites": (c_char_p, []),
+        "kda_check_suites_valid": (c_int32, [c_char_p, err]),
         "kda_plugin_check": (c_int32, [POINTER(_abi.KdaPlugin), c_char_p, err]),
     }
     for name, (restype, argtypes) in sig.items():

@@ -4,7 +4,8 @@ wrapped as a host plugin of that operator (plugin.h's kda_plugin, built here wit
 whose step lends the harness's tensors to it as the caller's framework tensors on the
 caller's device, calls it with contract.md's keyword arguments (the operator's tensors),
 copies every tensor back, and turns a ValueError into a refusal carrying its text (which the
-contract suite compares with the catalog message)."""
+kernel-contract suite compares with the catalog message). The suites and their runner are the
+engine's (engine/suites.hpp), the ones `kda-harness check` runs."""
 import contextlib
 import ctypes
 import json
@@ -15,7 +16,6 @@ import traceback
 from pathlib import Path
 
 from . import _abi, _call, _frameworks, _isolate, _lib, _operators, _status
-from .cases import config_line
 from .envelope import Envelope
 from .errors import HarnessError
 from .report import CaseResult, CheckReport, callable_expression, rerun_call
@@ -152,7 +152,8 @@ def _profile_code(profile):
 
 
 def suites():
-    """The suites check() knows."""
+    """The suites check() runs: the backend suites of the harness's one table (the names of
+    `kda-harness check --list`): kernel, kernel-truth, envelope, kernel-contract."""
     return _known_suites()
 
 
@@ -160,11 +161,23 @@ def _known_suites():  # check()'s argument `suites` hides suites()
     return _lib.lib().kda_check_suites().decode().split(",")
 
 
+def suite_names(suites):
+    """The names in `suites` (a list, or a comma-separated string; None or empty: every suite),
+    or a ValueError saying what is wrong with one (a former name, rollout or truth, names the
+    new one), from the C library."""
+    names = list(suites) if isinstance(suites, (list, tuple)) else [s for s in (suites or "").split(",") if s]
+    err = _abi.KdaError()
+    _status.raise_for(_lib.lib().kda_check_suites_valid(",".join(names).encode(), ctypes.byref(err)), err)
+    return names or _known_suites()
+
+
 def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=None, profile=None,
           envelope=None, first=0, work_budget=None, name=None, config=None, step_timeout=None, restrict=None,
           isolate=False, case_timeout=None):
-    """Runs the suites (default: all of suites(): rollout, truth, contract, envelope; a list or
-    comma-separated string) on cases first .. first+n-1 of each of operator `op`'s against
+    """Runs the suites (default: all of suites(): kernel, kernel-truth, envelope,
+    kernel-contract, the names `kda-harness check` has; a list or comma-separated string;
+    rollout and truth, their former names, are a ValueError naming the new ones) on cases
+    first .. first+n-1 of each of operator `op`'s against
     step_fn, called as step_fn(mixed_qkv=..., a=..., ..., lower_bound=...) with the
     operator's tensors, of `framework` ("numpy" on the host by default; "torch" on `device`),
     that it must write in place. op ("kda_replayssm", "kda_packed_decode"), profile ("helion",
@@ -173,8 +186,10 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     allows. The envelope says what step_fn refuses (the envelope suite checks that it does);
     restrict (an Envelope) only narrows where the cases are drawn, inside the envelope, claiming
     nothing (restrict=Envelope(k=(128, 128), v=(128, 128)) tests your production K and V on a
-    kernel that also computes others). config: a failure's replay line, to run that case's
-    rollout alone (suites, n and first are then ignored). step_timeout: seconds a step may take
+    kernel that also computes others). Case i of a suite is case i of `kda-harness check
+    --backend plugin:PATH --suites SUITE --seed SEED --gpu-work-budget WORK_BUDGET` (one kernel
+    case in five makes a row's cursor or slot invalid, which must be refused). config: a
+    kernel case's replay line, to run that case alone (suites, n and first are then ignored). step_timeout: seconds a step may take
     before it fails its case (None: no limit). isolate: each case in a forked child process,
     where a crash, an abort or a hang past case_timeout seconds fails that case with its
     replay line and the run goes on (kda_harness/_isolate.py). Returns a CheckReport; Ctrl-C
@@ -205,14 +220,12 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     if config:
         runs = [options("", 0, 0)]
     else:
-        names = suites if isinstance(suites, (list, tuple)) else [s for s in (suites or "").split(",") if s]
-        runs = [options(suite, i, 1) for suite in (names or _known_suites()) for i in range(first, first + n)]
+        runs = [options(suite, i, 1) for suite in suite_names(suites) for i in range(first, first + n)]
     results, backend_name, profile_code = [], name, profile
     def crashed(run, why):  # the report of a case whose child died
-        suite = run.suites.decode() or "rollout"
+        suite = run.suites.decode() or "kernel"
         index = run.first if not config else -1
-        replay = config or (config_line(index, seed, op, work_budget, envelope, restrict)
-                            if suite in ("rollout", "truth") else f"suite {suite} case {index} seed {seed}")
+        replay = config or _case_line(plugin, run)
         return {"plugin": backend_name, "profile": profile_code,
                 "cases": [{"suite": suite, "index": index, "pass": False, "replay": replay, "detail": why}]}
 
@@ -232,10 +245,37 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
             for c in data["cases"]:
                 result = CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"], op=op)
                 if not result.passed:
-                    result.rerun = rerun_call(function, result.suite, result.index, seed, result.config, given)
+                    result.rerun = rerun_call(function, result.suite, result.index, seed, result.replay, given)
                     result.traceback = plugin.tracebacks[0] if plugin.tracebacks else ""
                 results.append(result)
     return CheckReport(backend_name, profile_code, results)
+
+
+def suite_case_line(suite, index, seed=1, op=None, envelope=None, restrict=None, work_budget=None):
+    """The replay line of case `index` of `suite` (one of suites()) as check() with these
+    arguments draws it, without running anything: its config line, then " | " and what the
+    case does to the call where it changes it (an error input, a call outside the envelope, an
+    invalid row)."""
+    op = op or _call.OP
+    plugin = CallablePlugin(None, "planned", envelope or Envelope(), _abi.PROFILES["helion"], "numpy", None, op)
+    options = _abi.KdaCheckOptions(suites=",".join(suite_names(suite)).encode(), seed=seed, first=index, count=1,
+                                   work_budget=work_budget or 0.0, profile=-1, config=None,
+                                   restriction=ctypes.pointer(restrict.to_c()) if restrict is not None else None)
+    return _case_line(plugin, options)
+
+
+def _case_line(plugin, options):
+    """The replay line of the one case `options` name, without running it."""
+    lib, err, needed = _lib.lib(), _abi.KdaError(), ctypes.c_size_t(0)
+    line = ctypes.create_string_buffer(4096)
+    status = lib.kda_check_case_line(ctypes.byref(plugin.struct), ctypes.byref(options), line, len(line),
+                                     ctypes.byref(needed), ctypes.byref(err))
+    if status == _abi.BUFFER_TOO_SMALL:
+        line = ctypes.create_string_buffer(needed.value)
+        status = lib.kda_check_case_line(ctypes.byref(plugin.struct), ctypes.byref(options), line, len(line),
+                                         ctypes.byref(needed), ctypes.byref(err))
+    _status.raise_for(status, err)
+    return line.value.decode()
 
 
 def _run(plugin, options):

@@ -1,8 +1,9 @@
 """The pytest plugin (entry point pytest11).
 
 `pytest --kda-backend module:function` (or `--kda-backend plugin:/path/lib.so`) adds one test
-per case of each suite, run against that backend: `kda::kda_truth[seed-1-case-12]`, marked
-`kda` and `kda_truth`, so `-k 'kda_truth[seed-1-case-12]'`, `-m kda_truth`, `--co`, `--lf` and
+per case of each suite, run against that backend: `kda::kda_kernel_truth[seed-1-case-12]`,
+marked `kda` and `kda_kernel_truth` (the suite kernel-truth), so
+`-k 'kda_kernel_truth[seed-1-case-12]'`, `-m kda_kernel_truth`, `--co`, `--lf` and
 xdist work on them as on any test. A failing case is an ordinary pytest failure that prints
 the line rerunning it on the backend, the CPU reference's replay line and the kernel's
 traceback. The `kda_case` fixture gives hand-written tests the same cases (one test per case)."""
@@ -16,13 +17,14 @@ import pytest
 from . import checking
 from .plugin_so import load_plugin
 
-# check()'s suites (checking.suites(), asked of the C library only when tests run: the plugin
-# loads in every pytest run of the environment it is installed in).
+# check()'s suites, for the markers (the names are checking.suites(), the C library's, which is
+# asked only when tests run: the plugin loads in every pytest run of the environment it is
+# installed in; a test keeps the two the same).
 SUITES = {
-    "rollout": "step by step against the CPU reference within the profile's bounds",
-    "truth": "whole rollouts against the float64 recurrence",
-    "contract": "each documented error input refused with SGLang's exact message, nothing written",
+    "kernel": "step by step against the CPU reference within the profile's bounds",
+    "kernel-truth": "whole rollouts against the float64 recurrence",
     "envelope": "a call just outside the backend's envelope refused, nothing written",
+    "kernel-contract": "each documented error input refused with SGLang's exact message, nothing written",
 }
 
 
@@ -45,7 +47,7 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     config.addinivalue_line("markers", "kda: a case of the KDA harness's suites (--kda-backend) or a test taking kda_case")
     for suite, what in SUITES.items():
-        config.addinivalue_line("markers", f"kda_{suite}: a case of the KDA harness's {suite} suite: {what}")
+        config.addinivalue_line("markers", f"{marker(suite)}: a case of the KDA harness's {suite} suite: {what}")
 
 
 def load_backend(spec):
@@ -78,6 +80,12 @@ def _backend(config):
     return config._kda_backend
 
 
+def marker(suite):
+    """The marker of a suite's cases, and their test name: kda_kernel_truth for kernel-truth (a
+    marker is a Python name)."""
+    return "kda_" + suite.replace("-", "_")
+
+
 def case_id(seed, index):
     return f"seed-{seed}-case-{index}"
 
@@ -95,7 +103,7 @@ class KdaCase(pytest.Item):
         super().__init__(**kwargs)
         self.suite, self.index = suite, index
         self.add_marker("kda")
-        self.add_marker(f"kda_{suite}")
+        self.add_marker(marker(suite))
 
     def runtest(self):
         opt = self.config.getoption
@@ -142,17 +150,16 @@ class KdaSuites(pytest.Collector):
         first, n, seed = config.getoption("kda_first"), config.getoption("kda_n"), config.getoption("kda_seed")
         for suite in _suites(config):
             for i in range(first, first + n):
-                name = f"kda_{suite}[{case_id(seed, i)}]"
+                name = f"{marker(suite)}[{case_id(seed, i)}]"
                 # The id as a string, parsed as pytest parses the ids --lf stored: `name[params]`.
                 yield KdaCase.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", suite=suite, index=i)
 
 
 def _suites(config):
-    names = [s for s in config.getoption("kda_suites").split(",") if s] or list(SUITES)
-    unknown = [s for s in names if s not in SUITES]
-    if unknown:
-        raise pytest.UsageError(f"--kda-suites: unknown {', '.join(unknown)} (known: {', '.join(SUITES)})")
-    return names
+    try:
+        return checking.suite_names(config.getoption("kda_suites"))
+    except ValueError as e:
+        raise pytest.UsageError(f"--kda-suites: {e}") from None
 
 
 @pytest.hookimpl(wrapper=True)

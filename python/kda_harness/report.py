@@ -14,7 +14,7 @@ class CaseResult:
     suite: str
     index: int
     passed: bool
-    replay: str  # the config line (`kda-harness case "<line>"`), plus the error input for contract cases
+    replay: str  # the config line (`kda-harness case "<line>"`), plus " | " and what the case did to its call
     detail: str
     rerun: str = ""      # Python that reruns this case on the caller's kernel
     op: str = "kda_replayssm"
@@ -96,14 +96,16 @@ def callable_expression(step_fn):
     return qualname if module in (None, "__main__") else f"{module}.{qualname}"
 
 
-def rerun_call(function, suite, index, seed, config, given):
-    """kda_harness.check(...) that reruns one case: a rollout case by its config line, any other
-    by suite, seed and index; `given`: the caller's other keyword arguments that change the case
-    or its judgement (op, profile, device, framework, envelope, restrict, work_budget), by name."""
-    args = [f"config={_python(config)}"] if suite == "rollout" else \
+def rerun_call(function, suite, index, seed, replay, given):
+    """kda_harness.check(...) that reruns one case: a kernel case that is its config's rollout
+    by its config line (its replay), any other by suite, seed and index; `given`: the caller's
+    other keyword arguments that change the case or its judgement (op, profile, device,
+    framework, envelope, restrict, work_budget), by name."""
+    by_config = suite == "kernel" and " | " not in replay
+    args = [f"config={_python(replay)}"] if by_config else \
         [f"suites={_python(suite)}", f"seed={seed}", f"first={index}", "n=1"]
     for name, value in given.items():
-        if value is None or (suite == "rollout" and name in ("envelope", "restrict", "work_budget")):
+        if value is None or (by_config and name in ("envelope", "restrict", "work_budget")):
             continue  # a config line is the case itself: no envelope, restriction or budget draws it
         text = _python(value)
         args.append(f"{name}=kda_harness.{text}" if name in ("envelope", "restrict") else f"{name}={text}")

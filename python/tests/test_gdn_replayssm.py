@@ -97,14 +97,14 @@ def test_the_numpy_step_passes_every_suite():
 
 
 def test_the_numpy_step_passes_every_error_input():
-    report = kda_harness.check(numpy_gdn_step.gdn_step, op=OP, suites="contract", n=CONTRACT)
+    report = kda_harness.check(numpy_gdn_step.gdn_step, op=OP, suites="kernel-contract", n=CONTRACT)
     assert report.passed, str(report)
     inputs = {c.replay.split("error input ")[1] for c in report.cases}
     assert len(inputs) == CONTRACT and {"G12-K0", "G17", "G23", "G25", "G32"} <= inputs
 
 
 def test_the_planted_bug_fails_exactly_the_bounded_gate_cases():
-    report = kda_harness.check(numpy_gdn_step.gdn_step_planted_bug, op=OP, suites="rollout", n=2 * ROLLOUTS)
+    report = kda_harness.check(numpy_gdn_step.gdn_step_planted_bug, op=OP, suites="kernel", n=2 * ROLLOUTS)
     # A case whose rows are all padding computes no gate, so the bug cannot show there.
     computed = {c.index for c in report.cases if not re.search(r" 0 flushes, 0 appends", c.detail)}
     bounded = {c.index for c in report.cases if config_of(c.replay)["lb"] != "none"} & computed
@@ -112,7 +112,7 @@ def test_the_planted_bug_fails_exactly_the_bounded_gate_cases():
     assert {c.index for c in report.failures} == bounded
     for failure in report.failures:
         assert "Mismatched blocks: " in failure.detail
-        kda_harness.validate(op=OP, **kda_harness.case(failure.replay, op=OP).kwargs())  # the replay line is a case
+        kda_harness.validate(op=OP, **kda_harness.case(failure.config, op=OP).kwargs())  # the replay starts with a case
 
 
 def test_the_cpu_example_plugin_passes():

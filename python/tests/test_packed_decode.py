@@ -112,13 +112,13 @@ def test_the_numpy_packed_step_passes_every_suite():
 
 
 def test_the_numpy_packed_step_passes_every_error_input():
-    report = kda_harness.check(numpy_packed_step.packed_decode_step, op=OP, suites="contract", n=CONTRACT)
+    report = kda_harness.check(numpy_packed_step.packed_decode_step, op=OP, suites="kernel-contract", n=CONTRACT)
     assert report.passed, str(report)
     assert {c.replay.split("error input ")[1] for c in report.cases} >= {"V3", "V5", "V15", "V18"}
 
 
 def test_beta_rounded_through_b_fails_only_where_b_is_not_float32():
-    report = kda_harness.check(numpy_packed_step.packed_decode_step_beta_rounded, op=OP, suites="rollout,truth",
+    report = kda_harness.check(numpy_packed_step.packed_decode_step_beta_rounded, op=OP, suites="kernel,kernel-truth",
                                n=ROLLOUTS)
     assert report.failures
     # Rounding sigmoid(b) to float32 changes nothing here: a float32 b cannot show the bug.
@@ -130,7 +130,7 @@ def test_beta_rounded_through_b_fails_only_where_b_is_not_float32():
 
 
 def test_a_step_that_accepts_invalid_calls_fails_the_packed_contract_suite():
-    report = kda_harness.check(lambda **kw: None, op=OP, suites="contract", n=3)
+    report = kda_harness.check(lambda **kw: None, op=OP, suites="kernel-contract", n=3)
     assert len(report.failures) == 3
     assert all("accepted an invalid call" in f.detail for f in report.failures)
 
@@ -151,7 +151,7 @@ def test_the_packed_decode_plugin_library_passes_as_its_operator():
 
 def test_the_packed_decode_plugin_with_beta_rounded_fails():
     lib = plugin("KDA_CPU_PACKED_DECODE_PLUGIN_MUTANT")
-    report = kda_harness.check(lib, suites="rollout,truth", n=ROLLOUTS, seed=3)
+    report = kda_harness.check(lib, suites="kernel,kernel-truth", n=ROLLOUTS, seed=3)
     assert report.failures
     assert all(config_of(f.replay)["act"] != "f32" for f in report.failures)
     assert all(re.search(r"\b(out|state)\b", f.detail) for f in report.failures)

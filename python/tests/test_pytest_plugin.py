@@ -25,65 +25,74 @@ def run(pytester, monkeypatch, backend, *extra, cache=False):
                                          *backend_args, "--kda-n", str(N), "-rf", *extra)
 
 
+def kernel_lines():
+    """The replay lines of the kernel suite's cases of seed 1."""
+    return [kda_harness.suite_case_line("kernel", i) for i in range(N)]
+
+
 def bounded_gate_cases():
-    """The cases of seed 1 the planted bug (numpy_step) changes: those with the bounded gate."""
-    return [i for i in range(N) if "lb=none" not in kda_harness.config_line(i)]
+    """The kernel cases of seed 1 the planted bug (numpy_step) changes: those with the bounded gate."""
+    return [i for i, line in enumerate(kernel_lines()) if "lb=none" not in line]
 
 
 def test_the_numpy_step_passes_every_case(pytester, monkeypatch):
     result = run(pytester, monkeypatch, "numpy_step:replayssm_step")
-    result.assert_outcomes(passed=4 * N)  # rollout, truth, contract, envelope
+    result.assert_outcomes(passed=4 * N)  # kernel, kernel-truth, envelope, kernel-contract
 
 
 def test_the_planted_bug_fails_exactly_its_cases(pytester, monkeypatch):
-    result = run(pytester, monkeypatch, "numpy_step:replayssm_step_planted_bug", "--kda-suites", "rollout")
-    lines = [kda_harness.config_line(i) for i in range(N)]
+    result = run(pytester, monkeypatch, "numpy_step:replayssm_step_planted_bug", "--kda-suites", "kernel")
+    replays = kernel_lines()
     bounded = bounded_gate_cases()
     assert 0 < len(bounded) < N
     result.assert_outcomes(passed=N - len(bounded), failed=len(bounded))
     output = result.stdout.str()
-    failed = sorted(int(i) for i in re.findall(r"^FAILED kda::kda_rollout\[seed-1-case-(\d+)\]", output, re.M))
+    failed = sorted(int(i) for i in re.findall(r"^FAILED kda::kda_kernel\[seed-1-case-(\d+)\]", output, re.M))
     assert failed == bounded
     for i in bounded:
-        rerun = (f"rerun on your kernel: pytest --kda-backend numpy_step:replayssm_step_planted_bug --kda-suites rollout "
-                 f"--kda-first {i} --kda-n 1 -k 'kda_rollout[seed-1-case-{i}]'\n"
-                 f'  or from Python: kda_harness.check(numpy_step.replayssm_step_planted_bug, config="{lines[i]}")\n'
-                 f'replay on the CPU reference: kda-harness case "{lines[i]}"\n')
+        config, _, call = replays[i].partition(" | ")
+        # A case that is its config's rollout reruns by its config line, one that changes the call by its index.
+        python = (f'kda_harness.check(numpy_step.replayssm_step_planted_bug, config="{config}")' if not call else
+                  f'kda_harness.check(numpy_step.replayssm_step_planted_bug, suites="kernel", seed=1, first={i}, n=1)')
+        rerun = (f"rerun on your kernel: pytest --kda-backend numpy_step:replayssm_step_planted_bug --kda-suites kernel "
+                 f"--kda-first {i} --kda-n 1 -k 'kda_kernel[seed-1-case-{i}]'\n"
+                 f"  or from Python: {python}\n"
+                 f'replay on the CPU reference: kda-harness case "{config}"{f"  ({call})" if call else ""}\n')
         assert rerun in output
 
 
 def test_a_failures_rerun_line_runs_that_case_alone(pytester, monkeypatch):
-    result = run(pytester, monkeypatch, "numpy_step:replayssm_step_planted_bug", "--kda-suites", "truth")
+    result = run(pytester, monkeypatch, "numpy_step:replayssm_step_planted_bug", "--kda-suites", "kernel-truth")
     output = result.stdout.str()
     command = re.search(r"^rerun on your kernel: (pytest .*)$", output, re.M).group(1)
-    detail = re.search(r"^truth case (\d+) \(seed 1\) failed: (.*)$", output, re.M)
+    detail = re.search(r"^kernel-truth case (\d+) \(seed 1\) failed: (.*)$", output, re.M)
     args = shlex.split(command)[1:]
     args.remove("--kda-n")  # run() gives its own --kda-n; this line's must win, so it goes last
     args.remove("1")
     again = run(pytester, monkeypatch, None, *args, "--kda-n", "1")
     again.assert_outcomes(failed=1)
-    assert f"truth case {detail.group(1)} (seed 1) failed: {detail.group(2)}" in again.stdout.str()
+    assert f"kernel-truth case {detail.group(1)} (seed 1) failed: {detail.group(2)}" in again.stdout.str()
 
 
 def test_collection_counts_and_selection(pytester, monkeypatch):
     backend = "numpy_step:replayssm_step"
     listed = run(pytester, monkeypatch, backend, "--co", "-q").stdout.str()
     assert f"{4 * N} tests collected" in listed
-    assert len(re.findall(r"^kda::kda_(rollout|truth|contract|envelope)\[seed-1-case-\d+\]$", listed, re.M)) == 4 * N
-    selected = run(pytester, monkeypatch, backend, "--co", "-q", "-k", "kda_truth").stdout.str()
+    assert len(re.findall(r"^kda::kda_(kernel|kernel_truth|kernel_contract|envelope)\[seed-1-case-\d+\]$", listed, re.M)) == 4 * N
+    selected = run(pytester, monkeypatch, backend, "--co", "-q", "-k", "kda_kernel_truth").stdout.str()
     assert f"{N}/{4 * N} tests collected ({3 * N} deselected)" in selected
-    one = run(pytester, monkeypatch, backend, "-k", "kda_truth[seed-1-case-1]")
+    one = run(pytester, monkeypatch, backend, "-k", "kda_kernel_truth[seed-1-case-1]")
     one.assert_outcomes(passed=1, deselected=4 * N - 1)
-    run(pytester, monkeypatch, backend, "-m", "kda_contract").assert_outcomes(passed=N, deselected=3 * N)
+    run(pytester, monkeypatch, backend, "-m", "kda_kernel_contract").assert_outcomes(passed=N, deselected=3 * N)
     run(pytester, monkeypatch, backend, "-m", "kda").assert_outcomes(passed=4 * N)
 
 
 def test_the_markers_are_registered(pytester, monkeypatch):
     output = run(pytester, monkeypatch, None, "--markers").stdout.str()
-    for marker in ("kda", "kda_rollout", "kda_truth", "kda_contract", "kda_envelope"):
+    for marker in ("kda", "kda_kernel", "kda_kernel_truth", "kda_kernel_contract", "kda_envelope"):
         assert f"@pytest.mark.{marker}:" in output
     # --strict-markers accepts them on a hand-written test.
-    pytester.makepyfile(test_marked="import pytest\n@pytest.mark.kda_truth\ndef test_x():\n    pass\n")
+    pytester.makepyfile(test_marked="import pytest\n@pytest.mark.kda_kernel_truth\ndef test_x():\n    pass\n")
     run(pytester, monkeypatch, None, "--strict-markers").assert_outcomes(passed=1)
 
 
@@ -108,9 +117,9 @@ def test_the_kda_case_fixture_gives_one_test_per_case(pytester, monkeypatch):
 def test_last_failed_reruns_the_failed_cases(pytester, monkeypatch):
     backend = "numpy_step:replayssm_step_planted_bug"
     bounded = bounded_gate_cases()
-    run(pytester, monkeypatch, backend, "--kda-suites", "rollout", cache=True).assert_outcomes(
+    run(pytester, monkeypatch, backend, "--kda-suites", "kernel", cache=True).assert_outcomes(
         passed=N - len(bounded), failed=len(bounded))
-    again = run(pytester, monkeypatch, backend, "--kda-suites", "rollout", "--lf", cache=True)
+    again = run(pytester, monkeypatch, backend, "--kda-suites", "kernel", "--lf", cache=True)
     again.assert_outcomes(failed=len(bounded), deselected=N - len(bounded))
     assert "run-last-failure: rerun previous" in again.stdout.str()
 
@@ -118,10 +127,10 @@ def test_last_failed_reruns_the_failed_cases(pytester, monkeypatch):
 def test_xdist_runs_the_cases(pytester, monkeypatch):
     pytest.importorskip("xdist", reason="pytest-xdist is not installed")
     bounded = bounded_gate_cases()
-    result = run(pytester, monkeypatch, "numpy_step:replayssm_step_planted_bug", "--kda-suites", "rollout",
+    result = run(pytester, monkeypatch, "numpy_step:replayssm_step_planted_bug", "--kda-suites", "kernel",
                  "-p", "xdist", "-n", "2")
     result.assert_outcomes(passed=N - len(bounded), failed=len(bounded))
-    failed = sorted(int(i) for i in re.findall(r"FAILED kda::kda_rollout\[seed-1-case-(\d+)\]", result.stdout.str()))
+    failed = sorted(int(i) for i in re.findall(r"FAILED kda::kda_kernel\[seed-1-case-(\d+)\]", result.stdout.str()))
     assert failed == bounded
 
 
@@ -129,7 +138,7 @@ def test_a_packed_decode_step_runs_as_its_operator(pytester, monkeypatch):
     result = run(pytester, monkeypatch, "numpy_packed_step:packed_decode_step", "--kda-op", "kda_packed_decode")
     result.assert_outcomes(passed=4 * N)
     result = run(pytester, monkeypatch, "numpy_packed_step:packed_decode_step_beta_rounded", "--kda-op",
-                 "kda_packed_decode", "--kda-suites", "truth")
+                 "kda_packed_decode", "--kda-suites", "kernel-truth")
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) > 0
     assert "--op kda_packed_decode" in result.stdout.str()
@@ -150,9 +159,13 @@ def test_a_bad_backend_is_a_usage_error(pytester, monkeypatch, spec, message):
 
 
 def test_an_unknown_suite_is_a_usage_error(pytester, monkeypatch):
-    result = run(pytester, monkeypatch, "numpy_step:replayssm_step", "--kda-suites", "rollout,speed")
+    result = run(pytester, monkeypatch, "numpy_step:replayssm_step", "--kda-suites", "kernel,speed")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "ERROR: --kda-suites: unknown speed (known: rollout, truth, contract, envelope)" in result.stderr.str()
+    assert ("ERROR: --kda-suites: unknown suite 'speed' (known: kernel, kernel-truth, envelope, kernel-contract)"
+            in result.stderr.str())
+    result = run(pytester, monkeypatch, "numpy_step:replayssm_step", "--kda-suites", "rollout")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "ERROR: --kda-suites: unknown suite 'rollout': that suite is now named 'kernel'" in result.stderr.str()
 
 
 def test_the_installed_package_registers_the_plugin():

@@ -54,7 +54,7 @@ def test_the_readme_example_prints_each_failure_whole(pytester, monkeypatch):
                         re.M)
     references = re.findall(r"replay on the CPU reference: (kda-harness case \".*)$", failures, re.M)
     assert reruns and len(references) == len(reruns)
-    failed = re.findall(r"^E\s+\[(\w+) (\d+)\] FAIL: ", output, re.M)
+    failed = re.findall(r"^E\s+\[([\w-]+) (\d+)\] FAIL: ", output, re.M)
     assert len(failed) == len(reruns)
     # Both planted bugs show: the kernel's traceback where it raised, the gate's numbers elsewhere.
     assert "NotImplementedError: float16 outputs are not written yet" in output

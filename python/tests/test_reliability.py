@@ -42,7 +42,7 @@ def test_a_step_that_keeps_lent_arrays_and_writes_them_later_corrupts_nothing():
             for old in kept:  # arrays of earlier steps and cases, written after their step
                 old[...] = 7
             kept.extend(v for v in kw.values() if isinstance(v, np.ndarray))
-        report = kda_harness.check(step, suites="rollout", n=6)
+        report = kda_harness.check(step, suites="kernel", n=6)
         for old in kept:
             old[...] = 1  # after check() returned, every buffer it lent is gone on the C side
         assert report.passed, str(report)
@@ -94,7 +94,7 @@ def _interrupted_check(step_body, after):
             numpy_step.replayssm_step(**kw)
         print("started", flush=True)
         try:
-            kda_harness.check(step, suites="rollout", n=100000)
+            kda_harness.check(step, suites="kernel", n=100000)
         except KeyboardInterrupt:
             print("interrupted", flush=True)
             sys.exit(3)
@@ -133,7 +133,7 @@ def test_step_timeout_fails_a_step_that_takes_too_long():
         time.sleep(0.5)
         numpy_step.replayssm_step(**kw)
 
-    report = kda_harness.check(sleepy, suites="rollout", n=1, step_timeout=0.1)
+    report = kda_harness.check(sleepy, suites="kernel", n=1, step_timeout=0.1)
     assert not report.passed
     assert "step_timeout" in str(report)
     with pytest.raises(ValueError, match="step_timeout"):

@@ -12,7 +12,7 @@ import numpy_step
 N = 12
 
 
-def planted_failures(suites="rollout", n=N):
+def planted_failures(suites="kernel", n=N):
     report = kda_harness.check(numpy_step.replayssm_step_planted_bug, suites=suites, n=n)
     assert report.failures, "the planted bug fails some of these cases"
     return report
@@ -25,12 +25,12 @@ def test_a_report_prints_every_failure_whole():
     for f in report.failures:
         assert repr(f) == str(f)
         assert f.detail in text
-        assert f"[rollout {f.index}] FAIL: {f.detail}" in text
+        assert f"[kernel {f.index}] FAIL: {f.detail}" in text
     assert "..." not in text
 
 
 def test_the_first_replay_line_reruns_the_authors_kernel():
-    report = planted_failures("rollout,truth")
+    report = planted_failures("kernel,kernel-truth")
     for f in report.failures:
         rerun, reference = f.replay_lines()
         assert rerun.startswith("kda_harness.check(numpy_step.replayssm_step_planted_bug, ")
@@ -44,7 +44,7 @@ def test_the_first_replay_line_reruns_the_authors_kernel():
 
 
 def test_a_numeric_failure_reads_as_assert_closes():
-    report = planted_failures("rollout,truth")
+    report = planted_failures("kernel,kernel-truth")
     for f in report.failures:
         # How many blocks are off, the relative figure against what is allowed, where, and the
         # greatest absolute difference there with the values expected and found.
@@ -55,10 +55,10 @@ def test_a_numeric_failure_reads_as_assert_closes():
 
 def test_a_rerun_line_keeps_the_arguments_that_change_the_case():
     envelope = kda_harness.Envelope(index_dtypes=("int32",), k=(1, 16), strided=False)
-    report = kda_harness.check(numpy_step.replayssm_step_planted_bug, suites="truth", n=N, seed=5,
+    report = kda_harness.check(numpy_step.replayssm_step_planted_bug, suites="kernel-truth", n=N, seed=5,
                                envelope=envelope, profile="helion")
     f = report.failures[0]
-    assert f.rerun == (f'kda_harness.check(numpy_step.replayssm_step_planted_bug, suites="truth", seed=5, '
+    assert f.rerun == (f'kda_harness.check(numpy_step.replayssm_step_planted_bug, suites="kernel-truth", seed=5, '
                        f'first={f.index}, n=1, profile="helion", envelope=kda_harness.Envelope(index_dtypes=(\'int32\',), '
                        f'k=(1, 16), strided=False))')
     again = eval(f.rerun, {"kda_harness": kda_harness, "numpy_step": numpy_step})
@@ -75,7 +75,7 @@ def step_with_an_index_error(**kw):
 
 
 def test_the_kernels_traceback_is_kept():
-    report = kda_harness.check(step_with_an_index_error, suites="rollout", n=2)
+    report = kda_harness.check(step_with_an_index_error, suites="kernel", n=2)
     assert len(report.failures) == 2
     for f in report.failures:
         assert f.traceback.startswith("Traceback (most recent call last):")
@@ -90,18 +90,18 @@ def test_the_kernels_traceback_is_kept():
 
 def test_a_passing_case_keeps_no_traceback():
     # The contract suite's refusals are ValueErrors the kernel raises as it must.
-    report = kda_harness.check(numpy_step.replayssm_step, suites="contract", n=3)
+    report = kda_harness.check(numpy_step.replayssm_step, suites="kernel-contract", n=3)
     assert report.passed and all(not c.traceback and not c.rerun for c in report.cases)
 
 
 def test_raise_if_failed_carries_every_failure():
-    report = kda_harness.check(step_with_an_index_error, suites="rollout,truth", n=2)
+    report = kda_harness.check(step_with_an_index_error, suites="kernel,kernel-truth", n=2)
     with pytest.raises(AssertionError) as raised:
         report.raise_if_failed()
     message = str(raised.value)
     assert message == str(report)
     assert message.count("the kernel raised:") == 4 and message.count("rerun on your kernel:") == 4
-    passing = kda_harness.check(numpy_step.replayssm_step, suites="rollout", n=2)
+    passing = kda_harness.check(numpy_step.replayssm_step, suites="kernel", n=2)
     assert passing.raise_if_failed() is passing
 
 
