@@ -93,9 +93,7 @@ void step(const StepArgs& args, const Dims& dm, reference::Rounding rounding) {
         io::scatter(*args.d_cache, sd.block(slot, hv, cursor, 1, dm.V), Matrix<Scalar>(d.transpose()));
         io::scatter(*args.g_cache, {slot * sg.s0 + hv * sg.s1 + cursor * sg.s2, 1, 0, 1, 1}, Matrix<Scalar>(Matrix<Scalar>::Constant(1, 1, g)));
         if (hv % group == 0) {  // the first value head of its group writes the shared key
-          Matrix<Scalar> key = t.k.transpose();
-          if (kernel) io::round_through<Scalar>(out_type, key);  // through out's dtype, then k_cache's
-          io::scatter(*args.k_cache, sk.block(slot, h, cursor, 1, dm.K), key);
+          io::scatter(*args.k_cache, sk.block(slot, h, cursor, 1, dm.K), Matrix<Scalar>(t.k.transpose()));
         }
       }
     }

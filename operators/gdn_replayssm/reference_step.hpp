@@ -15,14 +15,16 @@
 namespace kda::gdn {
 
 // rounding:
-//  - Kernel: the Triton kernel's rounding points on this path, float32 arithmetic: beta through
-//    b's dtype; in the rebuild the decayed deltas exp(total - prefix_j) d_j and the keys k_j
-//    rounded to out's dtype before their product, products accumulated in float32; S k and
-//    S q summed in float32, then multiplied by exp(g); every store rounded to nearest even to
-//    its tensor's dtype, g stored float32, the key rounded through out's dtype before
-//    k_cache's. (TF32 dots of a float32-out kernel are not modelled, as for kda_replayssm.)
-//  - Off: all arithmetic in double, no intermediate rounding (not even the key's through out's
-//    dtype); stores still land in each tensor's dtype, beta still goes through b's dtype.
+//  - Kernel: the harness's default rounding points (the 'helion' profile, as for
+//    kda_replayssm) on this path, float32 arithmetic: beta through b's dtype; in the rebuild
+//    the decayed deltas exp(total - prefix_j) d_j and the keys k_j rounded to out's dtype
+//    before their product, products accumulated in float32; S k and S q summed in float32,
+//    then multiplied by exp(g); every store rounded to nearest even to its tensor's dtype, g
+//    stored float32, the key stored at k_cache's dtype. SGLang's Triton kernel also rounds the
+//    key through out's dtype first and runs float32-out dots in TF32: what its profile
+//    'triton' declares, and the bounds of that profile allow (as for kda_replayssm).
+//  - Off: all arithmetic in double, no intermediate rounding; stores still land in each
+//    tensor's dtype, beta still goes through b's dtype.
 // The call must have passed the operator's contract (this does not validate). Returns the
 // dims read from the shapes.
 Dims gdn_replayssm_step(const StepArgs& args, reference::Rounding rounding);

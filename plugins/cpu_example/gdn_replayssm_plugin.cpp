@@ -5,7 +5,8 @@
 // every (row, value head) in float32 at the Triton kernel's rounding points on this path:
 // beta through b's dtype; in the rebuild the decayed deltas exp(total - prefix_j) d_j and the
 // keys k_j rounded to out's dtype before their product; S k and S q summed first, then
-// multiplied by exp(g); the key record rounded through out's dtype, then k_cache's.
+// multiplied by exp(g); the key record stored at k_cache's dtype (the harness's default
+// points; SGLang's Triton kernel rounds it through out's dtype first, which its profile allows).
 //
 // KDA_MUTANT selects a planted bug (plugins/cpu_example/mutants.hpp), as in the KDA build.
 #include <algorithm>
@@ -108,7 +109,7 @@ void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
   // The wrong cursor wraps inside the ring: the bug writes a record, never past the tensor.
   G.store3(slot, hv, planted(Mutant::GRecordWrongCursor) ? (cursor + 1) % d.L : cursor, g);
   if (hv % (d.HV / d.H) == 0)  // the group's first value head writes its key
-    for (int64_t c = 0; c < d.K; ++c) Kr.store4(slot, h, cursor, c, round_to(k[c], operand));
+    for (int64_t c = 0; c < d.K; ++c) Kr.store4(slot, h, cursor, c, k[c]);
 }
 
 int32_t step(void*, const kda_call* call) {

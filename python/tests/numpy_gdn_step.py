@@ -1,8 +1,8 @@
 """A plain numpy GDN ReplaySSM decode step written for the tests (spec/gdn-replayssm.md, "What
 it computes"), with SGLang's wrapper signature: one scalar forget gate per value head,
 arithmetic in float64 with the kernel's rounding points on this path (beta through b's dtype;
-the rebuild's operands, the decayed deltas and the keys, through out's dtype; the key record
-through out's dtype; every store rounded to its tensor's dtype by numpy's assignment),
+the rebuild's operands, the decayed deltas and the keys, through out's dtype; every store,
+the key record's included, rounded to its tensor's dtype by numpy's assignment),
 validation by kda_harness.validate(op="gdn_replayssm") (SGLang's checks and messages). And a
 copy with one planted bug in the bounded gate."""
 import numpy as np
@@ -60,7 +60,7 @@ def _step(gate, *, mixed_qkv, a, b, A_log, dt_bias, scale, initial_state, d_cach
             d_cache[slot, :, cursor] = d
             g_cache[slot, :, cursor] = g
             first = np.r_[True, head[1:] != head[:-1]]  # one value head of each group writes the key
-            k_cache[slot, head[first], cursor] = through(k[first], out.dtype)
+            k_cache[slot, head[first], cursor] = k[first]
 
 
 def gdn_step(**kwargs):

@@ -24,5 +24,12 @@ mkdir -p build-gpu build-carry
     sed "s#$PWD#$(dirname "$PWD")/build-gpu#g" "$f" >"../build-gpu/$f"
   done
 )
+# The staged CTest files must load without the build tree (a test list discovered from a binary
+# at test time, gtest_discover_tests, would not): list them here, where the failure is cheap.
+ctest --test-dir build-gpu -N >/dev/null 2>build-carry/ctest-list.err || {
+  cat build-carry/ctest-list.err >&2
+  echo "stage-carry: the staged CTest files do not load (above)" >&2
+  exit 1
+}
 tar cJf build-carry/gpu.tar.xz build-gpu
 du -h build-carry/gpu.tar.xz
