@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 #include <map>
+#include <utility>
 #include <stdexcept>
 
 #include "contract/host_tensor.hpp"
@@ -36,8 +37,26 @@ void copy_into(std::vector<unsigned char>& to, const DLTensor& t) {
   to.assign(b.data, b.data + b.size);  // keeps the vector's capacity from the last step
 }
 
-// Per byte of a tensor's storage: 0xFF where the step may write it, else 0.
-using Mask = std::vector<unsigned char>;
+// Per byte of a tensor's storage: 0xFF where the step may write it, else 0. A thread keeps
+// its masks from step to step (they are as large as the state pool): reset() clears only the
+// ranges the last step marked.
+struct Mask {
+  std::vector<unsigned char> bytes;
+  std::vector<std::pair<std::size_t, std::size_t>> marked;  // [begin, end) byte ranges set to 0xFF
+
+  void reset(std::size_t size) {
+    if (bytes.size() != size) {
+      bytes.assign(size, 0);
+    } else {
+      for (const auto& [begin, end] : marked) std::memset(bytes.data() + begin, 0, end - begin);
+    }
+    marked.clear();
+  }
+  void mark(std::size_t begin, std::size_t n) {
+    std::memset(bytes.data() + begin, 0xFF, n);
+    marked.emplace_back(begin, begin + n);
+  }
+};
 
 // The first byte where `before` and `after` differ outside `allowed` (nullptr: nowhere
 // allowed), or -1. Most steps change only a few rows' bytes: chunks that did not change are
@@ -50,7 +69,7 @@ int64_t first_forbidden_change(const std::vector<unsigned char>& before, const B
       if (before[b] != after.data[b]) return static_cast<int64_t>(b);
     return -1;
   }
-  const unsigned char* m = allowed->data();
+  const unsigned char* m = allowed->bytes.data();
   constexpr std::size_t kWord = sizeof(uint64_t), kChunk = 4096;
   for (std::size_t chunk = 0; chunk < n; chunk += kChunk) {
     const std::size_t end = std::min(n, chunk + kChunk);
@@ -77,10 +96,10 @@ void allow_row(Mask& mask, const DLTensor& t, int64_t i0, int64_t i1, int64_t i2
   const int64_t idx[4] = {i0, i1, i2, 0};
   const int64_t first = element_offset(t, idx) * esize;
   if (last == 1) {
-    std::memset(mask.data() + first, 0xFF, static_cast<std::size_t>(n * esize));
+    mask.mark(static_cast<std::size_t>(first), static_cast<std::size_t>(n * esize));
     return;
   }
-  for (int64_t e = 0; e < n; ++e) std::memset(mask.data() + first + e * last * esize, 0xFF, static_cast<std::size_t>(esize));
+  for (int64_t e = 0; e < n; ++e) mask.mark(static_cast<std::size_t>(first + e * last * esize), static_cast<std::size_t>(esize));
 }
 
 // The logical index of the element that byte `at` of t's storage belongs to, or when it
@@ -217,10 +236,10 @@ std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, c
   thread_local Mask state, d, k, g;
   const Bytes after_state = bytes_of(*a.initial_state), after_d = bytes_of(*a.d_cache), after_k = bytes_of(*a.k_cache),
               after_g = bytes_of(*a.g_cache), after_out = bytes_of(*a.out);
-  state.assign(after_state.size, 0);
-  d.assign(after_d.size, 0);
-  k.assign(after_k.size, 0);
-  g.assign(after_g.size, 0);
+  state.reset(after_state.size);
+  d.reset(after_d.size);
+  k.reset(after_k.size);
+  g.reset(after_g.size);
   const int64_t group = dims.HV / dims.H;
   for (const RowPlan& p : plans) {
     if (!p.accepted()) continue;

@@ -88,7 +88,7 @@ void TruthTracker::advance(const StepArgs& args, const std::vector<int64_t>& slo
   slots_ = slots;
   flush_.assign(d_.B, false);
   heads_.clear();
-  before_.clear();
+  std::size_t heads = 0;  // before_ keeps its matrices from token to token: no allocation per head
   // plain_step's update, each head prepared once (the error budget reads the same heads).
   truth_out_ = Matrix<double>::Zero(d_.B, d_.HV * d_.V);
   for (int64_t row = 0; row < d_.B; ++row) {
@@ -100,10 +100,13 @@ void TruthTracker::advance(const StepArgs& args, const std::vector<int64_t>& slo
     for (int64_t hv = 0; hv < d_.HV; ++hv) {
       Matrix<double>& S = plain_.at(slots[row], hv);
       heads_.push_back(prepare_head(params_, inputs, row, hv));
-      before_.push_back(S);
+      if (heads < before_.size()) before_[heads] = S;
+      else before_.push_back(S);
+      ++heads;
       truth_out_.row(row).segment(hv * d_.V, d_.V) = plain_head_update(S, heads_.back()).transpose();
     }
   }
+  before_.resize(heads);
 }
 
 void TruthTracker::judge(int64_t token, const Matrix<double>& out,
