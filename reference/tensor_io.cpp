@@ -15,6 +15,14 @@ Storage* base_of(const DLTensor& t) {
 template <class Storage, class Scalar>
 void gather_as(const DLTensor& t, const Block& b, Matrix<Scalar>& dst) {
   const Storage* p = base_of<Storage>(t) + b.offset;
+  if (b.col_stride == 1) {  // rows of consecutive elements (most blocks): a loop the compiler vectorizes
+    for (int64_t r = 0; r < b.rows; ++r) {
+      const Storage* from = p + r * b.row_stride;
+      Scalar* to = dst.row(r).data();
+      for (int64_t c = 0; c < b.cols; ++c) to[c] = static_cast<Scalar>(static_cast<float>(from[c]));
+    }
+    return;
+  }
   for (int64_t r = 0; r < b.rows; ++r)
     for (int64_t c = 0; c < b.cols; ++c)
       dst(r, c) = static_cast<Scalar>(static_cast<float>(p[r * b.row_stride + c * b.col_stride]));
@@ -23,6 +31,14 @@ void gather_as(const DLTensor& t, const Block& b, Matrix<Scalar>& dst) {
 template <class Storage, class Scalar>
 void scatter_as(DLTensor& t, const Block& b, const Matrix<Scalar>& src) {
   Storage* p = base_of<Storage>(t) + b.offset;
+  if (b.col_stride == 1) {
+    for (int64_t r = 0; r < b.rows; ++r) {
+      Storage* to = p + r * b.row_stride;
+      const Scalar* from = src.row(r).data();
+      for (int64_t c = 0; c < b.cols; ++c) to[c] = Storage(static_cast<float>(from[c]));
+    }
+    return;
+  }
   for (int64_t r = 0; r < b.rows; ++r)
     for (int64_t c = 0; c < b.cols; ++c)
       p[r * b.row_stride + c * b.col_stride] = Storage(static_cast<float>(src(r, c)));
