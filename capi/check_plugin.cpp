@@ -35,7 +35,8 @@ struct Outcome {
 
 std::string describe(const engine::CaseReport& r) {
   // A case that ran no rollout (engine/suites.hpp: it says what it was): its failure, or what it checked.
-  if (!r.what.empty()) return r.failure.empty() ? (r.note.empty() ? r.what : r.note) : r.failure;
+  if (!r.what.empty() || !r.outside_envelope.empty())
+    return r.failure.empty() ? (r.note.empty() ? r.what : r.note) : r.failure;
   // One line of counts, then one per quantity compared and the failure, so that a failure
   // reads as torch.testing.assert_close's does.
   std::string s = fmt::format("vs {}: {}, {} flushes, {} appends", r.against, r.tokens_run(), r.flushes, r.appends);

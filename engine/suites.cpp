@@ -210,6 +210,7 @@ CaseReport error_input_case(const PlannedCase& p, Backend& b) {
   else if (raised != expected) r.failure = fmt::format("raised '{}'; expected ValueError: {}", raised, expected);
   else if (!changed.empty()) r.failure = fmt::format("refused the call ({}) but changed {}", label, changed);
   else r.note = fmt::format("refused with {}: {}", label, expected);
+  if (!r.failure.empty()) r.what += ": " + r.failure;  // a report with `what` shows it alone
   return r;
 }
 
@@ -218,7 +219,6 @@ CaseReport outside_case(const PlannedCase& p, Backend& b) {
   const std::string why = refusal_problem(b, t.args());
   CaseReport r = start_report(p.config, b, "reference");
   r.outside_envelope = b.envelope().excludes(p.config);
-  r.what = p.call;
   if (!why.empty()) r.failure = fmt::format("outside the envelope ({}), token 0: {}", r.outside_envelope, why);
   else r.note = "refused (" + r.outside_envelope + "), nothing written";
   return r;
@@ -289,7 +289,7 @@ CaseReport run_suite_case(const SuiteInfo& suite, Backend& b, const SuiteDraws& 
   switch (p.kind) {
     case Kind::NoCase: {
       CaseReport r = ran_nothing(p, b, "reference");
-      r.what = fmt::format("case {} of seed {}", i, draws.seed + suite.seed_offset);
+      r.what = fmt::format("case {} of seed {}: {}", i, draws.seed + suite.seed_offset, p.problem);
       r.failure = p.problem;
       return r;
     }

@@ -67,7 +67,8 @@ struct PlannedCase {
 PlannedCase plan_suite_case(const SuiteInfo& suite, const Backend& backend, const SuiteDraws& draws, int64_t i);
 
 // Runs case i of a drawn suite on `backend`. The report's config is the planned config; a
-// case that is not the config's plain rollout says what it did in `note` (and `what`).
+// case that ran no rollout says what it was in `what` (with its failure) or, a call outside
+// the envelope, in `outside_envelope`; a passing one that checked a refusal says so in `note`.
 CaseReport run_suite_case(const SuiteInfo& suite, Backend& backend, const SuiteDraws& draws, int64_t i);
 
 // The planned case as one line: its config line, then " | " and what it does to the call

@@ -392,6 +392,42 @@ class UserView(unittest.TestCase):
         self.assertEqual(r.returncode, 2)
         self.assertIn("cannot write", r.stderr)
 
+    def test_kernel_contract_judges_a_plugins_refusals(self):
+        """kernel-contract (the suite the C library and Python run by that name too): each
+        documented error input must be refused with the contract's exact message, nothing written;
+        run when --suites names it. A plugin that writes before validating fails it, each failure
+        saying what the refused call changed."""
+        plugin = os.environ.get("KDA_CPU_PLUGIN", "")
+        if not plugin:
+            self.skipTest("KDA_CPU_PLUGIN is not set (ctest sets it)")
+        r = run(["check", "--backend", "plugin:" + plugin, "--suites", "kernel-contract", "--cases",
+                 "kernel-contract=40", "--no-progress"])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"kernel-contract +plugin:cpu-example +40 +40 +0 ")
+        mutant = os.environ.get("KDA_CPU_PLUGIN_WRITES_BEFORE_VALIDATING", "")
+        if not mutant:
+            self.skipTest("KDA_CPU_PLUGIN_WRITES_BEFORE_VALIDATING is not set (a build with the planted bugs sets it)")
+        r = run(["check", "--backend", "plugin:" + mutant, "--suites", "kernel-contract", "--cases", "kernel-contract=3",
+                 "--no-progress"])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        failures = re.findall(r"^FAILED \[kernel-contract\] error input \S+: (.*)$", r.stdout, re.M)
+        self.assertEqual(len(failures), 3, r.stdout)
+        for f in failures:
+            self.assertRegex(f, r"^refused the call \(\S+\) but changed \w+\[")
+
+    def test_an_envelope_failure_says_what_the_call_changed(self):
+        """A plugin that computes calls outside the envelope it declares fails the envelope suite,
+        each failure naming why the call lies outside and what the step wrote."""
+        mutant = os.environ.get("KDA_CPU_PLUGIN_ENVELOPE_NOT_ENFORCED", "")
+        if not mutant:
+            self.skipTest("KDA_CPU_PLUGIN_ENVELOPE_NOT_ENFORCED is not set (a build with the planted bugs sets it)")
+        r = run(["check", "--backend", "plugin:" + mutant, "--suites", "envelope", "--cases", "envelope=3",
+                 "--no-progress"])
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        failures = re.findall(r"^  FAILURE: outside the envelope \((.+?)\), token 0: computed a call it should have "
+                              r"refused \(wrote \w+\[", r.stdout, re.M)
+        self.assertEqual(len(failures), 3, r.stdout)
+
     def test_check_reports_do_not_depend_on_the_worker_count(self):
         """-j 1 and -j 2 give the same reports (JSON, JUnit, the summary on stdout) but for the times
         and the worker count: the cases, their order, each failure and each suite's worst case. On
