@@ -182,6 +182,7 @@ CaseReport error_input_case(const PlannedCase& p, Backend& b) {
   const std::vector<ErrorInput>& inputs = op.error_inputs();
   const std::string label = p.call.substr(std::string_view("error input ").size());
   const auto input = std::find_if(inputs.begin(), inputs.end(), [&](const ErrorInput& e) { return e.label == label; });
+  if (input == inputs.end()) throw std::logic_error(fmt::format("the operator has no error input {}", label));
   CaseReport r = ran_nothing(p, b, "contract");
   CaseTensors t = materialize(p.config);
   const std::optional<Expected> broken =

@@ -6,7 +6,8 @@ marked `kda` and `kda_kernel_truth` (the suite kernel-truth), so
 `-k 'kda_kernel_truth[seed-1-case-12]'`, `-m kda_kernel_truth`, `--co`, `--lf` and
 xdist work on them as on any test. A failing case is an ordinary pytest failure that prints
 the line rerunning it on the backend, the CPU reference's replay line and the kernel's
-traceback. The `kda_case` fixture gives hand-written tests the same cases (one test per case)."""
+traceback. The `kda_case` fixture gives hand-written tests cases of the same sample space (one
+test per case: kda_harness.config_line's, not a suite's, whose case i also depends on the suite)."""
 import importlib
 import shlex
 import sys
