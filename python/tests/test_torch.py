@@ -52,5 +52,8 @@ def test_the_cuda_kernel_passes_check_over_torch_cuda_tensors(cuda_kernel):
 
 def test_a_wrapper_that_corrupts_one_row_of_the_kernel_fails(cuda_kernel):
     report = kda_harness.check(corrupting_one_row(cuda_kernel), device="cuda", suites="kernel", n=8, seed=3)
-    assert len(report.failures) == 8, str(report)
+    # Every plain rollout fails at row 0 (a case that makes a row invalid may be refused whole,
+    # the wrapper's write then never made).
+    plain = {c.index for c in report.cases if " | " not in c.replay}
+    assert plain and plain <= {f.index for f in report.failures}, str(report)
     assert all(re.search(r"\(token \d+ row 0[:,)]", f.detail) for f in report.failures)
