@@ -25,8 +25,7 @@ const reference::Comparison* CaseReport::worst() const {
 std::string CaseReport::replay() const {
   if (!replay_line.empty()) return replay_line;
   return fmt::format("kda-harness case \"{}\" --backend {} --against {}{}", to_string(config),
-                     backend_spec.empty() ? backend : backend_spec, against,
-                     op_flag(op));
+                     backend_spec.empty() ? backend : backend_spec, against, op.empty() ? std::string() : op_flag(op));
 }
 
 std::string CaseReport::tokens_run() const {

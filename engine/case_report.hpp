@@ -20,7 +20,7 @@ struct CaseReport {
   // "reference", "truth", "expected" (a golden file's results), "model" (a golden file
   // without them: the float64 ReplaySSM model), "error" (a golden error case), "contract".
   std::string against;
-  std::string op = "kda_replayssm";  // the operator the backend implements
+  std::string op;               // the operator the backend implements; "": the default (default_operator())
   std::string replay_line;    // how to replay it, where not `kda-harness case "<config>" ...`
   std::string what;           // a case that ran nothing (a contract case: its call), in one line
   std::string note;           // what was special about the case ("this case: row 2's cursor set to 4 ...")

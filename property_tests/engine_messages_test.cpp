@@ -13,6 +13,7 @@
 #include "contract/validate.hpp"
 #include "engine/case_report.hpp"
 #include "engine/element_note.hpp"
+#include "engine/operator.hpp"
 #include "reference/compare.hpp"
 #include "engine/row_plan.hpp"
 
@@ -129,6 +130,22 @@ TEST(CaseReportMessage, TokensRunAgreeWithTheCasesSteps) {
   r.tokens = 9;
   r.failure.clear();
   EXPECT_EQ(r.tokens_run(), "tokens 9");
+}
+
+// A report names its operator on its replay line unless it is the default (the table's
+// first, default_operator()), or names none.
+TEST(CaseReportMessage, TheReplayLineNamesAnOperatorOtherThanTheDefault) {
+  CaseReport r;
+  r.config = parse_case_config("B=2 H=1 HV=2 K=4 V=4 L=3 slots=4 steps=1 seed=3");
+  r.backend = "reference", r.against = "truth";
+  EXPECT_EQ(r.replay().find("--op"), std::string::npos) << r.replay();
+  r.op = std::string(default_operator().name);
+  EXPECT_EQ(r.replay().find("--op"), std::string::npos) << r.replay();
+  for (const OperatorDescription* op : operators()) {
+    if (op == &default_operator()) continue;
+    r.op = std::string(op->name);
+    EXPECT_TRUE(contains(r.replay(), " --op " + r.op)) << r.replay();
+  }
 }
 
 }  // namespace
