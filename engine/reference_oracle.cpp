@@ -5,8 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstring>
-#include <map>
+#include <span>
 #include <vector>
 
 #include "cases/case_tensors.hpp"
@@ -33,91 +32,112 @@ void append_record(std::vector<double>& to, const HostTensor& t, int64_t i0, int
   for (int64_t e = 0; e < n; ++e, p += step) to.push_back(load_element(p, type));
 }
 
-// Blocks of one tensor, each labelled with where it is and who wrote it, so that a report
-// names the tensor, the index, the row and the step of its worst block, and the worst
-// element in it.
+// Blocks of one tensor, each with its own bound and labelled with where it is and who
+// wrote it, so that a report names the tensor, the index, the row and the step of its worst
+// block, and the worst element in it.
 struct Blocks {
   const HostTensor &ref_tensor, &gpu_tensor;
-  const std::vector<unsigned char>* before;  // gpu_tensor's bytes before the step, or nullptr
+  const std::vector<unsigned char>* before;  // gpu_tensor's bytes before the step
   int64_t block;
-  std::vector<double> ref, gpu, floors;
+  std::vector<double> ref, gpu, floors, tolerances;
   std::vector<std::string> labels;
   std::vector<std::array<int64_t, 3>> places;  // [i0, i1, i2] of each block; i2 = -1: a whole [V, K] state
   Blocks(const HostTensor& r, const HostTensor& g, const std::vector<unsigned char>* b, int64_t size)
       : ref_tensor(r), gpu_tensor(g), before(b), block(size) {}
-  void add_record(int64_t i0, int64_t i1, int64_t i2, double floor, std::string label) {
+  void add_record(int64_t i0, int64_t i1, int64_t i2, double floor, double tolerance, std::string label) {
     append_record(ref, ref_tensor, i0, i1, i2);
     append_record(gpu, gpu_tensor, i0, i1, i2);
     places.push_back({i0, i1, i2});
     floors.push_back(floor);
+    tolerances.push_back(tolerance);
     labels.push_back(std::move(label));
   }
-  void add_state(int64_t slot, int64_t hv, double floor, std::string label) {
+  void add_state(int64_t slot, int64_t hv, double floor, double tolerance, std::string label) {
     for (int64_t v = 0; v < ref_tensor.shape()[2]; ++v) {
       append_record(ref, ref_tensor, slot, hv, v);
       append_record(gpu, gpu_tensor, slot, hv, v);
     }
     places.push_back({slot, hv, -1});
     floors.push_back(floor);
+    tolerances.push_back(tolerance);
     labels.push_back(std::move(label));
   }
-  Comparison compare(double tol) const {
-    Comparison c = reference::compare(ref, gpu, block, tol, floors);
-    if (c.worst_block >= 0 && c.worst_block < static_cast<int64_t>(labels.size())) {
-      c.where = labels[c.worst_block];
+  Comparison compare() const {
+    Comparison all;
+    for (std::size_t b = 0; b < labels.size(); ++b) {
+      const std::size_t at = b * static_cast<std::size_t>(block), n = static_cast<std::size_t>(block);
+      Comparison c = reference::compare(std::span(ref).subspan(at, n), std::span(gpu).subspan(at, n), block,
+                                        tolerances[b], std::span(floors).subspan(b, 1));
+      c.worst_block = static_cast<int64_t>(b);
+      c.where = labels[b];
       if (!c.pass) {
-        const auto& p = places[c.worst_block];
+        const auto& p = places[b];
         if (std::string w = worst_element(ref_tensor, gpu_tensor, before, p[0], p[1], p[2]); !w.empty()) c.where += "; " + w;
       }
+      all.merge(c);
     }
-    return c;
+    return all;
   }
 };
 
-// Who last wrote each checkpoint and ring record ("token 3 row 1"), for the end-of-rollout
-// comparison; absent: it holds what the case started with.
-struct Writers {
-  std::map<std::array<int64_t, 4>, std::string> by;  // {tensor 0..3, slot, head, record}
-  std::string of(int tensor, int64_t slot, int64_t head, int64_t j) const {
-    const auto it = by.find({tensor, slot, head, j});
-    return it == by.end() ? "as the case started" : "written at " + it->second;
-  }
-};
-enum WrittenTensor { kState = 0, kD = 1, kK = 2, kG = 3 };
-
-// The natural scale of what one accepted (row, hv) computes this step, from the reference's
-// tensors before the step, in float64 (compare.hpp's floors: a quantity that cancels is
-// judged against the size of its terms), and the gate mass G of its rebuild (tolerance.hpp).
-struct HeadScale {
-  double out_floor = 0, d_floor = 0, gate_mass = 0;
-  double state_terms = 0;  // the state after the token, S + d k^T: max(its norm, ||S||_F, ||d|| ||k||)
+// What one accepted (row, hv) may differ by this step, per written block: a tolerance
+// relative to a floor (compare.hpp), both from the float64 step on the same stored tensors.
+struct HeadBound {
+  double out_floor = 0, out = 0;
+  double state_floor = 0, state = 0;
+  double d_floor = 0, d = 0;
 };
 
-// The size of the parts the state of (slot, hv) is rebuilt from, decayed to after the token's
-// gate g: ||S0 diag(exp(total + g))|| + sum_j ||d_j|| ||k_j * exp(total - prefix_j + g)||.
-double rebuild_parts(CaseTensors& ref, const Dims& d, int64_t slot, int64_t hv, int64_t cursor,
-                     const reference::Vector<double>& g) {
-  const int64_t h = hv / (d.HV / d.H);
-  std::vector<double> decay(static_cast<std::size_t>(d.K));  // exp(total - prefix_j + g), from j = cursor down
-  for (int64_t c = 0; c < d.K; ++c) decay[c] = std::exp(g[c]);
-  double records = 0;
-  for (int64_t j = cursor - 1; j >= 0; --j) {
-    double dn = 0, wn = 0;
-    for (int64_t e = 0; e < d.V; ++e) dn += std::pow(ref.d_cache.get({slot, hv, j, e}), 2);
-    for (int64_t c = 0; c < d.K; ++c) wn += std::pow(ref.k_cache.get({slot, h, j, c}) * decay[c], 2);
-    records += std::sqrt(dn * wn);
-    for (int64_t c = 0; c < d.K; ++c)
-      decay[c] *= std::exp(ref.g_cache.dl().ndim == 3 ? ref.g_cache.get({slot, hv, j}) : ref.g_cache.get({slot, hv, j, c}));
-  }
-  double checkpoint = 0;
-  for (int64_t e = 0; e < d.V; ++e)
-    for (int64_t c = 0; c < d.K; ++c) checkpoint += std::pow(ref.initial_state.get({slot, hv, e, c}) * decay[c], 2);
-  return std::sqrt(checkpoint) + records;
-}
+// The step-by-step bound (docs/error-analysis.md "The step-by-step suite"): the backend and
+// the reference compute the step from the SAME stored checkpoint and ring records and the
+// same inputs, so each lies within its own one-step running budget of the float64 step on
+// those tensors (the budget of the truth suite, started from exact records), and the two
+// within the sum of the two budgets of each other. A delta record adds each side's store.
+class StepBudgets {
+ public:
+  StepBudgets(const CaseConfig& c, Profile profile, bool directed)
+      : backend_(reference::rounding_rates(c, profile == Profile::Triton, directed)),
+        reference_(reference::rounding_rates(c)) {}
 
-std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::vector<RowPlan>& plans,
-                                   KdaCallView as_kda, std::vector<HostTensor>& storage) {
-  using reference::Matrix;
+  // The float64 step of (slot, hv) from `model`'s stored tensors, up to the row's cursor.
+  HeadBound head(const reference::ReplayModel<double>& model, const Dims& dims, const RowPlan& p, int64_t hv,
+                 const reference::HeadToken<double>& h, double& max_gate_mass) const {
+    using reference::Matrix;
+    const Matrix<double> before = model.rebuilt_state(p.slot, hv, p.cursor);
+    const Matrix<double> decayed = before * h.g.array().exp().matrix().asDiagonal();
+    const reference::Vector<double> delta = h.beta * (h.v - decayed * h.k);
+    const Matrix<double> after = decayed + delta * h.k.transpose();
+    std::array<reference::ErrorBudget::TokenBounds, 2> b;
+    for (int side = 0; side < 2; ++side) {
+      reference::ErrorBudget budget(reference::from_stored_records(side == 0 ? backend_ : reference_), dims);
+      budget.start(p.slot, hv, model.checkpoint(p.slot, hv), model.d_records(p.slot, hv), model.k_records(p.slot, hv),
+                   model.g_records(p.slot, hv), p.cursor);
+      b[side] = budget.token(p.slot, hv, before, h, after, p.flush);
+      max_gate_mass = std::max(max_gate_mass, budget.max_gate_mass());
+    }
+    HeadBound r;
+    r.out_floor = b[0].output_scale;  // both budgets judge against the same float64 step
+    r.out = b[0].output + b[1].output;
+    r.state_floor = b[0].state_scale;
+    r.state = b[0].state + b[1].state;
+    // Each side's store of its delta: a relative step of its ring unit, or in the ring's
+    // subnormal range an absolute one per element (fact (a)).
+    const ScalarType ring = backend_.ring_dtype;
+    const double stores = backend_.ring + reference_.ring;
+    const double d_error = b[0].delta_error + b[1].delta_error + stores * b[0].delta_norm +
+                           std::sqrt(static_cast<double>(dims.V)) * stores * reference::smallest_normal(ring);
+    r.d_floor = std::max(b[0].delta_norm, reference::record_floor(dims.V, ring));
+    r.d = r.d_floor > 0 ? d_error / r.d_floor : 0;
+    return r;
+  }
+
+ private:
+  reference::RoundingRates backend_, reference_;
+};
+
+std::vector<HeadBound> head_bounds(CaseTensors& ref, const Dims& d, const std::vector<RowPlan>& plans,
+                                   KdaCallView as_kda, std::vector<HostTensor>& storage, const StepBudgets& budgets,
+                                   double& max_gate_mass) {
   const StepArgs args = as_kda ? as_kda(ref.args(), d, storage) : ref.args();
   std::vector<int64_t> slots;  // only the accepted rows' slots are rebuilt
   for (const RowPlan& p : plans)
@@ -125,117 +145,67 @@ std::vector<HeadScale> head_scales(CaseTensors& ref, const Dims& d, const std::v
   const auto model = reference::ReplayModel<double>::from_tensors(args, d, slots);
   const auto params = reference::load_params<double>(args, d);
   const auto inputs = reference::load_token<double>(args, d);
-  std::vector<HeadScale> scales(d.B * d.HV);
-  std::vector<double> record;
+  std::vector<HeadBound> bounds(d.B * d.HV);
   for (int64_t row = 0; row < d.B; ++row) {
-    const RowPlan& p = plans[row];
-    if (!p.accepted()) continue;
-    for (int64_t hv = 0; hv < d.HV; ++hv) {
-      const auto h = reference::prepare_head(params, inputs, row, hv);
-      const Matrix<double> S = model.rebuilt_state(p.slot, hv, p.cursor) * h.g.array().exp().matrix().asDiagonal();
-      const reference::Vector<double> delta = h.beta * (h.v - S * h.k);
-      const Matrix<double> after = S + delta * h.k.transpose();
-      HeadScale& sc = scales[row * d.HV + hv];
-      // S + d k^T cancels where beta k.k is near 1 (the delta rule removes S's component
-      // along k): its rounding errors, and those of o = (S + d k^T) q, scale with the terms.
-      // So does the rebuilt S where its parts (the decayed checkpoint and the records) cancel:
-      // each side rounds the parts, not their sum (the conditioning term, docs/error-analysis.md).
-      const double parts = rebuild_parts(ref, d, p.slot, hv, p.cursor, h.g);
-      sc.state_terms = std::max({after.norm(), S.norm(), delta.norm() * h.k.norm(), parts});
-      sc.out_floor = reference::output_floor(sc.state_terms, h.q_scaled.norm(), d.K, d.V, ref.config.out_dtype);
-      sc.d_floor = std::abs(h.beta) * std::max(h.v.norm(), std::max(S.norm(), parts) * h.k.norm() /
-                                                              std::sqrt(static_cast<double>(d.K)));
-      sc.gate_mass = h.g.cwiseAbs().maxCoeff();
-      for (int64_t j = 0; j < p.cursor; ++j) {
-        record.clear();
-        append_record(record, ref.g_cache, p.slot, hv, j);
-        double worst = 0;
-        for (const double x : record) worst = std::max(worst, std::abs(x));
-        sc.gate_mass += worst;
-      }
-    }
+    if (!plans[row].accepted()) continue;
+    for (int64_t hv = 0; hv < d.HV; ++hv)
+      bounds[row * d.HV + hv] =
+          budgets.head(model, d, plans[row], hv, reference::prepare_head(params, inputs, row, hv), max_gate_mass);
   }
-  return scales;
+  return bounds;
 }
 
-// Compares out and what the plans say the step wrote; with `all_records`, every checkpoint
-// and k/g ring record that the accepted rows still depend on instead (end of rollout; d
-// records were compared, against their floors, when written, and the footprint check shows
-// that nothing moved them since). checkpoint_terms[slot * HV + hv]: the term size of the
-// checkpoint's last flush (0: never flushed), set by a step's flushes, used by all_records.
-// `before`: the backend's bytes before the step (nullptr at the end of the rollout).
+// Compares out and what the plans say the step wrote (checkpoints of flushed rows, the
+// ring records of appending rows). `before`: the backend's bytes before the step.
 void compare_step(CaseTensors& ref, StepTensors& gpu, const Dims& dims, const std::vector<RowPlan>& plans,
-                  const std::vector<HeadScale>& scales, bool all_records, std::vector<double>& checkpoint_terms,
-                  const ProfileBounds& rb, CaseReport& r, const std::string& where, const WrittenBytes* before,
-                  Writers& writers) {
-  for (const HeadScale& sc : scales) r.max_gate_mass = std::max(r.max_gate_mass, sc.gate_mass);
-  const double out_bound = rb.output_at(r.max_gate_mass), state_bound = rb.state_at(r.max_gate_mass);
-  const reference::RecordBounds rec = rb.records(out_bound);
-  const double s_floor = reference::state_floor(dims.V, dims.K, ref.config.state_dtype);
+                  const std::vector<HeadBound>& bounds, const reference::RecordBounds& rec, CaseReport& r,
+                  const std::string& where, const WrittenBytes& before) {
   const int64_t gates = ref.g_cache.dl().ndim == 3 ? 1 : dims.K;  // per g record
   const double g_floor = reference::record_floor(gates, ScalarType::Float32);
   const double k_floor = reference::record_floor(dims.K, ref.config.ring_dtype);
-  const double d_floor = reference::record_floor(dims.V, ref.config.ring_dtype);
 
-  Blocks state(ref.initial_state, gpu.initial_state, before ? &before->of("initial_state") : nullptr, dims.V * dims.K),
-      d(ref.d_cache, gpu.d_cache, before ? &before->of("d_cache") : nullptr, dims.V),
-      k(ref.k_cache, gpu.k_cache, before ? &before->of("k_cache") : nullptr, dims.K),
-      g(ref.g_cache, gpu.g_cache, before ? &before->of("g_cache") : nullptr, gates);
+  Blocks out(ref.out, gpu.out, &before.of("out"), dims.V),
+      state(ref.initial_state, gpu.initial_state, &before.of("initial_state"), dims.V * dims.K),
+      d(ref.d_cache, gpu.d_cache, &before.of("d_cache"), dims.V), k(ref.k_cache, gpu.k_cache, &before.of("k_cache"), dims.K),
+      g(ref.g_cache, gpu.g_cache, &before.of("g_cache"), gates);
   const int64_t group = dims.HV / dims.H;
-  // "(token 3 row 1: slot 4, value head 2, record 0)"; at the end: "(end of rollout: slot 4,
-  // value head 2, record 0, written at token 1 row 1)".
-  const auto label = [&](int tensor, const std::string& head, int64_t row, int64_t slot, int64_t h, int64_t j) {
-    const std::string record = j >= 0 ? fmt::format(", record {}", j) : (all_records ? "" : ", flush");
-    if (all_records) return fmt::format("({}: slot {}, {} {}{}, {})", where, slot, head, h, record, writers.of(tensor, slot, h, j));
-    writers.by[{tensor, slot, h, j}] = fmt::format("{} row {}", where, row);
+  const auto label = [&](const std::string& head, int64_t row, int64_t slot, int64_t h, int64_t j) {
+    const std::string record = j >= 0 ? fmt::format(", record {}", j) : ", flush";
     return fmt::format("({} row {}: slot {}, {} {}{})", where, row, slot, head, h, record);
   };
   for (int64_t row = 0; row < dims.B; ++row) {
     const RowPlan& p = plans[row];
-    if (!p.accepted()) continue;
     for (int64_t hv = 0; hv < dims.HV; ++hv) {
-      if (all_records || p.flush) {
-        double& terms = checkpoint_terms[p.slot * dims.HV + hv];
-        if (!all_records) terms = scales[row * dims.HV + hv].state_terms;
-        state.add_state(p.slot, hv, std::max(s_floor, terms),
-                        fmt::format("initial_state[{}, {}] {}", p.slot, hv, label(kState, "value head", row, p.slot, hv, -1)));
+      if (!p.accepted()) {  // a padding or rejected row: floor 0 demands exact zeros
+        out.add_record(row, 0, hv, 0.0, 1.0,
+                       fmt::format("out[{}, 0, {}] ({} row {}: a padding or rejected row, value head {}: expected zeros)",
+                                   row, hv, where, row, hv));
+        continue;
       }
-      const int64_t lo = all_records ? 0 : p.cursor, hi = all_records ? p.cursor : (p.flush ? 0 : p.cursor + 1);
-      for (int64_t j = lo; j < hi; ++j) {
-        if (!all_records)
-          d.add_record(p.slot, hv, j, std::max(scales[row * dims.HV + hv].d_floor, d_floor),
-                       fmt::format("d_cache[{}, {}, {}] {}", p.slot, hv, j, label(kD, "value head", row, p.slot, hv, j)));
-        g.add_record(p.slot, hv, j, g_floor,
-                     fmt::format("g_cache[{}, {}, {}] {}", p.slot, hv, j, label(kG, "value head", row, p.slot, hv, j)));
-        if (hv % group == 0)
-          k.add_record(p.slot, hv / group, j, k_floor,
-                       fmt::format("k_cache[{}, {}, {}] {}", p.slot, hv / group, j,
-                                   label(kK, "query head", row, p.slot, hv / group, j)));
+      const HeadBound& b = bounds[row * dims.HV + hv];
+      out.add_record(row, 0, hv, b.out_floor, b.out,
+                     fmt::format("out[{}, 0, {}] ({} row {}: slot {}, value head {})", row, hv, where, row, p.slot, hv));
+      if (p.flush) {
+        state.add_state(p.slot, hv, b.state_floor, b.state,
+                        fmt::format("initial_state[{}, {}] {}", p.slot, hv, label("value head", row, p.slot, hv, -1)));
+        continue;
       }
+      const int64_t j = p.cursor;
+      d.add_record(p.slot, hv, j, b.d_floor, b.d,
+                   fmt::format("d_cache[{}, {}, {}] {}", p.slot, hv, j, label("value head", row, p.slot, hv, j)));
+      g.add_record(p.slot, hv, j, g_floor, rec.g,
+                   fmt::format("g_cache[{}, {}, {}] {}", p.slot, hv, j, label("value head", row, p.slot, hv, j)));
+      if (hv % group == 0)
+        k.add_record(p.slot, hv / group, j, k_floor, rec.k,
+                     fmt::format("k_cache[{}, {}, {}] {}", p.slot, hv / group, j,
+                                 label("query head", row, p.slot, hv / group, j)));
     }
   }
-  auto fold = [](Comparison& into, const Comparison& c) { into.merge(c); };
-  if (!all_records) {
-    std::vector<double> out_floors(dims.B * dims.HV);  // padding / rejected rows: 0, exact zeros
-    for (std::size_t i = 0; i < out_floors.size(); ++i) out_floors[i] = scales[i].out_floor;
-    Comparison o = reference::compare(ref.out, gpu.out, dims.V, out_bound, out_floors);
-    if (o.worst_block >= 0) {
-      const int64_t row = o.worst_block / dims.HV, hv = o.worst_block % dims.HV;
-      const RowPlan& p = plans[row];
-      o.where = p.accepted() ? fmt::format("out[{}, 0, {}] ({} row {}: slot {}, value head {})", row, hv, where, row, p.slot, hv)
-                             : fmt::format("out[{}, 0, {}] ({} row {}: a padding or rejected row, value head {}: expected "
-                                           "zeros)",
-                                           row, hv, where, row, hv);
-      if (!o.pass)
-        if (std::string w = worst_element(ref.out, gpu.out, before ? &before->of("out") : nullptr, row, 0, hv); !w.empty())
-          o.where += "; " + w;
-    }
-    fold(r.out, o);
-  }
-  fold(r.state, state.compare(state_bound));
-  fold(r.d_ring, d.compare(rec.d));
-  fold(r.k_ring, k.compare(rec.k));
-  fold(r.g_ring, g.compare(rec.g));
+  r.out.merge(out.compare());
+  r.state.merge(state.compare());
+  r.d_ring.merge(d.compare());
+  r.k_ring.merge(k.compare());
+  r.g_ring.merge(g.compare());
 }
 
 // The reference's view of an adversarial step: every row the plan rejects becomes padding.
@@ -249,41 +219,44 @@ void copy_indices_as_reference_sees(const StepTensors& gpu, CaseTensors& ref, co
 class ReferenceOracle final : public Oracle {
  public:
   ReferenceOracle(const CaseTensors& materialized, const OperatorDescription& op, Profile profile, bool directed)
-      : op_(op), bounds_(bounds_vs_reference(materialized.config, profile, directed)), ref_(materialized),
-        checkpoint_terms_(static_cast<std::size_t>(materialized.config.slots * materialized.config.HV), 0.0) {}
+      : op_(op), budgets_(materialized.config, profile, directed),
+        records_(bounds_vs_reference(materialized.config, profile, directed).records(0)), ref_(materialized) {}
 
   void before_step(const StepView& v) override {
-    if (v.token > 0) timed(Phase::Fill, [&] { copy_token(v.tensors, v.token); });
+    timed(Phase::Fill, [&] { copy_inputs_and_state(v.tensors, v.token); });
     copy_indices_as_reference_sees(v.tensors, ref_, v.plans);
-    scales_ = head_scales(ref_, v.dims, v.plans, op_.as_kda_call, kda_storage_);
+    bounds_ = head_bounds(ref_, v.dims, v.plans, op_.as_kda_call, kda_storage_, budgets_, max_gate_mass_);
   }
   void judge_step(const StepView& v, CaseReport& r) override {
     timed(Phase::Reference, [&] { op_.reference_step(op_.bind(ref_.args()), reference::Rounding::Kernel); });
-    compare_step(ref_, v.tensors, v.dims, v.plans, scales_, false, checkpoint_terms_, bounds_, r, v.where, &v.before,
-                 writers_);
+    r.max_gate_mass = max_gate_mass_;
+    compare_step(ref_, v.tensors, v.dims, v.plans, bounds_, records_, r, v.where, v.before);
   }
-  void finish(const StepView& v, CaseReport& r) override {
-    compare_step(ref_, v.tensors, v.dims, v.plans, std::vector<HeadScale>(v.dims.B * v.dims.HV), true,
-                 checkpoint_terms_, bounds_, r, "end of rollout", nullptr, writers_);
-  }
+  // Every step compared what it wrote; the footprint check shows nothing else moved.
+  void finish(const StepView&, CaseReport&) override {}
 
  private:
   const OperatorDescription& op_;
-  ProfileBounds bounds_;
+  StepBudgets budgets_;
+  reference::RecordBounds records_;  // the k and g records' bounds (the d record's is per head)
   CaseTensors ref_;
-  std::vector<double> checkpoint_terms_;
-  std::vector<HeadScale> scales_;
-  std::vector<HostTensor> kda_storage_;  // the re-laid tensors of the KDA view (head_scales)
-  Writers writers_;
+  std::vector<HeadBound> bounds_;
+  double max_gate_mass_ = 0;
+  std::vector<HostTensor> kda_storage_;  // the re-laid tensors of the KDA view (head_bounds)
 
-  // The token's inputs as the driver loaded them into the backend's tensors (fill_token:
-  // the same values a fill of the reference's own would give, at a copy's cost). No step
-  // writes them: the driver's footprint check ends a case whose backend wrote an input.
-  void copy_token(const StepTensors& backend, int64_t token) {
+  // The step's inputs as the driver loaded them into the backend's tensors (fill_token), and
+  // the checkpoints and ring records the backend's earlier steps stored: the reference
+  // computes the step from exactly what the backend reads. No step writes an input: the
+  // driver's footprint check ends a case whose backend wrote one.
+  void copy_inputs_and_state(const StepTensors& backend, int64_t token) {
     ref_.mixed_qkv.copy_bytes_from(backend.mixed_qkv);
     ref_.a.copy_bytes_from(backend.a);
     ref_.b.copy_bytes_from(backend.b);
     if (ref_.force_flush) ref_.force_flush->copy_bytes_from(*backend.force_flush);
+    ref_.initial_state.copy_bytes_from(backend.initial_state);
+    ref_.d_cache.copy_bytes_from(backend.d_cache);
+    ref_.k_cache.copy_bytes_from(backend.k_cache);
+    ref_.g_cache.copy_bytes_from(backend.g_cache);
     ref_.token = token;
   }
 };

@@ -1,12 +1,14 @@
-// The CPU reference as an oracle: a second materialization of the case, stepped in
-// lockstep with the backend by the operator's reference step (Rounding::Kernel). After every
-// step, out (every row: padding/rejected rows exactly zero) and what the step wrote
-// (checkpoints of flushed rows, ring records of appending rows) must agree within
-// engine::bounds_vs_reference for the backend's profile at the step's gate mass, each block
-// judged against its natural scale (compare.hpp's floors, computed from the reference in
-// float64), so quantities that cancel are not judged relative to their tiny sum. At the end
-// every checkpoint and ring record the rows still depend on is compared again. Every report
-// names the tensor, the index, the row and the step of its worst block, and its worst element.
+// The CPU reference as an oracle: a second materialization of the case whose operator
+// reference step (Rounding::Kernel) computes each step from exactly what the backend reads:
+// the token's inputs and the checkpoints and ring records the backend's earlier steps stored
+// (copied in before every step). After every step, out (every row: padding/rejected rows
+// exactly zero) and what the step wrote (checkpoints of flushed rows, ring records of
+// appending rows) must agree within the sum of the two sides' one-step running error budgets
+// of the float64 step on those tensors (reference/tolerance.hpp's ErrorBudget, at the
+// backend's profile and the reference's; docs/error-analysis.md), each block judged against
+// the float64 step's scale. What accumulates over a rollout is the truth suite's to judge.
+// Every report names the tensor, the index, the row and the step of its worst block, and its
+// worst element.
 #pragma once
 #include <memory>
 

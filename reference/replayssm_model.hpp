@@ -31,6 +31,11 @@ class ReplayModel {
   // `cursor` ring records.
   Matrix<Scalar> rebuilt_state(int64_t slot, int64_t hv, int64_t cursor) const;
   const Matrix<Scalar>& checkpoint(int64_t slot, int64_t hv) const { return S0_[slot * dims_.HV + hv]; }
+  // The ring records of (slot, hv) as stored ([L, V] deltas, [L, K] gates; the keys of hv's
+  // query head, [L, K]).
+  const Matrix<Scalar>& d_records(int64_t slot, int64_t hv) const { return D_[slot * dims_.HV + hv]; }
+  const Matrix<Scalar>& g_records(int64_t slot, int64_t hv) const { return G_[slot * dims_.HV + hv]; }
+  const Matrix<Scalar>& k_records(int64_t slot, int64_t hv) const { return Kr_[slot * dims_.H + hv / (dims_.HV / dims_.H)]; }
   const Dims& dims() const { return dims_; }
 
  private:

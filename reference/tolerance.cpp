@@ -186,6 +186,13 @@ RoundingRates rounding_rates(const CaseConfig& c, bool tf32_products, bool direc
   return r;
 }
 
+RoundingRates from_stored_records(RoundingRates r) {
+  r.ring = 0;
+  r.subnormal_ring = 0;
+  r.key_extra = 0;
+  return r;
+}
+
 RolloutBounds rollout_bounds(const CaseConfig& c, bool tf32_products, bool directed) {
   const RoundingRates r = rounding_rates(c, tf32_products, directed);
   // No cancellation: the checkpoint and the records are each no larger than the state.
@@ -309,12 +316,16 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
                            std::sqrt(static_cast<double>(dims_.V)) * rates_.out * smallest_normal(rates_.out_dtype);
   const double out_scale = std::max(o, output_floor(N, qn, K, dims_.V, rates_.out_dtype));
   b.output = out_scale > 0 ? kSafety * out_error / out_scale : 0;
+  b.output_scale = out_scale;
+  b.delta_norm = d.norm();
+  b.delta_error = kSafety * d_error;
   // Checkpoint: the state's error and the store, independent (c).
   const double subnormal_element = rates_.state * smallest_normal(rates_.state_dtype);
   const double subnormal = std::sqrt(static_cast<double>(dims_.V * K)) * subnormal_element;
   const double state_error = add_store_error(E_new.norm(), rates_.state * N, S_after, rates_.worst_case) + subnormal;
   const double state_scale = std::max(N, state_floor(dims_.V, K, rates_.state_dtype));
   b.state = state_scale > 0 ? kSafety * state_error / state_scale : 0;
+  b.state_scale = state_scale;
   // Advance: a flush starts a period from the new checkpoint; an append adds a record.
   if (flush) {
     e.checkpoint_columns = S_after.colwise().norm().transpose();

@@ -59,6 +59,11 @@ struct RoundingRates {
 // profile emulations' worst case): unit roundoffs of one ulp (twice round-to-nearest's) and
 // the worst-case (linear) sums; truncation, which has no freedom, stays as it is.
 RoundingRates rounding_rates(const CaseConfig& config, bool tf32_products = false, bool directed = false);
+// The rates of ONE step computed from stored tensors (the step-by-step suite: the reference
+// reads the checkpoint and ring records the backend stored, so they are exact inputs there):
+// the records' own stores (ring rounding, Triton's keys through out's dtype) already happened
+// and enter no more; every rounding of the step itself stays.
+RoundingRates from_stored_records(RoundingRates rates);
 
 struct RolloutBounds {
   // A-priori bounds: per output head o[row, hv] and per checkpoint S[slot, hv] at any token,
@@ -90,8 +95,13 @@ class ErrorBudget {
   void start(int64_t slot, int64_t hv, const Matrix<double>& S0, const Matrix<double>& D, const Matrix<double>& Kr,
              const Matrix<double>& G, int64_t n);
   struct TokenBounds {
-    double output = 0;  // for this token's o[row, hv], relative to compare's output floor
-    double state = 0;   // for the checkpoint written by this token's flush
+    double output = 0;  // for this token's o[row, hv], relative to output_scale
+    double state = 0;   // for the checkpoint written by this token's flush, relative to state_scale
+    // compare's denominators for the float64 truth: max(||o||, output_floor), max(||S||, state_floor)
+    double output_scale = 0, state_scale = 0;
+    // The token's delta d = beta (v - S k) before its store: the float64 value's norm and the
+    // absolute error bound of the computed one (the safety factor included).
+    double delta_norm = 0, delta_error = 0;
   };
   // One token of (slot, hv): the float64 state before and after it, and the token's head.
   // Returns this token's bounds, then advances (flush: the new checkpoint starts a period).

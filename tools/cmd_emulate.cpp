@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <atomic>
+#include <exception>
 #include <map>
 #include <memory>
 #include <thread>
@@ -93,16 +94,24 @@ using Tallies = std::map<std::string, SuiteTally>;  // by suite: rollout, truth
 Tallies run_cases(const std::string& spec, const engine::OperatorDescription& op, const EmulateArgs& a) {
   std::atomic<int64_t> next{0};
   std::vector<Tallies> per_worker(static_cast<std::size_t>(std::max(1, a.jobs)));
+  std::vector<std::exception_ptr> errors(per_worker.size());
   std::vector<std::thread> workers;
-  for (Tallies& mine : per_worker)
-    workers.emplace_back([&] {
-      for (int64_t i = next++; i < a.cases; i = next++) {
-        const CaseConfig c = emulation_case(a.seed, i);
-        mine["rollout"].fold(engine::run_vs_reference(c, *engine::make_backend(spec, op)), i);
-        mine["truth"].fold(engine::run_vs_truth(c, *engine::make_backend(spec, op)), i);
+  for (std::size_t w = 0; w < per_worker.size(); ++w)
+    workers.emplace_back([&, w] {
+      try {
+        for (int64_t i = next++; i < a.cases; i = next++) {
+          const CaseConfig c = emulation_case(a.seed, i);
+          per_worker[w]["rollout"].fold(engine::run_vs_reference(c, *engine::make_backend(spec, op)), i);
+          per_worker[w]["truth"].fold(engine::run_vs_truth(c, *engine::make_backend(spec, op)), i);
+        }
+      } catch (...) {  // an emulation that refuses the operator: the command's error, not a crash
+        errors[w] = std::current_exception();
+        next = a.cases;
       }
     });
   for (std::thread& w : workers) w.join();
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
   Tallies all;
   for (const Tallies& t : per_worker)
     for (const auto& [suite, tally] : t) all[suite].merge(tally);
@@ -111,6 +120,8 @@ Tallies run_cases(const std::string& spec, const engine::OperatorDescription& op
 
 int run_emulate(const EmulateArgs& a) {
   const engine::OperatorDescription& op = engine::find_operator(a.op);
+  // A spec that names no emulation of the operator is refused here, with its reason.
+  for (const std::string& spec : a.backends) engine::make_backend(spec, op);
   bool all_pass = true;
   fmt::print("{} cases per emulation, operator {}, seed {}: worst error / bound per quantity\n", a.cases, a.op, a.seed);
   std::fflush(stdout);

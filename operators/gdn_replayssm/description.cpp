@@ -16,6 +16,8 @@
 #include "operators/gdn_replayssm/golden_cases.hpp"
 #include "operators/gdn_replayssm/reference_step.hpp"
 #include "operators/gdn_replayssm/valid_call.hpp"
+#include "reference/profile_emulation.hpp"
+#include "reference/tensor_io.hpp"
 
 namespace kda::engine {
 namespace {
@@ -76,6 +78,34 @@ Dims checked_step(const StepArgs& args, reference::Rounding rounding) {
   return gdn::gdn_replayssm_step(args, rounding);
 }
 
+// The step under a rounding profile's emulation: kda_replayssm's emulated step on the KDA
+// view of the call (the same function, gdn-replayssm.md's key property), validated as
+// gdn_replayssm first; each appended record's gate (equal in every column of the view) is
+// written back as the record's one scalar gate.
+Dims emulated_step(reference::ProfileEmulation& emulation, const StepArgs& args) {
+  const Dims d = validate_gdn_replayssm(args, kda::Backend::Cpu);
+  check_runtime_values(args, d);
+  std::vector<HostTensor> storage;
+  const StepArgs view = as_kda(args, d, storage);
+  emulation.replayssm_step(view);
+  const auto slots = reference::io::read_indices(*args.ssm_state_indices);
+  const auto cursors = reference::io::read_indices(*args.write_pos);
+  const auto force =
+      args.force_flush ? reference::io::read_indices(*args.force_flush) : std::vector<int64_t>(d.B, 0);
+  auto* base = static_cast<std::byte*>(args.g_cache->data) + args.g_cache->byte_offset;
+  const ScalarType type = *scalar_type_of(args.g_cache->dtype);
+  for (int64_t row = 0; row < d.B; ++row) {
+    const int64_t slot = slots[row], j = cursors[row];
+    if (slot < 0 || j == d.L - 1 || force[row] != 0) continue;  // padding, or a flush: no record
+    for (int64_t hv = 0; hv < d.HV; ++hv) {
+      const int64_t at_record[3] = {slot, hv, j};
+      store_element(base + element_offset(*args.g_cache, at_record) * static_cast<int64_t>(size_of(type)), type,
+                    at(*view.g_cache, {slot, hv, j, 0}));
+    }
+  }
+  return d;
+}
+
 }  // namespace
 
 const OperatorDescription& gdn_replayssm_operator() {
@@ -87,6 +117,7 @@ const OperatorDescription& gdn_replayssm_operator() {
       .bind = [](StepArgs a) { return a; },
       .validate = [](const StepArgs& a, kda::Backend b) { return validate_gdn_replayssm(a, b); },
       .reference_step = &checked_step,
+      .emulated_step = &emulated_step,
       .error_inputs = &gdn_replayssm_error_inputs,
       .sample_call = [](Chooser& ch, const SampleLimits& l) { return gdn_call(sample_call_config(ch, l)); },
       .valid_spec = [](const CallConfig& c) { return gdn_valid_spec(gdn_call(c)); },
