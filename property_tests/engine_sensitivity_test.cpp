@@ -20,10 +20,10 @@ struct Cell {
 
 TEST(Sensitivity, TheMeasuredCellsDoNotRegress) {
   const Cell cells[] = {
-      {"out", ScalarType::BFloat16, "rollout", 16}, {"out", ScalarType::BFloat16, "truth", 1},
-      {"out", ScalarType::Float32, "truth", 64},    {"state", ScalarType::BFloat16, "rollout", 4},
-      {"state", ScalarType::BFloat16, "truth", 1},  {"k", ScalarType::Float16, "rollout", 2},
-      {"d", ScalarType::BFloat16, "rollout", 16},
+      {"out", ScalarType::BFloat16, "rollout", 2},  {"out", ScalarType::BFloat16, "truth", 1},
+      {"out", ScalarType::Float32, "rollout", 128}, {"out", ScalarType::Float32, "truth", 64},
+      {"state", ScalarType::BFloat16, "rollout", 4}, {"state", ScalarType::BFloat16, "truth", 1},
+      {"k", ScalarType::Float16, "rollout", 2},     {"d", ScalarType::BFloat16, "rollout", 2},
   };
   for (const Cell& c : cells) {
     SensitivityProbe p;
