@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
+#include <utility>
+#include <vector>
 
 #include "contract/host_tensor.hpp"
 #include "contract/tensor_view.hpp"
@@ -48,21 +51,36 @@ double at(const DLTensor& t, std::initializer_list<int64_t> idx) {
   return load_element(base + element_offset(t, std::data(idx)) * static_cast<int64_t>(size_of(type)), type);
 }
 
+// A compact tensor of `type` and `shape` in `slot`, reusing its storage when the layout is the
+// same (every element is written before it is read: nothing to clear).
+HostTensor& compact(HostTensor& slot, ScalarType type, std::vector<int64_t> shape) {
+  if (!slot.has_data() || slot.type() != type || slot.shape() != shape) slot = HostTensor(type, std::move(shape));
+  return slot;
+}
+
+// Elements [first * K, first * K + K) of compact tensor t set to v: stored once, its bytes
+// copied K - 1 times (the same rounding as K stores, at a K-th of the conversions).
+void set_repeated(HostTensor& t, int64_t first, int64_t K, double v) {
+  const std::size_t es = size_of(t.type());
+  std::byte* p = t.storage().data() + first * K * static_cast<int64_t>(es);
+  store_element(p, t.type(), v);
+  for (int64_t c = 1; c < K; ++c) std::memcpy(p + c * static_cast<int64_t>(es), p, es);
+}
+
 // The gate of each head repeated over the K channels, in a's and dt_bias's dtype (exact), and
 // each ring record's gate likewise: kda_replayssm's call with the same function (the key
-// property of gdn-replayssm.md).
+// property of gdn-replayssm.md). Runs once per judged step: each source element is read once.
 StepArgs as_kda(const StepArgs& g, const Dims& d, std::vector<HostTensor>& storage) {
   storage.resize(3);
-  HostTensor& a = storage[0] = HostTensor(*scalar_type_of(g.a->dtype), {d.B, d.HV * d.K});
-  HostTensor& dt = storage[1] = HostTensor(*scalar_type_of(g.dt_bias->dtype), {d.HV * d.K});
-  HostTensor& gc = storage[2] = HostTensor(ScalarType::Float32, {d.slots, d.HV, d.L, d.K});
-  for (int64_t hv = 0; hv < d.HV; ++hv)
-    for (int64_t c = 0; c < d.K; ++c) {
-      dt.set_linear(hv * d.K + c, at(*g.dt_bias, {hv}));
-      for (int64_t row = 0; row < d.B; ++row) a.set_linear((row * d.HV + hv) * d.K + c, at(*g.a, {row, hv}));
-      for (int64_t s = 0; s < d.slots; ++s)
-        for (int64_t j = 0; j < d.L; ++j) gc.set_linear(((s * d.HV + hv) * d.L + j) * d.K + c, at(*g.g_cache, {s, hv, j}));
-    }
+  HostTensor& a = compact(storage[0], *scalar_type_of(g.a->dtype), {d.B, d.HV * d.K});
+  HostTensor& dt = compact(storage[1], *scalar_type_of(g.dt_bias->dtype), {d.HV * d.K});
+  HostTensor& gc = compact(storage[2], ScalarType::Float32, {d.slots, d.HV, d.L, d.K});
+  for (int64_t hv = 0; hv < d.HV; ++hv) {
+    set_repeated(dt, hv, d.K, at(*g.dt_bias, {hv}));
+    for (int64_t row = 0; row < d.B; ++row) set_repeated(a, row * d.HV + hv, d.K, at(*g.a, {row, hv}));
+    for (int64_t s = 0; s < d.slots; ++s)
+      for (int64_t j = 0; j < d.L; ++j) set_repeated(gc, (s * d.HV + hv) * d.L + j, d.K, at(*g.g_cache, {s, hv, j}));
+  }
   StepArgs k = g;
   k.a = &a.dl();
   k.dt_bias = &dt.dl();
