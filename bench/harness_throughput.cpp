@@ -5,7 +5,7 @@
 
 #include "cases/case_config.hpp"
 #include "cases/case_tensors.hpp"
-#include "reference/replayssm_step.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
 #include "engine/truth_oracle.hpp"
 
 namespace {

@@ -1,10 +1,10 @@
-// validate(): the whole contract in contract.md's order. The stages live in
-// validate_packed.cpp, validate_replayssm.cpp and validate_extensions.cpp.
-#include "contract/validate.hpp"
-
+// What every operator's contract is made of (validate_internal.hpp). validate() itself, the
+// default operator's contract, is kda_replayssm's (operators/kda_replayssm/contract.cpp).
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
+#include "contract/checked_int.hpp"
 #include "contract/validate_internal.hpp"
 
 namespace kda {
@@ -22,26 +22,28 @@ void detail::check_well_formed(const DLTensor* t, const char* name, bool require
     if (t->shape[d] < 0) throw std::invalid_argument(std::string("validate: `") + name + "` has a negative size");
 }
 
-Dims validate(const StepArgs& args, Backend backend) {
-  detail::check_well_formed(args.mixed_qkv, "mixed_qkv", true);
-  detail::check_well_formed(args.a, "a", true);
-  detail::check_well_formed(args.b, "b", true);
-  detail::check_well_formed(args.A_log, "A_log", true);
-  detail::check_well_formed(args.dt_bias, "dt_bias", true);
-  detail::check_well_formed(args.initial_state, "initial_state", true);
-  detail::check_well_formed(args.d_cache, "d_cache", true);
-  detail::check_well_formed(args.k_cache, "k_cache", true);
-  detail::check_well_formed(args.g_cache, "g_cache", true);
-  detail::check_well_formed(args.out, "out", true);
-  detail::check_well_formed(args.ssm_state_indices, "ssm_state_indices", true);
-  detail::check_well_formed(args.write_pos, "write_pos", true);
-  detail::check_well_formed(args.force_flush, "force_flush", false);
+bool detail::has_negative_stride(const DLTensor& t) {
+  if (!t.strides) return false;
+  for (int64_t d = 0; d < t.ndim; ++d)
+    if (t.strides[d] < 0) return true;
+  return false;
+}
 
-  detail::ValidationState st;
-  detail::check_packed(args, st);
-  detail::check_replayssm(args, st);
-  detail::check_extensions(args, st, backend);
-  return Dims{st.batch, static_cast<int64_t>(st.H), st.HV, st.K, st.V, st.L, args.initial_state->shape[0]};
+// PyTorch refuses to create a tensor whose element count or storage bytes overflow int64
+// ("numel: integer multiplication overflow", "Storage size calculation overflowed"). Strides
+// are non-negative here (X-STRIDES ran first); storage spans 1 + sum (size - 1) * stride
+// elements of ceil(bits * lanes / 8) bytes each.
+bool detail::extent_fits(const DLTensor& t) {
+  const i128 numel = product_sat(t.shape, t.ndim);
+  if (numel > INT64_MAX) return false;
+  if (numel == 0) return true;
+  i128 span = numel;
+  if (t.strides) {
+    span = 1;
+    for (int64_t d = 0; d < t.ndim; ++d) span += mul_sat(t.shape[d] - 1, t.strides[d]);
+  }
+  const i128 element_bytes = (static_cast<i128>(t.dtype.bits) * t.dtype.lanes + 7) / 8;
+  return mul_sat(span, std::max<i128>(element_bytes, 1)) <= INT64_MAX;
 }
 
 }  // namespace kda

@@ -23,7 +23,7 @@
 #include "engine/error_inputs.hpp"
 #include "engine/replayssm_call.hpp"
 #include "engine/sample_space.hpp"
-#include "reference/replayssm_step.hpp"
+#include "reference/rounding.hpp"
 
 namespace kda::reference {
 class ProfileEmulation;

@@ -2,7 +2,7 @@
 #include <memory>
 
 #include "engine/backend.hpp"
-#include "reference/replayssm_step.hpp"
+#include "reference/rounding.hpp"
 
 namespace kda::engine {
 

@@ -15,7 +15,7 @@
 #include "contract/host_tensor.hpp"
 #include "engine/row_plan.hpp"
 #include "fuzz/raw_metadata.hpp"
-#include "reference/replayssm_step.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::fuzz {
 namespace {

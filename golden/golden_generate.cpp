@@ -11,7 +11,7 @@
 #include "engine/case_breaking.hpp"
 #include "engine/operator.hpp"
 #include "golden/call_tensors.hpp"
-#include "reference/replayssm_step.hpp"
+#include "reference/rounding.hpp"
 
 namespace kda::golden {
 namespace {

@@ -9,7 +9,7 @@
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
 #include "kernels/launch_mutants.hpp"
-#include "contract/validate_packed_decode.hpp"
+#include "operators/kda_packed_decode/contract.hpp"
 #include "kernels/gdn_replayssm_decode.hpp"
 #include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_params.hpp"

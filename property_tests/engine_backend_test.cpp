@@ -15,7 +15,7 @@
 #include "engine/plugin_backend.hpp"
 #include "engine/refusal.hpp"
 #include "engine/run_case.hpp"
-#include "reference/replayssm_step.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::engine {
 namespace {

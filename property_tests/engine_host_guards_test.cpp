@@ -8,7 +8,7 @@
 #include "cases/case_config.hpp"
 #include "engine/function_backend.hpp"
 #include "engine/run_case.hpp"
-#include "reference/replayssm_step.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::engine {
 namespace {

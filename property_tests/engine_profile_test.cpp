@@ -13,7 +13,7 @@
 #include "engine/replayssm_sample_space.hpp"
 #include "engine/run_case.hpp"
 #include "plugins/cpu_example/tensor_access.hpp"
-#include "reference/replayssm_step.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::engine {
 namespace {

@@ -22,7 +22,7 @@
 #include "operators/gdn_replayssm/replay_head.hpp"
 #include "property_tests/reference_property.hpp"
 #include "reference/replay_head.hpp"
-#include "reference/replayssm_step.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
 #include "reference/tolerance.hpp"
 
 namespace kda::gdn::test {

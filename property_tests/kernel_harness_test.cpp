@@ -14,7 +14,7 @@
 #include "engine/function_backend.hpp"
 #include "engine/run_case.hpp"
 #include "engine/row_plan.hpp"
-#include "reference/replayssm_step.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::testing {
 using ::kda::engine::CaseReport;

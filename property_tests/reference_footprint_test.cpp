@@ -17,7 +17,7 @@
 #include "contract/contract_error.hpp"
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
-#include "reference/replayssm_step.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::testing {
 namespace {

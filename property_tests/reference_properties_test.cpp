@@ -15,7 +15,7 @@
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
 #include "reference/plain_recurrence.hpp"
-#include "reference/replayssm_step.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
 #include "reference/tensor_io.hpp"
 #include "reference/tolerance.hpp"
 

@@ -4,7 +4,7 @@
 #include <limits>
 
 #include "contract/validate.hpp"
-#include "contract/validate_packed_decode.hpp"
+#include "operators/kda_packed_decode/contract.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/tensor_io.hpp"
 

@@ -1,6 +1,7 @@
-// Internal to reference/: the per-(row, value head) algorithm of a ReplaySSM step, shared by
-// replayssm_step (tensors, kernel rounding or none) and ReplayModel (own rings, no
-// rounding), so the two differ only in where records live and how they are rounded.
+// Internal to the reference: the per-(row, value head) algorithm of a ReplaySSM step, shared by
+// kda_replayssm's replayssm_step (operators/kda_replayssm/reference_step.cpp: tensors, kernel
+// rounding or none) and ReplayModel (own rings, no rounding), so the two differ only in where
+// records live and how they are rounded.
 #pragma once
 #include <cstdint>
 

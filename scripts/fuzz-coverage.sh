@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Line coverage of contract/ and reference/ (and cases/) reached by fuzz corpora, through
-# clang's source-based coverage: the fuzz targets and the libraries they test are built with
+# Line coverage of contract/, reference/, operators/ (and cases/) reached by fuzz corpora,
+# through clang's source-based coverage: the fuzz targets and the libraries they test are built with
 # -fprofile-instr-generate -fcoverage-mapping (no sanitizers) in their own build folder, each
 # target runs every input of its corpora once (libFuzzer -runs=0, one process per input), and llvm-profdata-14 /
 # llvm-cov-14 report per target and for all targets together.
@@ -38,7 +38,7 @@ for spec in "$@"; do targets+=("${spec%%=*}"); done
 cmake --build "$build" --target "${targets[@]}" -j "${KDA_FUZZ_BUILD_JOBS:-$(nproc)}" >"$out/build.log"
 
 # Only the harness's own libraries count (not the fuzz sources, not third-party headers).
-sources=("$root/contract" "$root/reference" "$root/cases")
+sources=("$root/contract" "$root/reference" "$root/operators" "$root/cases")
 report_total() {  # label, profdata, binaries...
   local label=$1 profile=$2
   shift 2
@@ -50,14 +50,14 @@ report_total() {  # label, profdata, binaries...
   # Columns: regions, missed, cover, functions, missed, executed, lines, missed, cover, ...
   awk -v l="$label" '{printf "%s: TOTAL lines %d/%d covered (%s), functions %s, regions %s\n", l, $8 - $9, $8, $10, $7, $4}' \
     <<<"$line" | tee -a "$out/summary.txt"
-  for dir in contract reference cases; do
+  for dir in contract reference operators cases; do
     awk -v l="$label" -v n="$dir" 'index($1, n "/") == 1 {t += $8; m += $9}
       END {if (t) printf "%s:   %s/ lines %d/%d (%.1f%%)\n", l, n, t - m, t, 100 * (t - m) / t}' \
       "$out/report-$label.txt" | tee -a "$out/summary.txt"
   done
   # The report knows only the files linked into the targets; name the others.
   local missing=()
-  for f in contract/*.cpp reference/*.cpp; do
+  for f in contract/*.cpp reference/*.cpp operators/*/contract*.cpp operators/*/reference_step.cpp; do
     grep -q "^$f " "$out/report-$label.txt" || missing+=("$f")
   done
   [[ ${#missing[@]} -eq 0 ]] || echo "$label:   not linked into the target(s), so not counted: ${missing[*]}" |

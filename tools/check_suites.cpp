@@ -17,7 +17,7 @@
 #include "engine/run_case.hpp"
 #include "engine/suites.hpp"
 #include "engine/truth_oracle.hpp"
-#include "reference/replayssm_step.hpp"
+#include "reference/rounding.hpp"
 #include "tools/contract_sweep.hpp"
 
 namespace kda::cli {

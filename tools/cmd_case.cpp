@@ -13,7 +13,6 @@
 
 #include "golden/golden_verify.hpp"
 #include "golden/safetensors.hpp"
-#include "reference/replayssm_step.hpp"
 #include "engine/truth_oracle.hpp"
 #include "engine/backend.hpp"
 #include "engine/refusal.hpp"

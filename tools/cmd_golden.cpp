@@ -11,7 +11,7 @@
 #include "golden/golden_generate.hpp"
 #include "golden/golden_regen.hpp"
 #include "golden/golden_set.hpp"
-#include "reference/replayssm_step.hpp"
+#include "reference/rounding.hpp"
 #include "engine/backend.hpp"
 #include "engine/reference_backend.hpp"
 #include "golden/golden_verify.hpp"

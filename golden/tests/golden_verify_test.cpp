@@ -18,7 +18,7 @@
 #include "golden/golden_catalog.hpp"
 #include "golden/golden_generate.hpp"
 #include "golden/golden_verify.hpp"
-#include "reference/replayssm_step.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::golden {
 namespace {

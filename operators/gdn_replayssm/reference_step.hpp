@@ -10,7 +10,7 @@
 // and not modelled.
 #pragma once
 #include "contract/step_args.hpp"
-#include "reference/replayssm_step.hpp"
+#include "reference/rounding.hpp"
 
 namespace kda::gdn {
 

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 
-#include "contract/validate_packed_decode.hpp"
+#include "operators/kda_packed_decode/contract.hpp"
 #include "engine/replayssm_sample_space.hpp"
 #include "operators/kda_packed_decode/golden_cases.hpp"
-#include "reference/packed_decode_step.hpp"
+#include "operators/kda_packed_decode/reference_step.hpp"
 #include "reference/profile_emulation.hpp"
 
 namespace kda::engine {

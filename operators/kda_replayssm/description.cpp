@@ -7,6 +7,7 @@
 #include "engine/replayssm_sample_space.hpp"
 #include "operators/kda_replayssm/error_inputs.hpp"
 #include "operators/kda_replayssm/golden_cases.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
 #include "reference/profile_emulation.hpp"
 
 namespace kda::engine {

@@ -21,7 +21,7 @@
 
 #include "contract/contract_error.hpp"
 #include "contract/validate.hpp"
-#include "contract/validate_packed_decode.hpp"
+#include "operators/kda_packed_decode/contract.hpp"
 #include "kda_harness/plugin.h"
 #include "plugins/cpu_example/mutants.hpp"
 #include "plugins/cpu_example/tensor_access.hpp"

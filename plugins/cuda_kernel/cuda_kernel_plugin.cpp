@@ -19,7 +19,7 @@
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
-#include "contract/validate_packed_decode.hpp"
+#include "operators/kda_packed_decode/contract.hpp"
 #include "engine/plugin_call.hpp"
 #include "kda_harness/plugin.h"
 #include "kernels/gdn_replayssm_decode.hpp"

@@ -6,7 +6,7 @@
 // to their out row and leave the state untouched.
 #pragma once
 #include "contract/step_args.hpp"
-#include "reference/replayssm_step.hpp"
+#include "reference/rounding.hpp"
 
 namespace kda::reference {
 

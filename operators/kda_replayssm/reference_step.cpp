@@ -1,4 +1,4 @@
-#include "reference/replayssm_step.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
 
 #include <vector>
 

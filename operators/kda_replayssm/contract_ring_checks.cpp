@@ -3,7 +3,7 @@
 #include "contract/catalog_message.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
-#include "contract/validate_internal.hpp"
+#include "operators/kda_common/contract_stages.hpp"
 
 namespace kda::detail {
 namespace {

@@ -1,6 +1,6 @@
-#include "reference/packed_decode_step.hpp"
+#include "operators/kda_packed_decode/reference_step.hpp"
 
-#include "contract/validate_packed_decode.hpp"
+#include "operators/kda_packed_decode/contract.hpp"
 #include "reference/plain_recurrence.hpp"
 #include "reference/tensor_io.hpp"
 

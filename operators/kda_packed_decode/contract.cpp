@@ -1,8 +1,8 @@
-#include "contract/validate_packed_decode.hpp"
+#include "operators/kda_packed_decode/contract.hpp"
 
 #include <string>
 
-#include "contract/validate_internal.hpp"
+#include "operators/kda_common/contract_stages.hpp"
 
 namespace kda {
 

@@ -1,39 +1,15 @@
-// The harness extensions, checked only after R10 so that they never pre-empt a documented
-// error (contract.md, "Harness extensions"). Metadata only; the runtime-value extensions
-// live in runtime_values.cpp.
-#include <algorithm>
+// The harness extensions of the two KDA operators, checked only after R10 (kda_replayssm) or
+// V22 (kda_packed_decode) so that they never pre-empt a documented error (contract.md,
+// "Harness extensions"). Metadata only; the runtime-value extensions live in
+// contract/runtime_values.cpp.
 #include <optional>
 
 #include "contract/catalog_message.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
-#include "contract/validate_internal.hpp"
+#include "operators/kda_common/contract_stages.hpp"
 
 namespace kda::detail {
-
-bool has_negative_stride(const DLTensor& t) {
-  if (!t.strides) return false;
-  for (int64_t d = 0; d < t.ndim; ++d)
-    if (t.strides[d] < 0) return true;
-  return false;
-}
-
-// PyTorch refuses to create a tensor whose element count or storage bytes overflow int64
-// ("numel: integer multiplication overflow", "Storage size calculation overflowed"). Strides
-// are non-negative here (X-STRIDES ran first); storage spans 1 + sum (size - 1) * stride
-// elements of ceil(bits * lanes / 8) bytes each.
-bool extent_fits(const DLTensor& t) {
-  const i128 numel = product_sat(t.shape, t.ndim);
-  if (numel > INT64_MAX) return false;
-  if (numel == 0) return true;
-  i128 span = numel;
-  if (t.strides) {
-    span = 1;
-    for (int64_t d = 0; d < t.ndim; ++d) span += mul_sat(t.shape[d] - 1, t.strides[d]);
-  }
-  const i128 element_bytes = (static_cast<i128>(t.dtype.bits) * t.dtype.lanes + 7) / 8;
-  return mul_sat(span, std::max<i128>(element_bytes, 1)) <= INT64_MAX;
-}
 
 void check_extensions(const StepArgs& args, const ValidationState& st, Backend backend) {
   if (!st.a_view_ok) fail(error_id::kViewA, catalog_message(error_id::kViewA));
