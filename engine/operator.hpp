@@ -34,6 +34,8 @@ struct GoldenSpec;  // engine/golden_spec.hpp
 
 namespace kda::engine {
 
+struct ContractRestatement;  // engine/contract_restatement.hpp
+
 // A call viewed as kda_replayssm's: tensors it must re-lay (gdn_replayssm's scalar gates,
 // repeated over the key channels: its key property) are made in `storage`, the others shared.
 using KdaCallView = StepArgs (*)(const StepArgs& args, const Dims& dims, std::vector<HostTensor>& storage);
@@ -68,6 +70,9 @@ struct OperatorDescription {
   // Its curated golden cases (engine/golden_spec.hpp), in the order the set lists them; null:
   // none. golden_specs() (golden/golden_catalog.hpp) walks the table for them.
   std::vector<golden::GoldenSpec> (*golden_cases)() = nullptr;
+  // Its contract restated independently, for the contract fuzzer's oracle; null: its answers
+  // are judged by the error catalog alone.
+  const ContractRestatement* restated_contract = nullptr;
 };
 
 // Whether the operator takes the named tensor (its signature, OperatorDescription::tensors).

@@ -172,10 +172,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {
     const Outcome outcome = run_validate(op, args, backend);
     if (outcome.dims) {
-      if (std::string w = fuzz::judge_acceptance(args, backend, *outcome.dims, op.name); !w.empty())
+      if (std::string w = fuzz::judge_acceptance(op, args, backend, *outcome.dims); !w.empty())
         fuzz::finding(kTarget, std::string(op.name) + ": " + w + "\n" + describe(args, backend));
     } else {
-      if (std::string w = fuzz::judge_rejection(args, backend, ContractError(outcome.id, outcome.message), op.name);
+      if (std::string w = fuzz::judge_rejection(op, args, backend, ContractError(outcome.id, outcome.message));
           !w.empty())
         fuzz::finding(kTarget, std::string(op.name) + ": " + w + "\n" + describe(args, backend));
     }

@@ -2,8 +2,9 @@
 
 #include <fmt/format.h>
 
-#include "operators/kda_packed_decode/contract.hpp"
 #include "engine/replayssm_sample_space.hpp"
+#include "operators/kda_common/contract_restated.hpp"
+#include "operators/kda_packed_decode/contract.hpp"
 #include "operators/kda_packed_decode/golden_cases.hpp"
 #include "operators/kda_packed_decode/reference_step.hpp"
 #include "reference/profile_emulation.hpp"
@@ -63,7 +64,8 @@ const OperatorDescription& kda_packed_decode_operator() {
       .ok_line = [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.slots);
       },
-      .golden_cases = &kda_packed_decode_golden_cases};
+      .golden_cases = &kda_packed_decode_golden_cases,
+      .restated_contract = &restated::kda_packed_decode};
   return op;
 }
 

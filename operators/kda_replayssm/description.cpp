@@ -1,10 +1,12 @@
 // ReplaySSM as an operator description: engine/replayssm_call's pieces, the sample space and
-// the error inputs, with contract.md's validate() and the reference's ReplaySSM step.
+// the error inputs, with contract.md's validate() (contract.cpp), its reference step and its
+// contract restated (../kda_common/contract_restated.hpp).
 #include "operators/kda_replayssm/description.hpp"
 
 #include <fmt/format.h>
 
 #include "engine/replayssm_sample_space.hpp"
+#include "operators/kda_common/contract_restated.hpp"
 #include "operators/kda_replayssm/error_inputs.hpp"
 #include "operators/kda_replayssm/golden_cases.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
@@ -31,7 +33,8 @@ const OperatorDescription& kda_replayssm_operator() {
       .ok_line = [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
       },
-      .golden_cases = &kda_replayssm_golden_cases};
+      .golden_cases = &kda_replayssm_golden_cases,
+      .restated_contract = &restated::kda_replayssm};
   return op;
 }
 

@@ -1,6 +1,7 @@
-// The contract fuzzer's own reading of DLPack metadata, written from contract.md's
-// "Definitions" without contract/tensor_view.hpp, so that the oracle does not share the code
-// it judges. Sizes and products are 128-bit; products saturate at 2^126 (kWideSat) and a
+// An independent reading of DLPack metadata, written from contract.md's "Definitions" without
+// contract/tensor_view.hpp: what the operators' restated contracts (contract_restatement.hpp)
+// and the fuzz targets' oracles are written in, so that they do not share the code they
+// judge. Sizes and products are 128-bit; products saturate at 2^126 (kWideSat) and a
 // saturated value means "too large to say exactly".
 #pragma once
 #include <dlpack/dlpack.h>
@@ -10,7 +11,7 @@
 #include <string>
 #include <vector>
 
-namespace kda::fuzz::raw {
+namespace kda::raw {
 
 using Wide = __int128;
 inline constexpr Wide kWideSat = static_cast<Wide>(1) << 126;
@@ -82,4 +83,4 @@ std::optional<bool> overlaps(const DLTensor& t, int64_t max_elements = 1 << 14);
 std::string tuple_text(const std::vector<int64_t>& v);
 std::string wide_text(Wide v);
 
-}  // namespace kda::fuzz::raw
+}  // namespace kda::raw

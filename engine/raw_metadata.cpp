@@ -1,8 +1,8 @@
-#include "fuzz/raw_metadata.hpp"
+#include "engine/raw_metadata.hpp"
 
 #include <algorithm>
 
-namespace kda::fuzz::raw {
+namespace kda::raw {
 
 std::optional<bool> overlaps(const DLTensor& t, int64_t max_elements) {
   const Wide n = numel(t);
@@ -38,4 +38,4 @@ std::string wide_text(Wide v) {
   return negative ? "-" + s : s;
 }
 
-}  // namespace kda::fuzz::raw
+}  // namespace kda::raw
