@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""The include graph's two rules (README.md, "Layout"):
+  - nothing under engine/ includes a file of operators/ (the engine knows operators only
+    through the table, operators/operator_table.cpp);
+  - no two files include each other, directly or through others, where a source and its header
+    (x.cpp, x.hpp, x.cu, x.cuh) count as one: a cycle means neither can be read, built or
+    tested without the other.
+Reads the project's own #include "..." lines (repository root or include/ relative, or the
+including file's folder); system headers and build outputs are not followed.
+Usage: scripts/check-includes.py [ROOT]. Exit 0 when both hold, 1 with each violation listed."""
+import os
+import re
+import sys
+
+SUFFIXES = (".cpp", ".hpp", ".cu", ".cuh", ".h", ".c")
+SKIP_DIRS = {".git", "build", "node_modules", "__pycache__"}
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def sources(root):
+    for folder, dirs, files in os.walk(root):
+        rel_folder = os.path.relpath(folder, root)
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(("build", ".")))
+        for name in sorted(files):
+            if name.endswith(SUFFIXES):
+                yield os.path.normpath(os.path.join(rel_folder, name))
+
+
+def resolve(root, including, target):
+    for base in ("", "include", os.path.dirname(including)):
+        candidate = os.path.normpath(os.path.join(base, target))
+        if os.path.isfile(os.path.join(root, candidate)):
+            return candidate
+    return None
+
+
+def module(path):
+    stem, ext = os.path.splitext(path)
+    return stem if ext in SUFFIXES else path
+
+
+def cycles(edges):
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index, low, on_stack, stack, found, counter = {}, {}, set(), [], [], [0]
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges.get(start, ()))))]
+        index[start] = low[start] = counter[0]
+        counter[0] += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter[0]
+                    counter[0] += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def main():
+    root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), ".."))
+    problems = []
+    edges = {}
+    via = {}
+    for path in sources(root):
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        for target in INCLUDE.findall(text):
+            resolved = resolve(root, path, target)
+            if resolved is None:
+                continue
+            if path.startswith("engine" + os.sep) and resolved.startswith("operators" + os.sep):
+                problems.append(f"{path} includes {resolved}: engine/ must not include operators/")
+            a, b = module(path), module(resolved)
+            if a != b:
+                edges.setdefault(a, set()).add(b)
+                via.setdefault((a, b), f"{path} -> {resolved}")
+    for component in cycles(edges):
+        members = set(component)
+        links = sorted(via[(a, b)] for a in component for b in edges.get(a, ()) if b in members)
+        problems.append("include cycle among " + ", ".join(component) + ":\n    " + "\n    ".join(links))
+    for p in problems:
+        print(p)
+    if problems:
+        return 1
+    print(f"includes: {len(edges)} modules with includes, no engine/ -> operators/ include, no cycle")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
