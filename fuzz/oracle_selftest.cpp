@@ -8,7 +8,10 @@
 
 #include "contract/catalog_message.hpp"
 #include "contract/validate.hpp"
+#include "engine/contract_restatement.hpp"
+#include "engine/counter_chooser.hpp"
 #include "engine/operator.hpp"
+#include "engine/replayssm_call.hpp"
 #include "fuzz/contract_oracle.hpp"
 #include "fuzz/contract_step_check.hpp"
 #include "fuzz/metadata_decoder.hpp"
@@ -59,6 +62,51 @@ TEST_F(PlausibleCall, RightRejectionPasses) {
     EXPECT_EQ(judge_rejection(op, args, Backend::Any, e), "");
     EXPECT_NE(judge_rejection(op, args, Backend::Any, ContractError("V9", "All inputs must be on one device.")), "");
   }
+}
+
+// Every operator whose description restates its contract, on its own sample space: its valid
+// calls are accepted by the restatement (and a wrong Dims is not), and each of its error
+// inputs, alone in several variants, raises an error the restatement judges right (its
+// condition holds, its message is the one rebuilt from the metadata).
+TEST(RestatedContracts, AgreeWithEachOperatorsValidCallsAndErrorInputs) {
+  int restated = 0;
+  for (const engine::OperatorDescription* op : engine::operators()) {
+    if (!op->restated_contract) continue;
+    ++restated;
+    const std::vector<engine::ErrorInput>& inputs = op->error_inputs();
+    int rejections = 0;
+    for (uint64_t n = 0; n < 12; ++n) {
+      engine::CounterChooser chooser(11, engine::stream::kContractCalls, n);
+      const engine::CallConfig c = op->sample_call(chooser, engine::SampleLimits{});
+      const std::string where = std::string(op->name) + " on " + engine::to_string(c);
+      {
+        engine::BuiltCall call(op->valid_spec(c));
+        const StepArgs args = op->bind(engine::step_args(call));
+        const Dims dims = op->validate(args, Backend::Any);
+        EXPECT_EQ(judge_acceptance(*op, args, Backend::Any, dims), "") << where;
+        Dims wrong = dims;
+        ++wrong.B;
+        EXPECT_NE(judge_acceptance(*op, args, Backend::Any, wrong), "") << where;
+      }
+      for (std::size_t i = 0; i < inputs.size(); ++i) {
+        for (uint32_t variant = 0; variant < 6; ++variant) {
+          engine::MutationTarget t{op->valid_spec(c), op->dims_of(c), c.B};
+          if (!inputs[i].apply(t, variant)) continue;
+          engine::BuiltCall call(t.spec);
+          const StepArgs args = op->bind(engine::step_args(call));
+          try {
+            op->validate(args, t.spec.backend);
+            ADD_FAILURE() << inputs[i].label << "#" << variant << " accepted, " << where;
+          } catch (const ContractError& e) {
+            ++rejections;
+            EXPECT_EQ(judge_rejection(*op, args, t.spec.backend, e), "") << inputs[i].label << "#" << variant << ", " << where;
+          }
+        }
+      }
+    }
+    EXPECT_GT(rejections, 0) << op->name;
+  }
+  EXPECT_GE(restated, 2);
 }
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include "contract/tensor_view.hpp"
 #include "engine/replayssm_sample_space.hpp"
 #include "operators/gdn_replayssm/contract.hpp"
+#include "operators/gdn_replayssm/contract_restated.hpp"
 #include "operators/gdn_replayssm/error_inputs.hpp"
 #include "operators/gdn_replayssm/golden_cases.hpp"
 #include "operators/gdn_replayssm/reference_step.hpp"
@@ -152,7 +153,8 @@ const OperatorDescription& gdn_replayssm_operator() {
       .ok_line = [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
       },
-      .golden_cases = &gdn_replayssm_golden_cases};
+      .golden_cases = &gdn_replayssm_golden_cases,
+      .restated_contract = &restated::gdn_replayssm};
   return op;
 }
 
