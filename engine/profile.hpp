@@ -17,10 +17,12 @@ enum class Profile {
 std::string_view name_of(Profile p);
 std::optional<Profile> parse_profile(std::string_view s);
 
-// The bounds of a backend with profile p against the CPU reference (which has the Helion
-// points), step by step: outputs and checkpoints (kernel_vs_reference_bounds with TF32
-// products for Triton where out is float32), and ring records (the k record widened by two
-// units of out's dtype for Triton where out is narrower than k_cache).
+// The a-priori bounds of a backend with profile p against the CPU reference (which has the
+// Helion points) on one step of a golden file: outputs and checkpoints (the two sides'
+// rollout_bounds added, TF32 products for Triton where out is float32), and ring records (the
+// k record widened by one unit of out's dtype for Triton where out is narrower than k_cache).
+// The step-by-step suite takes its key and gate record bounds from here and the rest from
+// the two sides' one-step budgets (engine/reference_oracle.cpp).
 struct ProfileBounds {
   reference::RolloutBounds step;
   double output_at(double gate_mass) const { return step.output_at(gate_mass); }
