@@ -11,6 +11,7 @@
 
 #include "contract/backend_kind.hpp"
 #include "contract/step_args.hpp"
+#include "engine/chooser.hpp"
 
 namespace kda::engine {
 
@@ -24,6 +25,11 @@ struct ContractRestatement {
   // For an accepted call: "" when it satisfies every condition of the contract and its
   // extensions and `dims` are the ones its shapes give, else what is broken.
   std::string (*judge_acceptance)(const StepArgs& args, Backend backend, const Dims& dims);
+  // For an accepted call (its metadata): the operator's reference step run on real tensors of
+  // those layouts, with values and runtime arguments (slots, cursors, flags) from `choices`,
+  // judged by the step's semantics restated ("" when it holds or the call is not run, else what
+  // is broken). nullptr: the operator's step is not restated.
+  std::string (*reference_step_holds)(const StepArgs& metadata, const Dims& dims, Chooser& choices) = nullptr;
 };
 
 }  // namespace kda::engine

@@ -9,8 +9,9 @@
 //     golden error cases are stored) reads back into a call that validate() answers the same
 //     way, wherever JSON can carry the call (finite scale, the DLPack dtype codes and device
 //     numbers that the reader documents);
-//   - an accepted ReplaySSM call, when small and on the CPU, runs through the reference step
-//     with fuzzed runtime values (contract_step_check.hpp, which restates ReplaySSM's step).
+//   - an accepted call of an operator whose restated contract restates its step (its
+//     description's restated_contract->reference_step_holds: kda_replayssm's), when small and
+//     on the CPU, runs through the reference step with fuzzed runtime values.
 // Anything else — another exception type, a crash, a sanitizer report — is a finding.
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -25,9 +26,10 @@
 #include "contract/metadata_json.hpp"
 #include "contract/step_fields.hpp"
 #include "contract/validate.hpp"
+#include "engine/contract_restatement.hpp"
 #include "engine/operator.hpp"
 #include "fuzz/contract_oracle.hpp"
-#include "fuzz/contract_step_check.hpp"
+#include "fuzz/fdp_chooser.hpp"
 #include "fuzz/fuzz_finding.hpp"
 #include "fuzz/metadata_decoder.hpp"
 
@@ -190,9 +192,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (!(any == outcome)) fuzz::finding(kTarget, "Backend::Any rejects a call accepted for a backend\n" + describe(args, backend));
     }
     check_json_round_trip(op, args, backend, outcome);
-    if (outcome.dims && &op == &engine::default_operator())
-      if (std::string w = fuzz::check_reference_step(args, *outcome.dims, fdp); !w.empty())
+    if (outcome.dims && op.restated_contract && op.restated_contract->reference_step_holds) {
+      fuzz::FdpChooser choices(fdp);
+      if (std::string w = op.restated_contract->reference_step_holds(args, *outcome.dims, choices); !w.empty())
         fuzz::finding(kTarget, "reference step: " + w + "\n" + describe(args, backend));
+    }
   } catch (const std::exception& e) {
     fuzz::finding(kTarget, std::string(op.name) + ": uncaught " + typeid(e).name() + ": " + e.what() + "\n" +
                                describe(args, backend));

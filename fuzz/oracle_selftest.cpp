@@ -13,7 +13,7 @@
 #include "engine/operator.hpp"
 #include "engine/replayssm_call.hpp"
 #include "fuzz/contract_oracle.hpp"
-#include "fuzz/contract_step_check.hpp"
+#include "fuzz/fdp_chooser.hpp"
 #include "fuzz/metadata_decoder.hpp"
 
 namespace kda::fuzz {
@@ -31,7 +31,9 @@ TEST_F(PlausibleCall, TheDefaultOperatorIsRestated) { ASSERT_NE(op.restated_cont
 TEST_F(PlausibleCall, RightAnswerPasses) {
   const Dims dims = op.validate(args, Backend::Any);
   EXPECT_EQ(judge_acceptance(op, args, Backend::Any, dims), "");
-  EXPECT_EQ(check_reference_step(args, dims, empty), "");
+  ASSERT_NE(op.restated_contract->reference_step_holds, nullptr);
+  FdpChooser choices(empty);
+  EXPECT_EQ(op.restated_contract->reference_step_holds(args, dims, choices), "");
 }
 
 TEST_F(PlausibleCall, WrongAcceptanceFails) {

@@ -5,6 +5,8 @@
 // as given (no W1-W3) and no rings, write_pos or force_flush (null in its args).
 #include "operators/kda_common/contract_restated.hpp"
 
+#include "operators/kda_replayssm/reference_step_restated.hpp"
+
 #include <fmt/format.h>
 
 #include <optional>
@@ -318,6 +320,7 @@ const engine::ContractRestatement kda_replayssm{
     .judge_acceptance = [](const StepArgs& a, Backend backend, const Dims& dims) {
       return judge_acceptance(a, backend, dims, false);
     },
+    .reference_step_holds = &kda_replayssm_reference_step,
 };
 
 const engine::ContractRestatement kda_packed_decode{

@@ -1,4 +1,4 @@
-#include "fuzz/contract_step_check.hpp"
+#include "operators/kda_replayssm/reference_step_restated.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +17,7 @@
 #include "engine/row_plan.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
 
-namespace kda::fuzz {
+namespace kda::restated {
 namespace {
 
 constexpr raw::Wide kMaxElements = 1 << 16;   // storage elements over all tensors
@@ -71,39 +71,39 @@ int64_t read_int(const HostTensor& t, int64_t i) {
   int32_t v; std::memcpy(&v, p, 4); return v;
 }
 
-void fill_floats(Call& c, FuzzedDataProvider& p) {
-  const rng::Counter r(p.ConsumeIntegral<uint64_t>(), rng::Stream::Qkv);
+void fill_floats(Call& c, engine::Chooser& p) {
+  const rng::Counter r(p.bits(), rng::Stream::Qkv);
   constexpr std::array<double, 5> magnitudes = {1.0, 1e-3, 10.0, 1e4, 0.0};
-  const double mag = magnitudes[p.ConsumeIntegralInRange<std::size_t>(0, magnitudes.size() - 1)];
+  const double mag = magnitudes[p.integer(0, static_cast<int64_t>(magnitudes.size()) - 1)];
   for (int a = kQkv; a <= kOut; ++a) {
     HostTensor& t = c.t[a];
     for (int64_t i = 0; i < t.numel(); ++i) t.set_linear(i, mag * r.normal((static_cast<uint64_t>(a) << 40) + i));
   }
-  if (p.ConsumeBool()) {  // one NaN or inf somewhere in the inputs or the state
-    HostTensor& t = c.t[p.ConsumeIntegralInRange<int>(kQkv, kG)];
+  if (p.coin()) {  // one NaN or inf somewhere in the inputs or the state
+    HostTensor& t = c.t[p.integer(kQkv, kG)];
     if (t.numel() > 0)
-      t.set_linear(p.ConsumeIntegralInRange<int64_t>(0, t.numel() - 1),
-                   p.ConsumeBool() ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity());
+      t.set_linear(p.integer(0, t.numel() - 1),
+                   p.coin() ? std::numeric_limits<double>::quiet_NaN() : std::numeric_limits<double>::infinity());
   }
 }
 
-void fill_indices(Call& c, const Dims& d, FuzzedDataProvider& p) {
+void fill_indices(Call& c, const Dims& d, engine::Chooser& p) {
   const bool idx64 = c.t[kIdx].dl().dtype.bits == 64;
   for (int64_t row = 0; row < d.B; ++row) {
     int64_t slot = row < d.slots ? row : -1, pos = d.L > 1 ? row % d.L : 0;
-    switch (p.ConsumeIntegralInRange<int>(0, 7)) {
+    switch (p.integer(0, 7)) {
       case 0: break;
-      case 1: slot = -1 - p.ConsumeIntegralInRange<int64_t>(0, 2); break;  // padding
-      case 2: slot = d.slots + p.ConsumeIntegralInRange<int64_t>(0, 2); break;  // past the pool
-      case 3: slot = p.ConsumeIntegralInRange<int64_t>(0, d.slots > 0 ? d.slots - 1 : 0); break;  // maybe a duplicate
-      case 4: slot = idx64 ? p.ConsumeIntegral<int64_t>() : p.ConsumeIntegral<int32_t>(); break;
-      case 5: pos = p.ConsumeBool() ? -1 : d.L; break;  // just outside the ring
-      case 6: pos = p.ConsumeIntegral<int32_t>(); break;
-      default: pos = p.ConsumeIntegralInRange<int64_t>(0, d.L - 1); break;
+      case 1: slot = -1 - p.integer(0, 2); break;  // padding
+      case 2: slot = d.slots + p.integer(0, 2); break;  // past the pool
+      case 3: slot = p.integer(0, d.slots > 0 ? d.slots - 1 : 0); break;  // maybe a duplicate
+      case 4: slot = idx64 ? static_cast<int64_t>(p.bits()) : static_cast<int32_t>(p.bits()); break;
+      case 5: pos = p.coin() ? -1 : d.L; break;  // just outside the ring
+      case 6: pos = static_cast<int32_t>(p.bits()); break;
+      default: pos = p.integer(0, d.L - 1); break;
     }
     write_int(c.t[kIdx], row, slot);
     write_int(c.t[kWp], row, pos);
-    if (c.has_ff) write_int(c.t[kFf], row, p.ConsumeBool() ? p.ConsumeIntegral<int32_t>() : 0);
+    if (c.has_ff) write_int(c.t[kFf], row, p.coin() ? static_cast<int32_t>(p.bits()) : 0);
   }
 }
 
@@ -161,7 +161,7 @@ std::string footprint(const Call& before, const Call& after, const Dims& d) {
 
 }  // namespace
 
-std::string check_reference_step(const StepArgs& m, const Dims& d, FuzzedDataProvider& p) {
+std::string kda_replayssm_reference_step(const StepArgs& m, const Dims& d, engine::Chooser& p) {
   const DLTensor* meta[kArgCount] = {m.mixed_qkv, m.a, m.b, m.A_log, m.dt_bias, m.initial_state, m.d_cache,
                                      m.k_cache, m.g_cache, m.out, m.ssm_state_indices, m.write_pos, m.force_flush};
   raw::Wide elements = 0;
@@ -179,7 +179,7 @@ std::string check_reference_step(const StepArgs& m, const Dims& d, FuzzedDataPro
     if (meta[a]) c.t[a] = materialize_like(*meta[a]);
   fill_floats(c, p);
   fill_indices(c, d, p);
-  const auto rounding = p.ConsumeBool() ? reference::Rounding::Off : reference::Rounding::Kernel;
+  const auto rounding = p.coin() ? reference::Rounding::Off : reference::Rounding::Kernel;
   const std::optional<std::string> expected = expected_runtime_error(c, d);
   const Call before = c;
   const StepArgs args = c.args(m);
@@ -202,4 +202,4 @@ std::string check_reference_step(const StepArgs& m, const Dims& d, FuzzedDataPro
   }
 }
 
-}  // namespace kda::fuzz
+}  // namespace kda::restated
