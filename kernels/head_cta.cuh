@@ -22,6 +22,7 @@ struct RingChunk {
   float g[kRecordChunk][kCtaMaxK];
   alignas(16) char k_raw[kRecordChunk][kCtaMaxK * 4];
   alignas(16) char d_raw[kRecordChunk][kCtaRows * 4];
+  float gs[kRecordChunk];  // a scalar gate's records (ReplayParams::scalar_gate), in place of g's columns
 };
 
 // What is the same for every state row of a head, one column per thread, and the ring
@@ -95,18 +96,24 @@ __device__ __forceinline__ void stage_records(const ReplayParams& p, RingChunk& 
                                               int64_t v_base, int cta_rows, int jc, int jn) {
   if (jn <= 0) return;
   const int ke = float_dtype_bytes(p.k_cache.dtype), de = float_dtype_bytes(p.d_cache.dtype);
+  const char* g_src = p.g_cache.ptr + off4(p.g_cache, slot, hv, jc, 0) * 4;
+  // A scalar gate: one float per record, jn 4-byte copies into gs (the columns read it by
+  // broadcast), not K copies of each into g's columns.
+  if (p.scalar_gate) stage_block({g_src, p.g_cache.stride[2], 1, jn, 1, 4, reinterpret_cast<char*>(rc.gs), 4});
   if (p.rings_dense) {  // rows of whole 16-byte chunks (the launcher checked): no per-CTA decisions
     const int K = static_cast<int>(p.K);
-    copy_rows16(reinterpret_cast<char*>(&rc.g[0][0]), kCtaMaxK * 4, p.g_cache.ptr + off4(p.g_cache, slot, hv, jc, 0) * 4,
-                p.g_cache.stride[2] * 4, jn, __ffs(K * 4 / 16) - 1);
+    if (!p.scalar_gate)
+      copy_rows16(reinterpret_cast<char*>(&rc.g[0][0]), kCtaMaxK * 4, g_src, p.g_cache.stride[2] * 4, jn,
+                  __ffs(K * 4 / 16) - 1);
     copy_rows16(&rc.k_raw[0][0], kCtaMaxK * 4, p.k_cache.ptr + off4(p.k_cache, slot, h, jc, 0) * ke,
                 p.k_cache.stride[2] * ke, jn, __ffs(K * ke / 16) - 1);
     copy_rows16(&rc.d_raw[0][0], kCtaRows * 4, p.d_cache.ptr + off4(p.d_cache, slot, hv, jc, v_base) * de,
                 p.d_cache.stride[2] * de, jn, __ffs(cta_rows * de / 16) - 1);
     return;
   }
-  stage_block({p.g_cache.ptr + off4(p.g_cache, slot, hv, jc, 0) * 4, p.g_cache.stride[2], p.g_cache.stride[3], jn,
-               static_cast<int>(p.K), 4, reinterpret_cast<char*>(&rc.g[0][0]), kCtaMaxK * 4});
+  if (!p.scalar_gate)
+    stage_block({g_src, p.g_cache.stride[2], p.g_cache.stride[3], jn, static_cast<int>(p.K), 4,
+                 reinterpret_cast<char*>(&rc.g[0][0]), kCtaMaxK * 4});
   stage_block({p.k_cache.ptr + off4(p.k_cache, slot, h, jc, 0) * ke, p.k_cache.stride[2], p.k_cache.stride[3], jn,
                static_cast<int>(p.K), ke, &rc.k_raw[0][0], kCtaMaxK * 4});
   stage_block({p.d_cache.ptr + off4(p.d_cache, slot, hv, jc, v_base) * de, p.d_cache.stride[2], p.d_cache.stride[3],

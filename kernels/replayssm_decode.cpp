@@ -112,8 +112,9 @@ void dense_layouts(ReplayParams& p) {
     return row_elems > 0 && (row_elems * es) % 16 == 0;
   };
   const int64_t cta_rows = p.V < 128 ? p.V : 128;  // a CTA's state rows (head_cta.cuh: kCtaRows)
-  // A scalar gate's g_cache (K stride 0) is no dense row: its records are staged element-wise.
-  p.rings_dense = !p.scalar_gate && dense(p.g_cache, p.K) && dense(p.k_cache, p.K) && dense(p.d_cache, cta_rows);
+  // A scalar gate's g_cache (K stride 0) is no dense row, and needs none: its records are
+  // staged one float each (stage_records), so only d and k decide then.
+  p.rings_dense = (p.scalar_gate || dense(p.g_cache, p.K)) && dense(p.k_cache, p.K) && dense(p.d_cache, cta_rows);
   p.state_dense = dense(p.state, p.K);
 }
 

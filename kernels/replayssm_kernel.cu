@@ -121,7 +121,11 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     sh.g[c] = gate_c;
     sh.eg[c] = expf(gate_c);
     if (r.cursor <= kRecordChunk) {
-      for (int j = 0; j < r.cursor; ++j) total += sh.ring.g[j][c];
+      // A scalar gate's records are read from gs by broadcast, KDA's from g's column (uniform branch).
+      if (p.scalar_gate)
+        for (int j = 0; j < r.cursor; ++j) total += sh.ring.gs[j];
+      else
+        for (int j = 0; j < r.cursor; ++j) total += sh.ring.g[j][c];
     } else {  // beyond the first chunk: the sum over the whole ring, in record order
       const float* g_col = reinterpret_cast<const float*>(p.g_cache.ptr) + off4(p.g_cache, r.slot, hv, 0, c);
       for (int j = 0; j < r.cursor; ++j) total += g_col[j * p.g_cache.stride[2]];
@@ -141,10 +145,14 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     }
     if (column) {
       const int c = tid;
-      for (int j = 0; j < jn; ++j) {
-        prefix += sh.ring.g[j][c];
-        sh.ring.g[j][c] = round_to(od, load_float(sh.ring.k_raw[j], c, p.k_cache.dtype) * expf(total - prefix));
-      }
+      const auto decay_keys = [&](auto gate_of) {  // the loop once per gate layout (uniform branch below)
+        for (int j = 0; j < jn; ++j) {
+          prefix += gate_of(j);
+          sh.ring.g[j][c] = round_to(od, load_float(sh.ring.k_raw[j], c, p.k_cache.dtype) * expf(total - prefix));
+        }
+      };
+      if (p.scalar_gate) decay_keys([&](int j) { return sh.ring.gs[j]; });
+      else decay_keys([&](int j) { return sh.ring.g[j][c]; });
     }
     round_staged_deltas(p, od, sh, jn, cta_rows, lg_rows);
     __syncthreads();

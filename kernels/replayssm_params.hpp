@@ -46,7 +46,7 @@ struct ReplayParams {
   // Layouts the launcher found copyable as rows of whole 16-byte chunks (unit last stride,
   // 16-byte aligned base, every other stride and a CTA's row a multiple of 16 bytes): the
   // kernels then stage those blocks with no per-CTA alignment decisions (dense_layouts()).
-  bool rings_dense = false;  // d_cache, k_cache and g_cache
+  bool rings_dense = false;  // d_cache, k_cache and g_cache (d and k alone under scalar_gate)
   bool state_dense = false;  // initial_state
   // The plain packed decode (spec/packed-decode.md): L = 1, no rings, write_pos or
   // force_flush (null); every row flushes at cursor 0, and beta stays float32 instead of
@@ -55,7 +55,8 @@ struct ReplayParams {
   // GDN ReplaySSM (spec/gdn-replayssm.md): one gate per value head. a [B, HV], dt_bias [HV]
   // and g_cache [slots, HV, L] are viewed with a K stride of 0, so every column computes the
   // same gate and the KDA step is GDN's exactly; a g record is one element, written once (not
-  // once per column to the same address). rings_dense is off (a K stride of 0 is no dense row).
+  // once per column to the same address); the kernels stage a record's gate once and every
+  // column reads it by broadcast (head_cta.cuh's RingChunk::gs).
   bool scalar_gate = false;
 };
 
