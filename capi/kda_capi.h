@@ -3,8 +3,8 @@
  * and, on an error, fills a kda_error with the catalog id and the exact catalog message.
  *
  * Tensors go in as the plugin ABI's kda_call (include/kda_harness/plugin.h): arguments by
- * their contract.md names, the operator in its `op` ("kda_replayssm", "kda_packed_decode":
- * kda_operators()). The harness borrows them for the duration of the call.
+ * their contract.md names, the operator in its `op` (one of kda_operators(): "kda_replayssm",
+ * "kda_packed_decode", "gdn_replayssm"). The harness borrows them for the duration of the call.
  */
 #ifndef KDA_CAPI_H
 #define KDA_CAPI_H
@@ -47,7 +47,7 @@ typedef struct kda_dims {
 
 KDA_CAPI_EXPORT int32_t kda_capi_version(void);
 
-/* The operators, comma-separated, the default first: "kda_replayssm,kda_packed_decode". */
+/* The operators, comma-separated, the default first: "kda_replayssm,kda_packed_decode,gdn_replayssm". */
 KDA_CAPI_EXPORT const char* kda_operators(void);
 /* The tensor arguments of operator `op`, comma-separated in its signature's order, an optional
  * one marked with a trailing '?' ("...,write_pos,force_flush?"); NULL for an unknown op. */

@@ -60,7 +60,7 @@ typedef struct kda_envelope {
  * An absent optional tensor (force_flush) is NULL; an absent optional scalar (lower_bound)
  * has scalar_present[i] == 0. Booleans (use_qk_l2norm_in_kernel) are 0.0 or 1.0. */
 typedef struct kda_call {
-  const char* op; /* "kda_replayssm" or "kda_packed_decode" */
+  const char* op; /* the operator: "kda_replayssm", "kda_packed_decode" or "gdn_replayssm" */
   int32_t num_tensors;
   const char* const* tensor_names;
   DLTensor* const* tensors;
@@ -74,7 +74,7 @@ typedef struct kda_call {
 typedef struct kda_plugin {
   uint32_t abi_version;  /* KDA_PLUGIN_ABI_VERSION */
   const char* name;      /* a short name for reports: "cpu-example" */
-  const char* op;        /* the operator it implements: "kda_replayssm" */
+  const char* op;        /* the operator it implements: "kda_replayssm", ... (as kda_call's op) */
   int32_t profile;       /* KDA_PROFILE_* */
   kda_envelope envelope;
   void* state;           /* passed back to step and last_error */

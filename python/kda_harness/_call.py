@@ -5,7 +5,6 @@ import ctypes
 
 from . import _abi, _dlpack, _operators
 
-OP = _operators.DEFAULT
 # How Python spells a scalar the C side passes as a double: flags as bool, tile counts as int,
 # the rest as float (per argument name, whatever the operator).
 _FLAGS = frozenset({"use_qk_l2norm_in_kernel", "circular_replay", "prefix_gate_cache", "predecayed_k_cache"})
@@ -35,7 +34,8 @@ class Call:
     the C side reads as the argument's default, scale's 1.0 included); keeps everything it
     points into alive."""
 
-    def __init__(self, tensors, scalars, stream=None, op=OP):
+    def __init__(self, tensors, scalars, stream=None, op=None):  # op None: the default operator
+        op = _operators.resolve(op)
         self.borrowed = _dlpack.Borrowed()
         keep = self.borrowed.keep
         names = [n for n, t in tensors.items() if t is not None]

@@ -6,12 +6,20 @@ import functools
 
 from . import _lib
 
-DEFAULT = "kda_replayssm"
-
 
 def names():
     """Every operator, the default first."""
     return tuple(_lib.lib().kda_operators().decode().split(","))
+
+
+def default():
+    """The default operator: the first of the C library's table (the harness states it once)."""
+    return names()[0]
+
+
+def resolve(op):
+    """`op`, or the default operator where it is None (or empty)."""
+    return op or default()
 
 
 def _listed(op, lister):

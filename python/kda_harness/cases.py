@@ -14,11 +14,11 @@ class Case:
     index: int      # its position in the sample space of the seed (-1: from a line)
     tensors: dict   # name -> array, contract.md's names: the operator's (force_flush absent when None)
     scalars: dict   # the operator's scalars by name (scale, use_qk_l2norm_in_kernel, lower_bound, ...)
-    op: str = _call.OP  # the operator whose call the tensors are
+    op: str = None  # the operator whose call the tensors are (None: the default operator)
 
     def kwargs(self):
         """Every argument of the operator's step, by keyword: step_fn(**case.kwargs())."""
-        return {**{n: self.tensors.get(n) for n in _operators.tensor_names(self.op)}, **self.scalars}
+        return {**{n: self.tensors.get(n) for n in _operators.tensor_names(_operators.resolve(self.op))}, **self.scalars}
 
 
 def _convert(dltensors, framework, device):
@@ -32,12 +32,13 @@ def _convert(dltensors, framework, device):
     raise ValueError(f"framework must be 'numpy', 'torch' or a callable, not {framework!r}")
 
 
-def case(config, framework="numpy", device=None, index=-1, op=_call.OP):
+def case(config, framework="numpy", device=None, index=-1, op=None):
     """The tensors of one case of operator `op` from its config line (made one of the
     operator's first: the plain packed decode's have L = 1 and no force_flush; Case.config is
     that line, in full). framework: "numpy" (host arrays, strides and NaN-filled gaps kept),
     "torch" (on `device`, strides kept), or a callable applied to each numpy array
-    (cupy.asarray, jax.numpy.asarray...)."""
+    (cupy.asarray, jax.numpy.asarray...). op None: the default operator."""
+    op = _operators.resolve(op)
     _operators.tensor_names(op)  # an unknown operator is a ValueError naming the known ones
     err, handle = _abi.KdaError(), ctypes.c_void_p()
     lib = _lib.lib()
@@ -51,9 +52,10 @@ def case(config, framework="numpy", device=None, index=-1, op=_call.OP):
         lib.kda_case_free(handle)
 
 
-def config_line(index, seed=1, op=_call.OP, work_budget=None, envelope=None, restrict=None):
+def config_line(index, seed=1, op=None, work_budget=None, envelope=None, restrict=None):
     """The config line of case `index` of operator `op`'s sample space of `seed` (inside
-    `envelope` narrowed by `restrict`, as check() draws)."""
+    `envelope` narrowed by `restrict`, as check() draws). op None: the default operator."""
+    op = _operators.resolve(op)
     err, line = _abi.KdaError(), ctypes.create_string_buffer(1024)
     if restrict is not None:
         envelope = (envelope or Envelope()).narrowed(restrict)
@@ -63,10 +65,11 @@ def config_line(index, seed=1, op=_call.OP, work_budget=None, envelope=None, res
     return line.value.decode()
 
 
-def cases(op=_call.OP, n=10, seed=1, *, first=0, work_budget=None, envelope=None, restrict=None, framework="numpy",
+def cases(op=None, n=10, seed=1, *, first=0, work_budget=None, envelope=None, restrict=None, framework="numpy",
           device=None):
     """Yields cases first .. first+n-1 of operator `op`'s sample space of `seed` (inside
-    `envelope`, an Envelope, when given, narrowed by `restrict`)."""
+    `envelope`, an Envelope, when given, narrowed by `restrict`). op None: the default operator."""
+    op = _operators.resolve(op)
     for i in range(first, first + n):
         yield case(config_line(i, seed, op, work_budget, envelope, restrict), framework, device, index=i, op=op)
 
@@ -99,10 +102,11 @@ class CaseStats:
         return "\n".join(lines)
 
 
-def case_stats(op=_call.OP, n=1000, seed=1, *, first=0, work_budget=None, envelope=None, restrict=None):
+def case_stats(op=None, n=1000, seed=1, *, first=0, work_budget=None, envelope=None, restrict=None):
     """The distribution of cases first .. first+n-1 of operator `op`'s sample space of `seed`
     (inside `envelope` narrowed by `restrict` when given), from their config lines: nothing is
-    materialized."""
+    materialized. op None: the default operator."""
+    op = _operators.resolve(op)
     counts = {field: {} for field, _ in _STAT_FIELDS}
     production = 0
     for i in range(first, first + n):

@@ -26,7 +26,7 @@ _PACKAGE = Path(__file__).resolve().parent  # frames in it are the harness's, no
 class CallablePlugin:
     """A Python step function as a kda_plugin the C library can drive."""
 
-    def __init__(self, step_fn, name, envelope, profile, framework, device, op=_call.OP, step_timeout=None):
+    def __init__(self, step_fn, name, envelope, profile, framework, device, op=None, step_timeout=None):
         self.step_fn = step_fn
         self.step_timeout = step_timeout
         self.tensor_names = _operators.tensor_names(op)
@@ -180,9 +180,9 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     first .. first+n-1 of each of operator `op`'s against
     step_fn, called as step_fn(mixed_qkv=..., a=..., ..., lower_bound=...) with the
     operator's tensors, of `framework` ("numpy" on the host by default; "torch" on `device`),
-    that it must write in place. op ("kda_replayssm", "kda_packed_decode"), profile ("helion",
+    that it must write in place. op (one of operators()), profile ("helion",
     "triton") and envelope (Envelope) default to the callable's kda_op / kda_profile /
-    kda_envelope attributes, else "kda_replayssm", "helion" and everything the contract
+    kda_envelope attributes, else the default operator (operators()[0]), "helion" and everything the contract
     allows. The envelope says what step_fn refuses (the envelope suite checks that it does);
     restrict (an Envelope) only narrows where the cases are drawn, inside the envelope, claiming
     nothing (restrict=Envelope(k=(128, 128), v=(128, 128)) tests your production K and V on a
@@ -198,7 +198,7 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     if step_timeout is not None and not (isinstance(step_timeout, (int, float)) and 0 < step_timeout < float("inf")):
         raise ValueError(f"step_timeout must be a positive number of seconds or None, not {step_timeout!r}")
     given_profile, given_framework, given_envelope = profile, framework, envelope
-    op = op or getattr(step_fn, "kda_op", None) or _call.OP
+    op = _operators.resolve(op or getattr(step_fn, "kda_op", None))
     _operators.tensor_names(op)  # an unknown operator is a ValueError naming the known ones
     if framework is None:
         framework = "numpy" if device in (None, "cpu") else "torch"
@@ -206,7 +206,7 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     envelope = envelope or getattr(step_fn, "kda_envelope", None) or Envelope()
     name = name or getattr(step_fn, "__qualname__", None) or type(step_fn).__name__
     plugin = CallablePlugin(step_fn, name, envelope, profile, framework, device, op, step_timeout)
-    given = {"op": op if op != _call.OP else None, "profile": given_profile, "device": device if device != "cpu" else None,
+    given = {"op": op if op != _operators.default() else None, "profile": given_profile, "device": device if device != "cpu" else None,
              "framework": given_framework, "envelope": given_envelope, "restrict": restrict, "work_budget": work_budget}
     restriction = ctypes.pointer(restrict.to_c()) if restrict is not None else None
     function = callable_expression(step_fn)
@@ -256,7 +256,7 @@ def suite_case_line(suite, index, seed=1, op=None, envelope=None, restrict=None,
     arguments draws it, without running anything: its config line, then " | " and what the
     case does to the call where it changes it (an error input, a call outside the envelope, an
     invalid row)."""
-    op = op or _call.OP
+    op = _operators.resolve(op)
     plugin = CallablePlugin(None, "planned", envelope or Envelope(), _abi.PROFILES["helion"], "numpy", None, op)
     options = _abi.KdaCheckOptions(suites=",".join(suite_names(suite)).encode(), seed=seed, first=index, count=1,
                                    work_budget=work_budget or 0.0, profile=-1, config=None,

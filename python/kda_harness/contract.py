@@ -49,7 +49,7 @@ def _refuse_read_only(tensors):
             raise ValueError(f"reference_step writes {name} in place, but the buffer given is read-only")
 
 
-def validate(*, op=_call.OP, device=None, check_values=False, **arguments):
+def validate(*, op=None, device=None, check_values=False, **arguments):
     """Every check of operator `op`'s contract in its order (contract.md; the plain packed
     decode's: spec/packed-decode.md; GDN ReplaySSM's: spec/gdn-replayssm.md), on metadata
     only. The arguments by keyword, the specs' names: the tensors the operator takes
@@ -60,6 +60,7 @@ def validate(*, op=_call.OP, device=None, check_values=False, **arguments):
     inferred Dims (L = 0 without rings), or raises ContractError (a ValueError whose text is
     the catalog message, `id` its id). device: "cpu" or "cuda" adds the harness's device
     check; check_values (host index tensors) adds the runtime-value checks."""
+    op = _operators.resolve(op)
     tensors, scalars = _operators.call_arguments(op, arguments, "validate")
     call = _call.Call(tensors, scalars, op=op)
     dims, err = _abi.KdaDims(), _abi.KdaError()
@@ -69,7 +70,7 @@ def validate(*, op=_call.OP, device=None, check_values=False, **arguments):
     return _dims(dims)
 
 
-def reference_step(*, scale, op=_call.OP, rounding="kernel", **arguments):
+def reference_step(*, scale, op=None, rounding="kernel", **arguments):
     """One step of operator `op`'s reference (the ReplaySSM step, the plain packed decode, or
     the GDN ReplaySSM step), in place on host tensors (numpy, or any host DLPack producer whose
     memory it may write); the arguments as validate() takes them. rounding "kernel": the
@@ -79,6 +80,7 @@ def reference_step(*, scale, op=_call.OP, rounding="kernel", **arguments):
     if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
         raise TypeError(f"reference_step() scale must be a real number, not {scale!r}")
     rounding_code = _choice("rounding", rounding, _ROUNDINGS)
+    op = _operators.resolve(op)
     tensors, scalars = _operators.call_arguments(op, arguments, "reference_step")
     _refuse_read_only(tensors)
     call = _call.Call(tensors, {**scalars, "scale": scale}, op=op)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from . import checking
+from . import _operators, checking
 from .plugin_so import load_plugin
 
 # check()'s suites, for the markers (the names are checking.suites(), the C library's, which is
@@ -194,7 +194,7 @@ def kda_case(request):
 
     config = request.config
     backend = _backend(config) if config.getoption("kda_backend") else None
-    op = config.getoption("kda_op") or getattr(backend, "kda_op", None) or "kda_replayssm"
+    op = _operators.resolve(config.getoption("kda_op") or getattr(backend, "kda_op", None))
     device = config.getoption("kda_device")
     framework = config.getoption("kda_framework") or ("numpy" if device == "cpu" else "torch")
     line = config_line(request.param, config.getoption("kda_seed"), op,

@@ -8,6 +8,8 @@ import json
 import textwrap
 from dataclasses import dataclass, field
 
+from . import _operators
+
 
 @dataclass(repr=False)
 class CaseResult:
@@ -17,7 +19,7 @@ class CaseResult:
     replay: str  # the config line (`kda-harness case "<line>"`), plus " | " and what the case did to its call
     detail: str
     rerun: str = ""      # Python that reruns this case on the caller's kernel
-    op: str = "kda_replayssm"
+    op: str = None       # the operator (None: the default operator)
     traceback: str = ""  # the kernel's own traceback when it raised during the case
 
     @property
@@ -27,7 +29,7 @@ class CaseResult:
 
     def reference_line(self):
         """The `kda-harness case` line that replays the case on the CPU reference."""
-        flag = f" --op {self.op}" if self.op != "kda_replayssm" else ""
+        flag = f" --op {self.op}" if self.op and self.op != _operators.default() else ""
         line = f'kda-harness case "{self.config}"{flag}'
         _, _, call = self.replay.partition(" | ")
         if not call:
