@@ -2,8 +2,8 @@
 // ReplaySSM step behind the plugin ABI, one scalar forget gate per value head, for the
 // harness's own CI and as the template for a GDN kernel's plugin. It refuses what the
 // operator's contract refuses, with its exact messages (validate_gdn_replayssm), then computes
-// every (row, value head) in float32 at the Triton kernel's rounding points on this path:
-// beta through b's dtype; in the rebuild the decayed deltas exp(total - prefix_j) d_j and the
+// every (row, value head) in float32 at the harness's default rounding points on this path
+// (SGLang's Triton kernel's but the key record's): beta through b's dtype; in the rebuild the decayed deltas exp(total - prefix_j) d_j and the
 // keys k_j rounded to out's dtype before their product; S k and S q summed first, then
 // multiplied by exp(g); the key record stored at k_cache's dtype (the harness's default
 // points; SGLang's Triton kernel rounds it through out's dtype first, which its profile allows).
