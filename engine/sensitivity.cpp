@@ -24,7 +24,7 @@ SensitivityResult measure_sensitivity(const SensitivityProbe& p) {
     for (int64_t i = 0; i < p.cases; ++i) {
       const CaseConfig c = sensitivity_case(p, i);
       const auto backend = make_backend(spec, *p.op);
-      const CaseReport r = p.suite == "truth" ? run_vs_truth(c, *backend) : run_vs_reference(c, *backend);
+      const CaseReport r = p.suite == "kernel-truth" ? run_vs_truth(c, *backend) : run_vs_reference(c, *backend);
       if (!r.pass()) return {k, i + 1, r.replay()};
     }
   }

@@ -18,7 +18,7 @@ struct SensitivityProbe {
   std::string tensor = "out";         // out, state, d, k, g
   std::string how = "scale";          // scale, offset, ulp
   ScalarType dtype = ScalarType::BFloat16;  // of that tensor (g: float32 only)
-  std::string suite = "rollout";      // rollout (vs the CPU reference step by step) or truth
+  std::string suite = "kernel";       // kernel (vs the CPU reference step by step) or kernel-truth
   int64_t cases = 100;                // per k
   uint64_t seed = 1;
   double max_k = 1 << 20;

@@ -20,10 +20,10 @@ struct Cell {
 
 TEST(Sensitivity, TheMeasuredCellsDoNotRegress) {
   const Cell cells[] = {
-      {"out", ScalarType::BFloat16, "rollout", 2},  {"out", ScalarType::BFloat16, "truth", 1},
-      {"out", ScalarType::Float32, "rollout", 128}, {"out", ScalarType::Float32, "truth", 64},
-      {"state", ScalarType::BFloat16, "rollout", 4}, {"state", ScalarType::BFloat16, "truth", 1},
-      {"k", ScalarType::Float16, "rollout", 2},     {"d", ScalarType::BFloat16, "rollout", 2},
+      {"out", ScalarType::BFloat16, "kernel", 2},  {"out", ScalarType::BFloat16, "kernel-truth", 1},
+      {"out", ScalarType::Float32, "kernel", 128}, {"out", ScalarType::Float32, "kernel-truth", 64},
+      {"state", ScalarType::BFloat16, "kernel", 4}, {"state", ScalarType::BFloat16, "kernel-truth", 1},
+      {"k", ScalarType::Float16, "kernel", 2},     {"d", ScalarType::BFloat16, "kernel", 2},
   };
   for (const Cell& c : cells) {
     SensitivityProbe p;
@@ -44,12 +44,12 @@ TEST(Sensitivity, TheMeasuredCellsDoNotRegress) {
 TEST(Sensitivity, AnUnperturbedBackendIsNotCaught) {
   SensitivityProbe p;
   p.cases = 20;
-  for (const char* suite : {"rollout", "truth"}) {
+  for (const char* suite : {"kernel", "kernel-truth"}) {
     p.suite = suite;
     for (int64_t i = 0; i < p.cases; ++i) {
       const CaseConfig c = sensitivity_case(p, i);
       const auto b = make_backend("perturb:out-scale:0:reference");
-      const CaseReport r = p.suite == std::string("truth") ? run_vs_truth(c, *b) : run_vs_reference(c, *b);
+      const CaseReport r = p.suite == std::string("kernel-truth") ? run_vs_truth(c, *b) : run_vs_reference(c, *b);
       EXPECT_TRUE(r.pass()) << r.summary();
     }
   }

@@ -2,8 +2,8 @@
 // analysis checked against the CPU emulations of the rounding profiles (engine/emulation_backend.hpp).
 // Each emulation runs N drawn cases (one in four with adversarial values; nine in ten of the
 // reference fuzzer's small shapes, one in ten of the check's shapes up to K = V = 128) through
-// the suites a kernel of its profile faces: step by step against the CPU reference
-// ("rollout") and against the float64 recurrence ("truth"). Prints, per emulation, suite and
+// the suites a kernel of its profile faces (engine/suites.hpp's names): step by step against
+// the CPU reference ("kernel") and against the float64 recurrence ("kernel-truth"). Prints, per emulation, suite and
 // quantity, the worst error / bound ratio and the case it came from. Exit 0 only when no
 // emulation exceeds its bounds anywhere.
 #include <fmt/format.h>
@@ -87,7 +87,7 @@ struct SuiteTally {
   }
 };
 
-using Tallies = std::map<std::string, SuiteTally>;  // by suite: rollout, truth
+using Tallies = std::map<std::string, SuiteTally>;  // by suite: kernel, kernel-truth
 
 // Cases 0..n-1 of one emulation on `jobs` threads, each case on fresh backends (an emulation's
 // float64 shadow belongs to one case).
@@ -101,8 +101,8 @@ Tallies run_cases(const std::string& spec, const engine::OperatorDescription& op
       try {
         for (int64_t i = next++; i < a.cases; i = next++) {
           const CaseConfig c = emulation_case(a.seed, i);
-          per_worker[w]["rollout"].fold(engine::run_vs_reference(c, *engine::make_backend(spec, op)), i);
-          per_worker[w]["truth"].fold(engine::run_vs_truth(c, *engine::make_backend(spec, op)), i);
+          per_worker[w]["kernel"].fold(engine::run_vs_reference(c, *engine::make_backend(spec, op)), i);
+          per_worker[w]["kernel-truth"].fold(engine::run_vs_truth(c, *engine::make_backend(spec, op)), i);
         }
       } catch (...) {  // an emulation that refuses the operator: the command's error, not a crash
         errors[w] = std::current_exception();
@@ -130,7 +130,7 @@ int run_emulate(const EmulateArgs& a) {
       std::string cells;
       for (const auto& [q, w] : t.quantities)
         if (!w.replay.empty()) cells += fmt::format("  {} {:.3f}", q, w.ratio);
-      fmt::print("{:<26} {:<8} {}{}\n", spec, suite, t.failed ? fmt::format("{} FAILED", t.failed) : "pass", cells);
+      fmt::print("{:<26} {:<12} {}{}\n", spec, suite, t.failed ? fmt::format("{} FAILED", t.failed) : "pass", cells);
       for (const auto& [q, w] : t.quantities)
         if (!w.replay.empty()) fmt::print("    worst {}: {}\n", q, w.replay);
       if (t.failed) {

@@ -18,7 +18,7 @@ namespace {
 
 struct SensitivityArgs {
   std::string op = std::string(engine::default_operator().name), backend = "reference", how = "scale";
-  std::vector<std::string> tensors, dtypes = {"f32", "bf16", "f16"}, suites = {"rollout", "truth"};
+  std::vector<std::string> tensors, dtypes = {"f32", "bf16", "f16"}, suites = {"kernel", "kernel-truth"};
   int64_t cases = 100;
   uint64_t seed = 1;
   double ceiling = 0;  // --max-k: 0 none
@@ -40,7 +40,7 @@ int run_sensitivity(const SensitivityArgs& a) {
              "operator {}, values=well)\n",
              a.cases, a.how, a.backend, a.op);
   fmt::print("{:<7} {:<6}", "tensor", "dtype");
-  for (const std::string& s : a.suites) fmt::print(" {:>10}", s);
+  for (const std::string& s : a.suites) fmt::print(" {:>12}", s);
   fmt::print("\n");
   bool within = true;
   for (const std::string& t : tensors)
@@ -54,7 +54,7 @@ int run_sensitivity(const SensitivityArgs& a) {
         p.suite = s;
         p.max_k = a.ceiling > 0 ? a.ceiling : 1 << 20;
         const engine::SensitivityResult r = engine::measure_sensitivity(p);
-        fmt::print(" {:>10}", r.smallest_k ? fmt::format("{:g}", *r.smallest_k) : fmt::format(">{:g}", p.max_k));
+        fmt::print(" {:>12}", r.smallest_k ? fmt::format("{:g}", *r.smallest_k) : fmt::format(">{:g}", p.max_k));
         std::fflush(stdout);
         if (!r.smallest_k && a.ceiling > 0) within = false;
       }
@@ -75,8 +75,8 @@ void register_sensitivity(CLI::App& app) {
       ->check(CLI::IsMember({"out", "state", "d", "k", "g"}));
   cmd->add_option("--dtype", a->dtypes, "f32, bf16, f16 (repeatable; default: all three)")
       ->check(CLI::IsMember({"f32", "bf16", "f16", "float32", "bfloat16", "float16"}));
-  cmd->add_option("--suite", a->suites, "rollout, truth (repeatable; default: both)")
-      ->check(CLI::IsMember({"rollout", "truth"}));
+  cmd->add_option("--suite", a->suites, "kernel, kernel-truth (check's names; repeatable; default: both)")
+      ->check(CLI::IsMember({"kernel", "kernel-truth"}));
   cmd->add_option("--how", a->how, "scale (every written element), offset (every element by the block's RMS), ulp "
                                    "(one element)")
       ->check(CLI::IsMember({"scale", "offset", "ulp"}));
