@@ -53,6 +53,7 @@ struct Mask {
     marked.clear();
   }
   void mark(std::size_t begin, std::size_t n) {
+    if (n == 0) return;  // an empty tensor has no bytes (and bytes.data() may be null)
     std::memset(bytes.data() + begin, 0xFF, n);
     marked.emplace_back(begin, begin + n);
   }
@@ -63,6 +64,7 @@ struct Mask {
 // passed with memcmp, the others checked word by word against the mask.
 int64_t first_forbidden_change(const std::vector<unsigned char>& before, const Bytes& after, const Mask* allowed) {
   const std::size_t n = before.size();
+  if (n == 0) return -1;  // an empty tensor: no bytes, and memcmp must not see its null data
   if (allowed == nullptr) {
     if (std::memcmp(before.data(), after.data, n) == 0) return -1;
     for (std::size_t b = 0; b < n; ++b)
