@@ -14,7 +14,10 @@ needs_cli = pytest.mark.skipif(not CLI, reason="KDA_HARNESS_CLI is not set (ctes
 
 
 def cli(*args):
-    return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=60)
+    # The CLI carries its own sanitizer runtime where it has one: the runtime preloaded into this
+    # interpreter under the sanitizer job (LD_PRELOAD) must not reach it.
+    env = {k: v for k, v in os.environ.items() if k != "LD_PRELOAD"}
+    return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=60, env=env)
 
 
 @needs_cli
