@@ -120,6 +120,20 @@ __device__ __forceinline__ void stage_records(const ReplayParams& p, RingChunk& 
                jn, cta_rows, de, &rc.d_raw[0][0], kCtaRows * 4});
 }
 
+// Column c's gates of the staged records [0, jn), 0 after them (the unrolled chunk of both
+// short-ring kernels): a scalar gate's from gs by broadcast, KDA's from g's column at a
+// constant stride: two loops behind a uniform branch, not one read through a runtime step.
+__device__ __forceinline__ void load_staged_gates(const ReplayParams& p, const RingChunk& rc, int c, int jn,
+                                                  float (&gj)[kRecordChunk]) {
+  if (p.scalar_gate) {
+#pragma unroll
+    for (int j = 0; j < kRecordChunk; ++j) gj[j] = j < jn ? rc.gs[j] : 0.0f;
+  } else {
+#pragma unroll
+    for (int j = 0; j < kRecordChunk; ++j) gj[j] = j < jn ? rc.g[j][c] : 0.0f;
+  }
+}
+
 // The staged deltas of records [0, jn) rounded to out's dtype od (the spec's rounding point),
 // spread over the CTA; the CTA has cta_rows = 2^lg_rows rows.
 __device__ __forceinline__ void round_staged_deltas(const ReplayParams& p, int32_t od, HeadShared& sh, int jn,

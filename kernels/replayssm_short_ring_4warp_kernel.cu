@@ -163,16 +163,8 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
     sh.eg[c] = expf(gate_c);
     // Unrolled over the chunk's 16 slots (guarded by jn) so that the records' loads and
     // exps overlap instead of standing in line.
-    // A scalar gate's records are read from gs by broadcast, KDA's from g's column at a
-    // constant stride: two loops behind a uniform branch, not one read through a runtime step.
     float gj[kRecordChunk], total = 0.0f, prefix = 0.0f;
-    if (p.scalar_gate) {
-#pragma unroll
-      for (int j = 0; j < kRecordChunk; ++j) gj[j] = j < jn ? sh.ring.gs[j] : 0.0f;
-    } else {
-#pragma unroll
-      for (int j = 0; j < kRecordChunk; ++j) gj[j] = j < jn ? sh.ring.g[j][c] : 0.0f;
-    }
+    load_staged_gates(p, sh.ring, c, jn, gj);
 #pragma unroll
     for (int j = 0; j < kRecordChunk; ++j) total += gj[j];
     sh.etot[c] = expf(total);
