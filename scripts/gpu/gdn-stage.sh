@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Stages what scripts/gpu/gdn-device.sh runs: the GDN and KDA kernel tests and the benchmark
 # of a build, stripped, in build-carry-gdnkernel/gdn.tar.xz (ignored: /build*/); carry that path.
-# usage: scripts/gpu/gdn-stage.sh [BUILD]   (default build; build the targets first:
-#   cmake --build BUILD -j2 --target kernel_gdn_test kernel_vs_reference_test
-#         kernel_adversarial_test kernel_graph_test kernel_launcher_test replayssm_bench)
+# usage: scripts/gpu/gdn-stage.sh [BUILD]   (default build; it builds what it stages first,
+#   scripts/gpu/build-staged.sh: kernel_gdn_test kernel_vs_reference_test kernel_adversarial_test
+#   kernel_graph_test kernel_launcher_test replayssm_bench)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD="${1:-build}"
+bash scripts/gpu/build-staged.sh "$BUILD" property_tests/kernel_{gdn,vs_reference,adversarial,graph,launcher}_test \
+  bench/replayssm_bench || { echo "gdn-stage: nothing staged" >&2; exit 1; }
 stage=$(mktemp -d)
 mkdir -p "$stage/bin" build-carry-gdnkernel
 for t in kernel_gdn kernel_vs_reference kernel_adversarial kernel_graph kernel_launcher; do

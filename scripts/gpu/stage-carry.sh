@@ -8,13 +8,19 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 BUILD="${1:-build-dev}"
+# What to stage, relative to the tree (the patterns expand there).
+mapfile -t staged < <(cd "$BUILD" && for f in tools/kda-harness fuzz/kernel_fuzzer bench/replayssm_bench plugins/*.so \
+                        property_tests/kernel_*_test capi/libkda_harness_capi.so; do
+                        if [ -f "$f" ]; then echo "$f"; fi
+                      done)
+[ "${#staged[@]}" -gt 0 ] || { echo "stage-carry: $BUILD holds none of the binaries to stage" >&2; exit 1; }
+# The binaries of the checkout as it is, never older ones left in the tree.
+bash scripts/gpu/build-staged.sh "$BUILD" "${staged[@]}" || { echo "stage-carry: nothing staged" >&2; exit 1; }
 rm -rf build-gpu build-carry
 mkdir -p build-gpu build-carry
 (
   cd "$BUILD"
-  for f in tools/kda-harness fuzz/kernel_fuzzer bench/replayssm_bench plugins/*.so property_tests/kernel_*_test \
-           capi/libkda_harness_capi.so; do
-    [ -f "$f" ] || continue
+  for f in "${staged[@]}"; do
     mkdir -p "../build-gpu/$(dirname "$f")"
     strip -o "../build-gpu/$f" "$f"
   done
