@@ -42,7 +42,10 @@ class TruthOracle final : public Oracle {
       return own_ ? own_->checkpoint(slot, hv) : reference::read_checkpoint(state, v.dims, slot, hv);
     };
     if (own_) truth_->judge(v.token, own_->out(), checkpoint, r.out, r.state);
-    else truth_->judge(v.token, reference::read_out(v.tensors.out.dl(), v.dims), checkpoint, r.out, r.state);
+    else {
+      reference::read_out(v.tensors.out.dl(), v.dims, out_);
+      truth_->judge(v.token, out_, checkpoint, r.out, r.state);
+    }
   }
   void finish(const StepView&, CaseReport& r) override {
     if (!truth_) return;
@@ -57,6 +60,7 @@ class TruthOracle final : public Oracle {
   const OwnResults* own_;
   std::vector<HostTensor> storage_;  // of the re-laid tensors of the KDA view
   std::optional<reference::TruthTracker> truth_;
+  reference::Matrix<double> out_;  // the step's out as read for the judgement, kept from step to step
 };
 
 }  // namespace

@@ -32,8 +32,12 @@ bool worse(double candidate, double current) {
 
 }  // namespace
 
+bool Comparison::takes(const Comparison& other) const {
+  return other.blocks > 0 && (blocks == 0 || worse(other.ratio(), ratio()));
+}
+
 void Comparison::merge(const Comparison& other) {
-  if (other.blocks > 0 && (blocks == 0 || worse(other.ratio(), ratio()))) {
+  if (takes(other)) {
     worst_error = other.worst_error;
     worst_block = other.worst_block;
     where = other.where;
@@ -56,6 +60,13 @@ std::string Comparison::describe() const {
 
 Comparison compare(std::span<const double> expected, std::span<const double> actual, int64_t block_size,
                    double tolerance, std::span<const double> floors) {
+  Comparison c = compare_unlabeled(expected, actual, block_size, tolerance, floors);
+  c.where = fmt::format("block {}", c.worst_block);
+  return c;
+}
+
+Comparison compare_unlabeled(std::span<const double> expected, std::span<const double> actual, int64_t block_size,
+                             double tolerance, std::span<const double> floors) {
   if (expected.size() != actual.size() || block_size <= 0 || expected.size() % block_size != 0)
     throw std::invalid_argument("compare: sizes do not match or are not a multiple of the block size");
   if (!floors.empty() && static_cast<int64_t>(floors.size()) * block_size != static_cast<int64_t>(expected.size()))
@@ -73,7 +84,6 @@ Comparison compare(std::span<const double> expected, std::span<const double> act
     ++c.blocks;
     if (!(err <= tolerance)) c.pass = false, ++c.failed;  // NaN fails
   }
-  c.where = fmt::format("block {}", c.worst_block);
   return c;
 }
 

@@ -33,6 +33,8 @@ struct Comparison {
   // Keeps the worse of two comparisons, by error / tolerance (counts add up); used to fold
   // many checks that may have different tolerances.
   void merge(const Comparison& other);
+  // Whether merge(other) takes other's worst block (and its `where`) as the worst.
+  bool takes(const Comparison& other) const;
   // In torch.testing.assert_close's words, for blocks: "all 96 blocks within bounds; greatest
   // relative difference (normwise, by block): 3.1e-04 (up to 1.2e-03 allowed) at token 7 row 2
   // hv 3", or on a failure "Mismatched blocks: 5 / 96 (5.2%); greatest relative ...".
@@ -42,6 +44,9 @@ struct Comparison {
 // expected.size() == actual.size(), a multiple of block_size.
 Comparison compare(std::span<const double> expected, std::span<const double> actual, int64_t block_size,
                    double tolerance, std::span<const double> floors = {});
+// The same with `where` left empty, for a caller that labels the worst block itself.
+Comparison compare_unlabeled(std::span<const double> expected, std::span<const double> actual, int64_t block_size,
+                             double tolerance, std::span<const double> floors = {});
 // The same on two tensors of equal shape (any dtypes, any strides), by logical index.
 Comparison compare(const HostTensor& expected, const HostTensor& actual, int64_t block_size, double tolerance,
                    std::span<const double> floors = {});

@@ -23,8 +23,7 @@ LayerParams<Scalar> load_params(const StepArgs& args, const Dims& dims) {
 }
 
 template <class Scalar>
-TokenInputs<Scalar> load_token(const StepArgs& args, const Dims& dims) {
-  TokenInputs<Scalar> in;
+void load_token(const StepArgs& args, const Dims& dims, TokenInputs<Scalar>& in) {
   in.slot = io::read_indices(*args.ssm_state_indices);
   const int64_t qkv_dim = 2 * dims.H * dims.K + dims.HV * dims.V;
   // mixed_qkv and b: unit last stride (V2, V4), any row stride. a: contiguous (W1) for
@@ -34,26 +33,32 @@ TokenInputs<Scalar> load_token(const StepArgs& args, const Dims& dims) {
   const int64_t a_row_stride = args.a->ndim == 2 ? io::stride_of(*args.a, 0) : dims.HV * dims.K;
   io::gather(*args.a, {0, dims.B, a_row_stride, dims.HV * dims.K, 1}, in.a);
   io::gather(*args.b, {0, dims.B, io::stride_of(*args.b, 0), dims.HV, 1}, in.b);
+}
+
+template <class Scalar>
+TokenInputs<Scalar> load_token(const StepArgs& args, const Dims& dims) {
+  TokenInputs<Scalar> in;
+  load_token(args, dims, in);
   return in;
 }
 
 template <class Scalar>
-HeadToken<Scalar> prepare_head(const LayerParams<Scalar>& p, const TokenInputs<Scalar>& in, int64_t row,
-                               int64_t hv) {
+void prepare_head(const LayerParams<Scalar>& p, const TokenInputs<Scalar>& in, int64_t row, int64_t hv,
+                  HeadToken<Scalar>& t) {
   const Dims& d = p.dims;
   const int64_t h = hv / (d.HV / d.H);
   const auto qkv = in.qkv.row(row);
-  HeadToken<Scalar> t;
-  Vector<Scalar> q = qkv.segment(h * d.K, d.K).transpose();
+  t.q_scaled = qkv.segment(h * d.K, d.K).transpose();  // q, then normalized (if asked) and scaled in place
   t.k = qkv.segment(d.H * d.K + h * d.K, d.K).transpose();
   t.v = qkv.segment(2 * d.H * d.K + hv * d.V, d.V).transpose();
   if (p.l2norm) {
     const Scalar eps = static_cast<Scalar>(1e-6);
-    q /= std::sqrt(q.squaredNorm() + eps);
+    t.q_scaled /= std::sqrt(t.q_scaled.squaredNorm() + eps);
     t.k /= std::sqrt(t.k.squaredNorm() + eps);
   }
-  t.q_scaled = q * p.scale;
-  const Vector<Scalar> x = in.a.row(row).segment(hv * d.K, d.K).transpose() + p.dt_bias.row(hv).transpose();
+  t.q_scaled *= p.scale;
+  // The gate's argument x = a + dt_bias per column.
+  const auto x = in.a.row(row).segment(hv * d.K, d.K).transpose() + p.dt_bias.row(hv).transpose();
   const Scalar A = std::exp(p.A_log(hv));
   if (p.lower_bound) {
     const auto lb = static_cast<Scalar>(*p.lower_bound);
@@ -65,6 +70,13 @@ HeadToken<Scalar> prepare_head(const LayerParams<Scalar>& p, const TokenInputs<S
   // beta in float32 whatever Scalar is: see LayerParams::beta_dtype.
   const float b = static_cast<float>(in.b(row, hv));
   t.beta = static_cast<Scalar>(io::round_through(p.beta_dtype, 1.0f / (1.0f + std::exp(-b))));
+}
+
+template <class Scalar>
+HeadToken<Scalar> prepare_head(const LayerParams<Scalar>& p, const TokenInputs<Scalar>& in, int64_t row,
+                               int64_t hv) {
+  HeadToken<Scalar> t;
+  prepare_head(p, in, row, hv, t);
   return t;
 }
 
@@ -72,7 +84,12 @@ template LayerParams<float> load_params<float>(const StepArgs&, const Dims&);
 template LayerParams<double> load_params<double>(const StepArgs&, const Dims&);
 template TokenInputs<float> load_token<float>(const StepArgs&, const Dims&);
 template TokenInputs<double> load_token<double>(const StepArgs&, const Dims&);
+template void load_token<float>(const StepArgs&, const Dims&, TokenInputs<float>&);
+template void load_token<double>(const StepArgs&, const Dims&, TokenInputs<double>&);
 template HeadToken<float> prepare_head<float>(const LayerParams<float>&, const TokenInputs<float>&, int64_t, int64_t);
 template HeadToken<double> prepare_head<double>(const LayerParams<double>&, const TokenInputs<double>&, int64_t, int64_t);
+template void prepare_head<float>(const LayerParams<float>&, const TokenInputs<float>&, int64_t, int64_t, HeadToken<float>&);
+template void prepare_head<double>(const LayerParams<double>&, const TokenInputs<double>&, int64_t, int64_t,
+                                   HeadToken<double>&);
 
 }  // namespace kda::reference

@@ -59,10 +59,17 @@ template <class Scalar>
 LayerParams<Scalar> load_params(const StepArgs& args, const Dims& dims);
 template <class Scalar>
 TokenInputs<Scalar> load_token(const StepArgs& args, const Dims& dims);
+// The same into `in`, whose matrices are reused (no allocation from token to token).
+template <class Scalar>
+void load_token(const StepArgs& args, const Dims& dims, TokenInputs<Scalar>& in);
 
 // Derives q, k, v, g, beta of (row, hv). Query/key head h = hv / (HV / H).
 template <class Scalar>
 HeadToken<Scalar> prepare_head(const LayerParams<Scalar>& p, const TokenInputs<Scalar>& in,
                                int64_t row, int64_t hv);
+// The same into `t`, whose vectors are reused.
+template <class Scalar>
+void prepare_head(const LayerParams<Scalar>& p, const TokenInputs<Scalar>& in, int64_t row, int64_t hv,
+                  HeadToken<Scalar>& t);
 
 }  // namespace kda::reference

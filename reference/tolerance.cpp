@@ -123,15 +123,21 @@ double gate_rate(const RoundingRates& r) { return (2 + (r.worst_case ? kGateOps 
 // (||delta|| <= b = u ||x||): the cross term 2 <E, delta> is at most 2 (lambda / sqrt(n)) a b,
 // n = ||x||^2 / ||x||_inf^2 (Hoeffding), and never more than 2 a b (Cauchy-Schwarz).
 // In the worst case the store's rounding points the way of E: rho = 1.
+// x's largest magnitude and its norm, which add_store_error reads (x's store); the worst case
+// reads neither.
 template <class Derived>
-double add_store_error(double a, double b, const Eigen::MatrixBase<Derived>& x, bool worst_case) {
-  const double peak = x.cwiseAbs().maxCoeff(), norm = x.norm();
+double peak_of(const Eigen::MatrixBase<Derived>& x, bool worst_case) {
+  return worst_case ? 0.0 : x.cwiseAbs().maxCoeff();
+}
+double add_store_error(double a, double b, double peak, double norm, bool worst_case) {
   const double rho = norm > 0 && !worst_case ? std::min(1.0, kLambda * peak / norm) : 1.0;
   return std::sqrt(a * a + b * b + 2 * rho * a * b);
 }
+template <class Derived>
+double add_store_error(double a, double b, const Eigen::MatrixBase<Derived>& x, bool worst_case) {
+  return add_store_error(a, b, peak_of(x, worst_case), worst_case ? 0.0 : x.norm(), worst_case);
+}
 
-// s_T of the a-priori bounds: T stores of relative size `rate` on a block of n elements,
-// each added to the error before it by fact (e).
 double stores_in_sequence(int64_t stores, double rate, double n, bool worst_case) {
   const double rho = worst_case ? 1.0 : std::min(1.0, kLambda / std::sqrt(n));
   double a = 0;
@@ -245,21 +251,28 @@ RolloutBounds float32_plain_bounds(int64_t K, int64_t V, int64_t steps) {
 ErrorBudget::ErrorBudget(const RoundingRates& rates, const Dims& dims)
     : rates_(rates), dims_(dims), entries_(dims.slots * dims.HV) {}
 
+void ErrorBudget::Entry::add_record(double d_norm, double d_error) {
+  record_d_norms.push_back(d_norm);
+  record_d_errors.push_back(d_error);
+  if (record_w.size() < record_d_norms.size()) record_w.emplace_back();
+}
+
 void ErrorBudget::start(int64_t slot, int64_t hv, const Matrix<double>& S0, const Matrix<double>& D,
                         const Matrix<double>& Kr, const Matrix<double>& G, int64_t n) {
   Entry& e = entries_[slot * dims_.HV + hv];
-  e = Entry{};
+  e.record_d_norms.clear();
+  e.record_d_errors.clear();
   e.checkpoint_columns = S0.colwise().norm().transpose();
-  e.checkpoint_error = Vector<double>::Zero(dims_.K);  // the case's tensors are exact inputs
-  e.gate_mass = Vector<double>::Zero(dims_.K);
+  e.checkpoint_error.setZero(dims_.K);  // the case's tensors are exact inputs
+  e.gate_mass.setZero(dims_.K);
+  Vector<double>& decay = work_.decay;
   for (int64_t j = 0; j < n; ++j) {
     // Decay the earlier parts by this record's gate, then add the record.
-    const Vector<double> decay = G.row(j).transpose().array().exp();
+    decay = G.row(j).transpose().array().exp();
     e.checkpoint_columns.array() *= decay.array();
-    for (auto& w : e.record_w) w.array() *= decay.array();
-    e.record_d_norms.push_back(D.row(j).norm());
-    e.record_d_errors.push_back(0);
-    e.record_w.push_back(Kr.row(j).transpose().cwiseAbs());
+    for (std::size_t i = 0; i < e.record_d_norms.size(); ++i) e.record_w[i].array() *= decay.array();
+    e.add_record(D.row(j).norm(), 0);
+    e.record_w[j] = Kr.row(j).transpose().cwiseAbs();
     e.gate_mass += G.row(j).transpose().cwiseAbs();
   }
 }
@@ -267,62 +280,70 @@ void ErrorBudget::start(int64_t slot, int64_t hv, const Matrix<double>& S0, cons
 ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matrix<double>& S_before,
                                             const HeadToken<double>& h, const Matrix<double>& S_after, bool flush) {
   Entry& e = entries_[slot * dims_.HV + hv];
+  Work& w = work_;
   const int64_t K = dims_.K;
   // Decay every part by the token's gate (per column), then gather the parts per column.
-  const Vector<double> decay = h.g.array().exp();
-  e.checkpoint_columns.array() *= decay.array();
-  e.checkpoint_error.array() *= decay.array();
-  Vector<double> records_sq = Vector<double>::Zero(K), records_sum = Vector<double>::Zero(K),
-                 inherited = Vector<double>::Zero(K);
-  Vector<double> subnormal_sq = Vector<double>::Zero(K);
+  w.decay = h.g.array().exp();
+  e.checkpoint_columns.array() *= w.decay.array();
+  e.checkpoint_error.array() *= w.decay.array();
+  w.records_sq.setZero(K);
+  w.records_sum.setZero(K);
+  w.inherited.setZero(K);
+  w.subnormal_sq.setZero(K);
   const double tiny = rates_.subnormal_ring + rates_.subnormal_product;  // per element of d_j and w_j
   const double sqrtV = std::sqrt(static_cast<double>(dims_.V));
-  for (std::size_t j = 0; j < e.record_w.size(); ++j) {
-    e.record_w[j].array() *= decay.array();
-    records_sq += (e.record_d_norms[j] * e.record_w[j]).cwiseAbs2();
-    records_sum += e.record_d_norms[j] * e.record_w[j];
-    inherited += e.record_d_errors[j] * e.record_w[j];  // one state error behind them all: added, not in quadrature
-    subnormal_sq += (tiny * (sqrtV * e.record_w[j].array() + e.record_d_norms[j])).matrix().cwiseAbs2();
+  for (std::size_t j = 0; j < e.record_d_norms.size(); ++j) {
+    e.record_w[j].array() *= w.decay.array();
+    w.records_sq += (e.record_d_norms[j] * e.record_w[j]).cwiseAbs2();
+    w.records_sum += e.record_d_norms[j] * e.record_w[j];
+    w.inherited += e.record_d_errors[j] * e.record_w[j];  // one state error behind them all: added, not in quadrature
+    w.subnormal_sq += (tiny * (sqrtV * e.record_w[j].array() + e.record_d_norms[j])).matrix().cwiseAbs2();
   }
-  const Vector<double> records = records_sq.cwiseSqrt();
-  const Vector<double> gate_mass = e.gate_mass + h.g.cwiseAbs();
+  w.records = w.records_sq.cwiseSqrt();
+  w.gate_mass = e.gate_mass + h.g.cwiseAbs();
   const double arithmetic = arithmetic_rate(rates_);
   // Error of the decayed state S_dec per column.
-  const Vector<double> rebuilt = e.checkpoint_columns + records;
+  w.rebuilt = e.checkpoint_columns + w.records;
   // Rounding errors of the records add in quadrature (c), unless they share a sign: truncated
   // product operands always do, and in the worst case every one does.
-  const Vector<double>& ring_records = rates_.worst_case ? records_sum : records;
-  const Vector<double>& product_records = rates_.worst_case || rates_.product_truncated ? records_sum : records;
-  const Vector<double> E_dec = e.checkpoint_error + (2 * rates_.ring + rates_.key_extra) * ring_records +
-                               2 * rates_.product * product_records + subnormal_sq.cwiseSqrt() + inherited +
-                               (arithmetic + gate_rate(rates_) * gate_mass.array()).matrix().cwiseProduct(rebuilt);
+  const Vector<double>& ring_records = rates_.worst_case ? w.records_sum : w.records;
+  const Vector<double>& product_records = rates_.worst_case || rates_.product_truncated ? w.records_sum : w.records;
+  w.E_dec = e.checkpoint_error + (2 * rates_.ring + rates_.key_extra) * ring_records +
+            2 * rates_.product * product_records + w.subnormal_sq.cwiseSqrt() + w.inherited +
+            (arithmetic + gate_rate(rates_) * w.gate_mass.array()).matrix().cwiseProduct(w.rebuilt);
   // The token: d = beta (v - S_dec k) carries beta ||dS_dec k|| <= beta ||E_dec|| ||k|| of it
   // into d k^T (the projection (I - beta k k^T) moves error between columns).
-  const Vector<double> d = h.beta * (h.v - S_before * decay.cwiseProduct(h.k));
-  const double d_error = h.beta * E_dec.norm() * h.k.norm() + arithmetic * d.norm();
-  const Vector<double> E_new = E_dec + d_error * h.k.cwiseAbs();
-  const Vector<double> parts = rebuilt + d.norm() * h.k.cwiseAbs();
+  w.Sk.noalias() = S_before * w.decay.cwiseProduct(h.k);
+  w.d = h.beta * (h.v - w.Sk);
+  const double d_norm = w.d.norm();
+  const double d_error = h.beta * w.E_dec.norm() * h.k.norm() + arithmetic * d_norm;
+  w.E_new = w.E_dec + d_error * h.k.cwiseAbs();
+  w.parts = w.rebuilt + d_norm * h.k.cwiseAbs();
   const double N = S_after.norm();
-  max_gate_mass_ = std::max(max_gate_mass_, gate_mass.maxCoeff());
-  if (N > 0) max_cancellation_ = std::max(max_cancellation_, parts.norm() / N);
+  max_gate_mass_ = std::max(max_gate_mass_, w.gate_mass.maxCoeff());
+  if (N > 0) max_cancellation_ = std::max(max_cancellation_, w.parts.norm() / N);
 
   TokenBounds b;
   // Output o = S q_scaled: the store, the state's column errors seen through q (d), the product.
-  const Vector<double> o_vector = S_after * h.q_scaled;
-  const double qn = h.q_scaled.norm(), o = o_vector.norm();
-  const double seen = E_new.cwiseProduct(h.q_scaled).norm();
-  const double out_error = add_store_error(kTau * seen, rates_.out * o, o_vector, rates_.worst_case) +
-                           sum_rate(rates_, K) * N * qn +
-                           std::sqrt(static_cast<double>(dims_.V)) * rates_.out * smallest_normal(rates_.out_dtype);
+  w.o.noalias() = S_after * h.q_scaled;
+  const double qn = h.q_scaled.norm(), o = w.o.norm();
+  const double seen = w.E_new.cwiseProduct(h.q_scaled).norm();
+  const double out_error =
+      add_store_error(kTau * seen, rates_.out * o, peak_of(w.o, rates_.worst_case), o, rates_.worst_case) +
+      sum_rate(rates_, K) * N * qn + std::sqrt(static_cast<double>(dims_.V)) * rates_.out * smallest_normal(rates_.out_dtype);
   const double out_scale = std::max(o, output_floor(N, qn, K, dims_.V, rates_.out_dtype));
   b.output = out_scale > 0 ? kSafety * out_error / out_scale : 0;
   b.output_scale = out_scale;
-  b.delta_norm = d.norm();
+  b.delta_norm = d_norm;
   b.delta_error = kSafety * d_error;
+  b.state_norm = N;
+  b.q_scaled_norm = qn;
   // Checkpoint: the state's error and the store, independent (c).
   const double subnormal_element = rates_.state * smallest_normal(rates_.state_dtype);
   const double subnormal = std::sqrt(static_cast<double>(dims_.V * K)) * subnormal_element;
-  const double state_error = add_store_error(E_new.norm(), rates_.state * N, S_after, rates_.worst_case) + subnormal;
+  const double state_error =
+      add_store_error(w.E_new.norm(), rates_.state * N, peak_of(S_after, rates_.worst_case), N, rates_.worst_case) +
+      subnormal;
   const double state_scale = std::max(N, state_floor(dims_.V, K, rates_.state_dtype));
   b.state = state_scale > 0 ? kSafety * state_error / state_scale : 0;
   b.state_scale = state_scale;
@@ -333,17 +354,15 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
     // a checkpoint that decayed below the state dtype's smallest normal (a).
     const double subnormal_column = std::sqrt(static_cast<double>(dims_.V)) * subnormal_element;
     for (int64_t c = 0; c < K; ++c)
-      e.checkpoint_error[c] = add_store_error(E_new[c], rates_.state * e.checkpoint_columns[c], S_after.col(c),
+      e.checkpoint_error[c] = add_store_error(w.E_new[c], rates_.state * e.checkpoint_columns[c], S_after.col(c),
                                               rates_.worst_case) +
                               subnormal_column;
     e.record_d_norms.clear();
     e.record_d_errors.clear();
-    e.record_w.clear();
     e.gate_mass.setZero();
   } else {
-    e.record_d_norms.push_back(d.norm());
-    e.record_d_errors.push_back(d_error);
-    e.record_w.push_back(h.k.cwiseAbs());
+    e.add_record(d_norm, d_error);
+    e.record_w[e.record_d_norms.size() - 1] = h.k.cwiseAbs();
     e.gate_mass += h.g.cwiseAbs();
   }
   return b;

@@ -102,6 +102,8 @@ class ErrorBudget {
     // The token's delta d = beta (v - S k) before its store: the float64 value's norm and the
     // absolute error bound of the computed one (the safety factor included).
     double delta_norm = 0, delta_error = 0;
+    // ||S_after||_F and ||q_scaled||, as the bounds used them (a caller's output floor needs them too).
+    double state_norm = 0, q_scaled_norm = 0;
   };
   // One token of (slot, hv): the float64 state before and after it, and the token's head.
   // Returns this token's bounds, then advances (flush: the new checkpoint starts a period).
@@ -118,12 +120,21 @@ class ErrorBudget {
     Vector<double> checkpoint_error;    // column error bounds of the checkpoint
     std::vector<double> record_d_norms;   // ||d_j|| of the records present
     std::vector<double> record_d_errors;  // error bound of d_j inherited from the state it came from
-    std::vector<Vector<double>> record_w; // |k_j| * exp(decay since j)
+    // |k_j| * exp(decay since j) of the records present: the first record_d_norms.size() of
+    // them (the vectors past those are kept for the next period's records: no allocation).
+    std::vector<Vector<double>> record_w;
     Vector<double> gate_mass;           // per column: sum over present records of |g_j[c]|
+    void add_record(double d_norm, double d_error);  // record_w's next vector is then to be set
+  };
+  // A token's per-column working vectors, kept from token to token (no allocation per head).
+  struct Work {
+    Vector<double> decay, records_sq, records_sum, inherited, subnormal_sq, records, gate_mass, rebuilt, E_dec, Sk, d,
+        E_new, parts, o;
   };
   RoundingRates rates_;
   Dims dims_;
   std::vector<Entry> entries_;  // slot * HV + hv
+  Work work_;
   double max_gate_mass_ = 0, max_cancellation_ = 1;
 };
 

@@ -11,26 +11,34 @@
 namespace kda::reference {
 namespace {
 
-// A head's comparison; when it fails, `where` also names its element of the greatest absolute
+// A head's comparison, merged into `into`. Only where it becomes the worst block so far is it
+// labelled: `where()` names it and, when it fails, its element of the greatest absolute
 // difference (the first NaN if any), `index(i)` giving element i's index in its tensor.
-Comparison compare_head(const double* expected, const double* actual, int64_t n, double bound, double floor,
-                        std::string where, const std::function<std::string(int64_t)>& index) {
-  Comparison c = compare({expected, static_cast<size_t>(n)}, {actual, static_cast<size_t>(n)}, n, bound, {&floor, 1});
-  c.where = std::move(where);
-  if (c.pass) return c;
-  int64_t worst = 0;
-  double worst_diff = -1;
-  for (int64_t i = 0; i < n; ++i) {
-    const double diff = std::abs(actual[i] - expected[i]);
-    if (std::isnan(diff)) {
-      worst = i;
-      break;
-    }
-    if (diff > worst_diff) worst = i, worst_diff = diff;
+template <class Where, class Index>
+void compare_head(const double* expected, const double* actual, int64_t n, double bound, double floor,
+                  const Where& where, const Index& index, Comparison& into) {
+  Comparison c =
+      compare_unlabeled({expected, static_cast<size_t>(n)}, {actual, static_cast<size_t>(n)}, n, bound, {&floor, 1});
+  if (!into.takes(c)) {
+    into.merge(c);
+    return;
   }
-  c.where += fmt::format("; there the greatest absolute difference: {:.3e} at index ({}) (expected {:.6g}, got {:.6g})",
-                         std::abs(actual[worst] - expected[worst]), index(worst), expected[worst], actual[worst]);
-  return c;
+  c.where = where();
+  if (!c.pass) {
+    int64_t worst = 0;
+    double worst_diff = -1;
+    for (int64_t i = 0; i < n; ++i) {
+      const double diff = std::abs(actual[i] - expected[i]);
+      if (std::isnan(diff)) {
+        worst = i;
+        break;
+      }
+      if (diff > worst_diff) worst = i, worst_diff = diff;
+    }
+    c.where += fmt::format("; there the greatest absolute difference: {:.3e} at index ({}) (expected {:.6g}, got {:.6g})",
+                           std::abs(actual[worst] - expected[worst]), index(worst), expected[worst], actual[worst]);
+  }
+  into.merge(c);
 }
 
 // Reads the [rows, cols] block at (i0, i1) of a 4-D tensor [., ., rows, cols].
@@ -44,8 +52,12 @@ Matrix<double> read_block(const DLTensor& t, int64_t i0, int64_t i1, int64_t row
 
 Matrix<double> read_out(const DLTensor& out, const Dims& d) {
   Matrix<double> m;
-  io::gather(out, {0, d.B, d.HV * d.V, d.HV * d.V, 1}, m);
+  read_out(out, d, m);
   return m;
+}
+
+void read_out(const DLTensor& out, const Dims& d, Matrix<double>& into) {
+  io::gather(out, {0, d.B, d.HV * d.V, d.HV * d.V, 1}, into);
 }
 
 Matrix<double> read_checkpoint(const DLTensor& s, const Dims& d, int64_t slot, int64_t hv) {
@@ -81,16 +93,16 @@ TruthTracker::TruthTracker(const StepArgs& args, const Dims& d, const RolloutBou
 }
 
 void TruthTracker::advance(const StepArgs& args, const std::vector<int64_t>& slots) {
-  TokenInputs<double> inputs = load_token<double>(args, d_);
-  inputs.slot = slots;
+  load_token<double>(args, d_, inputs_);
+  inputs_.slot = slots;
   const auto write_pos = args.write_pos ? io::read_indices(*args.write_pos) : std::vector<int64_t>(d_.B, 0);
   const auto force = args.force_flush ? io::read_indices(*args.force_flush) : std::vector<int64_t>(d_.B, 0);
   slots_ = slots;
   flush_.assign(d_.B, false);
-  heads_.clear();
-  std::size_t heads = 0;  // before_ keeps its matrices from token to token: no allocation per head
+  // heads_ and before_ keep their vectors and matrices from token to token: no allocation per head.
+  std::size_t heads = 0;
   // plain_step's update, each head prepared once (the error budget reads the same heads).
-  truth_out_ = Matrix<double>::Zero(d_.B, d_.HV * d_.V);
+  truth_out_.setZero(d_.B, d_.HV * d_.V);
   for (int64_t row = 0; row < d_.B; ++row) {
     if (slots[row] < 0) continue;
     // ReplaySSM flushes at the ring's last record or when forced; an operator without a
@@ -99,14 +111,13 @@ void TruthTracker::advance(const StepArgs& args, const std::vector<int64_t>& slo
     flushes_ += flush_[row];
     for (int64_t hv = 0; hv < d_.HV; ++hv) {
       Matrix<double>& S = plain_.at(slots[row], hv);
-      heads_.push_back(prepare_head(params_, inputs, row, hv));
-      if (heads < before_.size()) before_[heads] = S;
-      else before_.push_back(S);
+      if (heads == heads_.size()) heads_.emplace_back(), before_.emplace_back();
+      prepare_head(params_, inputs_, row, hv, heads_[heads]);
+      if (budget_) before_[heads] = S;  // only the error budget reads the state before the token
+      truth_out_.row(row).segment(hv * d_.V, d_.V) = plain_head_update(S, heads_[heads]).transpose();
       ++heads;
-      truth_out_.row(row).segment(hv * d_.V, d_.V) = plain_head_update(S, heads_.back()).transpose();
     }
   }
-  before_.resize(heads);
 }
 
 void TruthTracker::judge(int64_t token, const Matrix<double>& out,
@@ -116,28 +127,29 @@ void TruthTracker::judge(int64_t token, const Matrix<double>& out,
   for (int64_t row = 0; row < d_.B; ++row) {
     const int64_t slot = slots_[row];
     for (int64_t hv = 0; hv < d_.HV; ++hv) {
-      const std::string where = fmt::format("token {} row {} slot {} hv {}", token, row, slot, hv);
+      const auto where = [&] { return fmt::format("token {} row {} slot {} hv {}", token, row, slot, hv); };
       const int64_t o = hv * d_.V;
       const auto out_index = [row, hv](int64_t v) { return fmt::format("{}, 0, {}, {}", row, hv, v); };
       if (slot < 0) {  // padding: truth 0 and floor 0 demand exact zeros
-        outputs.merge(compare_head(truth_out_.row(row).data() + o, out.row(row).data() + o, d_.V, bounds_.output, 0,
-                                   where, out_index));
+        compare_head(truth_out_.row(row).data() + o, out.row(row).data() + o, d_.V, bounds_.output, 0, where, out_index,
+                     outputs);
         continue;
       }
       const HeadToken<double>& h = heads_[head];
       const Matrix<double>& S = plain_.at(slot, hv);
       ErrorBudget::TokenBounds b{bounds_.output, bounds_.state};
       if (budget_) b = budget_->token(slot, hv, before_[head], h, S, flush_[row]);
+      else b.state_norm = S.norm(), b.q_scaled_norm = h.q_scaled.norm();
       ++head;
-      outputs.merge(compare_head(truth_out_.row(row).data() + o, out.row(row).data() + o, d_.V, b.output,
-                                 output_floor(S.norm(), h.q_scaled.norm(), d_.K, d_.V, out_dtype_), where, out_index));
+      compare_head(truth_out_.row(row).data() + o, out.row(row).data() + o, d_.V, b.output,
+                   output_floor(b.state_norm, b.q_scaled_norm, d_.K, d_.V, out_dtype_), where, out_index, outputs);
       if (flush_[row]) {
         const Matrix<double> actual = checkpoint(slot, hv);  // [V, K], row-major
         const auto state_index = [slot, hv, K = d_.K](int64_t i) {
           return fmt::format("{}, {}, {}, {}", slot, hv, i / K, i % K);
         };
-        states.merge(compare_head(S.data(), actual.data(), d_.V * d_.K, b.state, state_floor(d_.V, d_.K, state_dtype_),
-                                  where + " (flush)", state_index));
+        compare_head(S.data(), actual.data(), d_.V * d_.K, b.state, state_floor(d_.V, d_.K, state_dtype_),
+                     [&] { return where() + " (flush)"; }, state_index, states);
       }
     }
   }

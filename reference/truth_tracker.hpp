@@ -46,7 +46,10 @@ class TruthTracker {
   LayerParams<double> params_;
   PlainState<double> plain_;
   std::optional<ErrorBudget> budget_;
-  // The token being judged: its rows, heads, the float64 states before it and its output.
+  // The token being judged: its inputs, rows, heads, the float64 states before it (where the
+  // error budget reads them) and its output. heads_ and before_ keep their vectors and
+  // matrices for later tokens: as many heads as the most one token had.
+  TokenInputs<double> inputs_;
   std::vector<int64_t> slots_;
   std::vector<bool> flush_;
   std::vector<HeadToken<double>> heads_;
@@ -57,6 +60,7 @@ class TruthTracker {
 
 // Reads out [B, 1, HV, V] as [B, HV*V], and the checkpoint [V, K] of (slot, hv).
 Matrix<double> read_out(const DLTensor& out, const Dims& d);
+void read_out(const DLTensor& out, const Dims& d, Matrix<double>& into);  // into's storage reused
 Matrix<double> read_checkpoint(const DLTensor& state, const Dims& d, int64_t slot, int64_t hv);
 
 }  // namespace kda::reference
