@@ -122,22 +122,19 @@ double gate_rate(const RoundingRates& r) { return (2 + (r.worst_case ? kGateOps 
 // Fact (e): a (+)_x b, the norm of an error ||E|| <= a after a store rounds x onto it
 // (||delta|| <= b = u ||x||): the cross term 2 <E, delta> is at most 2 (lambda / sqrt(n)) a b,
 // n = ||x||^2 / ||x||_inf^2 (Hoeffding), and never more than 2 a b (Cauchy-Schwarz).
-// In the worst case the store's rounding points the way of E: rho = 1.
-// x's largest magnitude and its norm, which add_store_error reads (x's store); the worst case
-// reads neither.
-template <class Derived>
-double peak_of(const Eigen::MatrixBase<Derived>& x, bool worst_case) {
-  return worst_case ? 0.0 : x.cwiseAbs().maxCoeff();
-}
+// In the worst case the store's rounding points the way of E: rho = 1. `peak` = ||x||_inf,
+// `norm` = ||x|| (neither read in the worst case: peak_of gives 0 there).
 double add_store_error(double a, double b, double peak, double norm, bool worst_case) {
   const double rho = norm > 0 && !worst_case ? std::min(1.0, kLambda * peak / norm) : 1.0;
   return std::sqrt(a * a + b * b + 2 * rho * a * b);
 }
 template <class Derived>
-double add_store_error(double a, double b, const Eigen::MatrixBase<Derived>& x, bool worst_case) {
-  return add_store_error(a, b, peak_of(x, worst_case), worst_case ? 0.0 : x.norm(), worst_case);
+double peak_of(const Eigen::MatrixBase<Derived>& x, bool worst_case) {
+  return worst_case ? 0.0 : x.cwiseAbs().maxCoeff();
 }
 
+// s_T of the a-priori bounds: T stores of relative size `rate` on a block of n elements,
+// each added to the error before it by fact (e).
 double stores_in_sequence(int64_t stores, double rate, double n, bool worst_case) {
   const double rho = worst_case ? 1.0 : std::min(1.0, kLambda / std::sqrt(n));
   double a = 0;
@@ -341,9 +338,20 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
   // Checkpoint: the state's error and the store, independent (c).
   const double subnormal_element = rates_.state * smallest_normal(rates_.state_dtype);
   const double subnormal = std::sqrt(static_cast<double>(dims_.V * K)) * subnormal_element;
-  const double state_error =
-      add_store_error(w.E_new.norm(), rates_.state * N, peak_of(S_after, rates_.worst_case), N, rates_.worst_case) +
-      subnormal;
+  // The state's largest magnitude per column and, for a flush, each column's squared norm, in
+  // one pass over the rows: the same sums in the same order as S_after.col(c).squaredNorm()
+  // (row by row), and the same maxima (a NaN makes the norm NaN, and the store's factor rho 1,
+  // whatever the maximum).
+  if (!rates_.worst_case || flush) {
+    w.column_peak = S_after.row(0).cwiseAbs().transpose();
+    if (flush) w.column_sq = S_after.row(0).cwiseAbs2().transpose();
+    for (int64_t r = 1; r < dims_.V; ++r) {
+      w.column_peak = w.column_peak.cwiseMax(S_after.row(r).cwiseAbs().transpose());
+      if (flush) w.column_sq += S_after.row(r).cwiseAbs2().transpose();
+    }
+  }
+  const double state_peak = rates_.worst_case ? 0.0 : w.column_peak.maxCoeff();
+  const double state_error = add_store_error(w.E_new.norm(), rates_.state * N, state_peak, N, rates_.worst_case) + subnormal;
   const double state_scale = std::max(N, state_floor(dims_.V, K, rates_.state_dtype));
   b.state = state_scale > 0 ? kSafety * state_error / state_scale : 0;
   b.state_scale = state_scale;
@@ -354,8 +362,8 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
     // a checkpoint that decayed below the state dtype's smallest normal (a).
     const double subnormal_column = std::sqrt(static_cast<double>(dims_.V)) * subnormal_element;
     for (int64_t c = 0; c < K; ++c)
-      e.checkpoint_error[c] = add_store_error(w.E_new[c], rates_.state * e.checkpoint_columns[c], S_after.col(c),
-                                              rates_.worst_case) +
+      e.checkpoint_error[c] = add_store_error(w.E_new[c], rates_.state * e.checkpoint_columns[c], w.column_peak[c],
+                                              std::sqrt(w.column_sq[c]), rates_.worst_case) +
                               subnormal_column;
     e.record_d_norms.clear();
     e.record_d_errors.clear();

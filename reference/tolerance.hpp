@@ -129,7 +129,7 @@ class ErrorBudget {
   // A token's per-column working vectors, kept from token to token (no allocation per head).
   struct Work {
     Vector<double> decay, records_sq, records_sum, inherited, subnormal_sq, records, gate_mass, rebuilt, E_dec, Sk, d,
-        E_new, parts, o;
+        E_new, parts, o, column_peak, column_sq;
   };
   RoundingRates rates_;
   Dims dims_;
