@@ -46,6 +46,16 @@ class Backend {
   // One step on host tensors, in place. Throws ContractError or BackendRefusal for a refused
   // call, after which no byte of any argument may have changed.
   virtual void step(const StepArgs& host) = 0;
+  // The same step in two halves, for a backend that computes elsewhere (a GPU), so that the
+  // driver can do what does not depend on the step's results while it runs. start_step
+  // queues the step and returns true at once; the host tensors keep every byte until
+  // finish_step, which waits for the step, brings its results into the host tensors and
+  // throws what step() would have thrown (start_step itself throws nothing: a refusal waits
+  // for finish_step, after which no byte of any argument may have changed). `host` stays
+  // valid until finish_step returns. False (the default): this backend cannot, and the
+  // driver calls step() instead.
+  virtual bool start_step(const StepArgs& /*host*/) { return false; }
+  virtual void finish_step() {}
   // The per-row status flags of the last step (kernels/row_status.hpp), for backends that
   // report rows they reject at run time instead of raising; nullopt for the others.
   virtual std::optional<std::vector<int32_t>> row_status() { return std::nullopt; }

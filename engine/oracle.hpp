@@ -24,6 +24,10 @@ struct StepView {
   const Dims& dims;
   const std::vector<RowPlan>& plans;
   const WrittenBytes& before;
+  // before_step is called while the backend's step is in flight (Backend::start_step): work
+  // for judge_step that reads only the step's inputs and the tensors as they were may be
+  // done now, beside the backend.
+  bool step_in_flight = false;
 };
 
 class Oracle {

@@ -61,6 +61,8 @@ bool phase_times_enabled() {
   return on;
 }
 
+bool phase_times_cpu() { return phase_times_enabled() && g_cpu_time; }
+
 void PhaseScope::begin(Phase phase) {
   const Nanos now = ::kda::engine::now();
   active_ = true;

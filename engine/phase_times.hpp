@@ -15,8 +15,9 @@ enum class Phase : uint8_t {
   Allocate,   // host tensors of a case, device buffers
   Fill,       // a case's values: materialize, each token's inputs
   Upload,     // host -> device copies, out's and the status tensor's poison
-  Step,       // the backend's step (a kernel launch to its synchronization, a CPU step)
-  Download,   // device -> host copies of what a step may write
+  Step,       // the backend's step: a CPU step; a launch, and the wait for the kernel and its
+              // read-backs that the oracle's work meanwhile (Backend::start_step) did not cover
+  Download,   // read-backs queued, and copied from staging into the host tensors
   Footprint,  // the bytes before a step, the footprint and refusal checks, device guards
   Reference,  // an oracle's own computation: the reference step, the truth's recurrence
   Compare,    // an oracle's comparisons
@@ -25,6 +26,9 @@ enum class Phase : uint8_t {
 };
 
 bool phase_times_enabled();
+// True when the table is of CPU time (KDA_PHASE_TIMES=cpu): a helper thread's time then adds
+// to its phase; in wall time only what the driver's thread waits for counts.
+bool phase_times_cpu();
 
 // Times the enclosing block as `phase` (nothing when profiling is off).
 class PhaseScope {

@@ -5,13 +5,16 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <functional>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "cases/case_tensors.hpp"
 #include "contract/tensor_view.hpp"
 #include "engine/element_note.hpp"
 #include "engine/phase_times.hpp"
+#include "engine/spare_cores.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/replayssm_model.hpp"
 #include "reference/tolerance.hpp"
@@ -135,9 +138,11 @@ class StepBudgets {
   reference::RoundingRates backend_, reference_;
 };
 
+// `also`, if any, runs beside the heads' bounds, which by then read only their own copies of
+// ref's tensors (the model, the parameters, the token's inputs).
 std::vector<HeadBound> head_bounds(CaseTensors& ref, const Dims& d, const std::vector<RowPlan>& plans,
                                    KdaCallView as_kda, std::vector<HostTensor>& storage, const StepBudgets& budgets,
-                                   double& max_gate_mass) {
+                                   double& max_gate_mass, const std::function<void()>& also) {
   const StepArgs args = as_kda ? as_kda(ref.args(), d, storage) : ref.args();
   std::vector<int64_t> slots;  // only the accepted rows' slots are rebuilt
   for (const RowPlan& p : plans)
@@ -145,13 +150,18 @@ std::vector<HeadBound> head_bounds(CaseTensors& ref, const Dims& d, const std::v
   const auto model = reference::ReplayModel<double>::from_tensors(args, d, slots);
   const auto params = reference::load_params<double>(args, d);
   const auto inputs = reference::load_token<double>(args, d);
+  // Each head's bound on its own: on helper threads where cores are spare (the same values).
   std::vector<HeadBound> bounds(d.B * d.HV);
-  for (int64_t row = 0; row < d.B; ++row) {
-    if (!plans[row].accepted()) continue;
-    for (int64_t hv = 0; hv < d.HV; ++hv)
-      bounds[row * d.HV + hv] =
-          budgets.head(model, d, plans[row], hv, reference::prepare_head(params, inputs, row, hv), max_gate_mass);
-  }
+  std::vector<double> gate_mass(bounds.size(), 0.0);
+  const double work = static_cast<double>(d.B * d.HV * d.V * d.K) * static_cast<double>(d.L + 2);
+  const int64_t heads = d.B * d.HV;
+  for_each_item(heads + (also ? 1 : 0), work, [&](int64_t head) {
+    if (head == heads) return also();
+    const int64_t row = head / d.HV, hv = head % d.HV;
+    if (!plans[row].accepted()) return;
+    bounds[head] = budgets.head(model, d, plans[row], hv, reference::prepare_head(params, inputs, row, hv), gate_mass[head]);
+  });
+  for (double g : gate_mass) max_gate_mass = std::max(max_gate_mass, g);
   return bounds;
 }
 
@@ -225,10 +235,14 @@ class ReferenceOracle final : public Oracle {
   void before_step(const StepView& v) override {
     timed(Phase::Fill, [&] { copy_inputs_and_state(v.tensors, v.token); });
     copy_indices_as_reference_sees(v.tensors, ref_, v.plans);
-    bounds_ = head_bounds(ref_, v.dims, v.plans, op_.as_kda_call, kda_storage_, budgets_, max_gate_mass_);
+    // Beside a backend's step in flight, the reference's step too (else only once judged:
+    // a step the backend refuses as it must is not).
+    stepped_ = v.step_in_flight;
+    bounds_ = head_bounds(ref_, v.dims, v.plans, op_.as_kda_call, kda_storage_, budgets_, max_gate_mass_,
+                          stepped_ ? std::function<void()>([this] { reference_step(); }) : nullptr);
   }
   void judge_step(const StepView& v, CaseReport& r) override {
-    timed(Phase::Reference, [&] { op_.reference_step(op_.bind(ref_.args()), reference::Rounding::Kernel); });
+    if (!std::exchange(stepped_, false)) timed(Phase::Reference, [&] { reference_step(); });
     r.max_gate_mass = max_gate_mass_;
     compare_step(ref_, v.tensors, v.dims, v.plans, bounds_, records_, r, v.where, v.before);
   }
@@ -243,6 +257,9 @@ class ReferenceOracle final : public Oracle {
   std::vector<HeadBound> bounds_;
   double max_gate_mass_ = 0;
   std::vector<HostTensor> kda_storage_;  // the re-laid tensors of the KDA view (head_bounds)
+  bool stepped_ = false;                 // ref_ holds this step's results
+
+  void reference_step() { op_.reference_step(op_.bind(ref_.args()), reference::Rounding::Kernel); }
 
   // The step's inputs as the driver loaded them into the backend's tensors (fill_token), and
   // the checkpoints and ring records the backend's earlier steps stored: the reference

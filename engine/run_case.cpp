@@ -9,6 +9,8 @@
 #include "engine/host_guards.hpp"
 #include "engine/phase_times.hpp"
 #include "engine/reference_oracle.hpp"
+#include "engine/spare_cores.hpp"
+#include "engine/token_prefetch.hpp"
 #include "engine/truth_oracle.hpp"
 
 namespace kda::engine {
@@ -35,11 +37,19 @@ CaseReport run_config(const CaseConfig& given, Backend& backend, const std::stri
                       const std::function<std::unique_ptr<Oracle>(const CaseTensors&)>& make_oracle,
                       const StepMutator& mutate) {
   const PhaseScope other(Phase::Other);
+  const PlayingCase playing;  // shares the machine's cores with the other cases being played
   const CaseConfig config = backend.op().fit_case(given);
   CaseReport r = start_report(config, backend, against);
   CaseTensors t = timed(Phase::Fill, [&] { return materialize(config); });
+  // Each token's inputs are made while the token before it is played, where a core is spare.
+  TokenPrefetch prefetch(t);
+  if (config.steps > 1) prefetch.start(1);
   const std::unique_ptr<Oracle> oracle = timed(Phase::Fill, [&] { return make_oracle(t); });
-  CasePlay play{t, config.steps, [&t](int64_t token) { fill_token(t, token); }, true, nullptr};
+  const auto load = [&t, &prefetch, steps = config.steps](int64_t token) {
+    prefetch.take(t, token);
+    if (token + 1 < steps) prefetch.start(token + 1);
+  };
+  CasePlay play{t, config.steps, load, true, nullptr};
   if (mutate) play.mutate = [&t, &mutate](int64_t token) { mutate(t, token); };
   run_case(play, backend, *oracle, r);
   return r;
@@ -88,20 +98,33 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
       snapshot_written(t.args(), *before);  // into the last step's buffers
     });
     const std::string where = "token " + std::to_string(token);
-    const StepView view{token, where, t, dims, plans, *before};
-    timed(Phase::Reference, [&] { oracle.before_step(view); });
 
+    // A backend that computes elsewhere runs its step while the oracle prepares (the oracle
+    // reads only the step's inputs and what earlier steps stored, which the host tensors
+    // keep until the step finishes); any other steps after the oracle prepared.
     std::string refused;
-    try {
-      const PhaseScope stepping(Phase::Step);
-      if (guarded) host_guards.step(backend, op.bind(t.args()));
-      else backend.step(op.bind(t.args()));
-    } catch (const std::bad_alloc&) {
-      throw;  // the harness's own memory, not the backend's verdict
-    } catch (const std::exception& e) {
-      refused = e.what();
-      if (refused.empty()) refused = "(an exception without a message)";
-    }
+    const auto attempt = [&refused](const auto& step) {
+      try {
+        const PhaseScope stepping(Phase::Step);
+        step();
+      } catch (const std::bad_alloc&) {
+        throw;  // the harness's own memory, not the backend's verdict
+      } catch (const std::exception& e) {
+        refused = e.what();
+        if (refused.empty()) refused = "(an exception without a message)";
+      }
+    };
+    const StepArgs args = op.bind(t.args());
+    bool started = false;
+    if (!guarded) attempt([&] { started = backend.start_step(args); });
+    const StepView view{token, where, t, dims, plans, *before, started};
+    timed(Phase::Reference, [&] { oracle.before_step(view); });
+    if (refused.empty())
+      attempt([&] {
+        if (started) backend.finish_step();
+        else if (guarded) host_guards.step(backend, args);
+        else backend.step(args);
+      });
     ++r.tokens;
     count_step();
     if (!host_guards.damage().empty()) {

@@ -93,6 +93,8 @@ class LentBackend final : public engine::Backend {
   engine::Profile profile() const override { return b_->profile(); }
   const engine::OperatorDescription& op() const override { return b_->op(); }
   void step(const StepArgs& host) override { b_->step(host); }
+  bool start_step(const StepArgs& host) override { return b_->start_step(host); }
+  void finish_step() override { b_->finish_step(); }
   std::optional<std::vector<int32_t>> row_status() override { return b_->row_status(); }
   bool guards_intact() const override { return b_->guards_intact(); }
 
