@@ -74,9 +74,15 @@ void HostGuards::step(Backend& backend, const StepArgs& args) {
     const Extent e = extents[i] = extent_of(*t);
     const auto bytes = static_cast<std::size_t>(e.end - e.begin);
     std::vector<std::byte>& buf = buffers_[i];
-    buf.resize(bytes + 2 * kGuardBytes);
-    std::fill(buf.begin(), buf.begin() + kGuardBytes, kPattern);
-    std::fill(buf.end() - kGuardBytes, buf.end(), kPattern);
+    if (buf.size() != bytes + 2 * kGuardBytes) {
+      buf.resize(bytes + 2 * kGuardBytes);
+      patterned_[i] = false;
+    }
+    if (!patterned_[i]) {
+      std::fill(buf.begin(), buf.begin() + kGuardBytes, kPattern);
+      std::fill(buf.end() - kGuardBytes, buf.end(), kPattern);
+      patterned_[i] = true;
+    }
     if (bytes > 0) std::memcpy(buf.data() + kGuardBytes, static_cast<const std::byte*>(t->data) + e.begin, bytes);
     views[i] = *t;
     views[i].data = buf.data() + kGuardBytes;  // the lowest element's byte, aligned as the allocator aligns
@@ -93,6 +99,8 @@ void HostGuards::step(Backend& backend, const StepArgs& args) {
       const auto bytes = static_cast<std::size_t>(extents[i].end - extents[i].begin);
       if (bytes > 0) std::memcpy(static_cast<std::byte*>(t->data) + extents[i].begin, buf.data() + kGuardBytes, bytes);
       const std::byte* after = buf.data() + kGuardBytes + bytes;
+      patterned_[i] = intact(buf.data(), kGuardBytes) && intact(after, kGuardBytes);
+      if (patterned_[i]) continue;
       if (!intact(buf.data(), kGuardBytes))
         damage_ += fmt::format("{}a write before the start of `{}` (up to {} bytes before its first element)",
                                damage_.empty() ? "" : "; ", kFields[i].name.data(), reach_before(buf.data(), kGuardBytes));

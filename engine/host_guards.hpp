@@ -29,6 +29,9 @@ class HostGuards {
  private:
   static constexpr std::size_t kTensors = kStepTensors.size();  // StepArgs' tensor arguments
   std::array<std::vector<std::byte>, kTensors> buffers_;
+  // Whether buffers_[i]'s guard regions hold the pattern: checked intact after the last step
+  // and the buffer's size unchanged since, so they need no filling again.
+  std::array<bool, kTensors> patterned_{};
   std::string damage_;
 };
 

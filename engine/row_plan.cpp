@@ -37,31 +37,31 @@ void copy_into(std::vector<unsigned char>& to, const DLTensor& t) {
   to.assign(b.data, b.data + b.size);  // keeps the vector's capacity from the last step
 }
 
-// Per byte of a tensor's storage: 0xFF where the step may write it, else 0. A thread keeps
-// its masks from step to step (they are as large as the state pool): reset() clears only the
-// ranges the last step marked.
+// The byte ranges of a tensor's storage that the step may write. A thread keeps its masks
+// from step to step (no allocation, and nothing as large as the state pool to clear);
+// seal() sorts and merges the ranges before a check reads them.
 struct Mask {
-  std::vector<unsigned char> bytes;
-  std::vector<std::pair<std::size_t, std::size_t>> marked;  // [begin, end) byte ranges set to 0xFF
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // [begin, end)
 
-  void reset(std::size_t size) {
-    if (bytes.size() != size) {
-      bytes.assign(size, 0);
-    } else {
-      for (const auto& [begin, end] : marked) std::memset(bytes.data() + begin, 0, end - begin);
-    }
-    marked.clear();
-  }
+  void reset() { ranges.clear(); }
   void mark(std::size_t begin, std::size_t n) {
-    if (n == 0) return;  // an empty tensor has no bytes (and bytes.data() may be null)
-    std::memset(bytes.data() + begin, 0xFF, n);
-    marked.emplace_back(begin, begin + n);
+    if (n > 0) ranges.emplace_back(begin, begin + n);
+  }
+  void seal() {
+    std::sort(ranges.begin(), ranges.end());
+    std::size_t kept = 0;
+    for (const auto& r : ranges) {
+      if (kept > 0 && r.first <= ranges[kept - 1].second) ranges[kept - 1].second = std::max(ranges[kept - 1].second, r.second);
+      else ranges[kept++] = r;
+    }
+    ranges.resize(kept);
   }
 };
 
 // The first byte where `before` and `after` differ outside `allowed` (nullptr: nowhere
 // allowed), or -1. Most steps change only a few rows' bytes: chunks that did not change are
-// passed with memcmp, the others checked word by word against the mask.
+// passed with memcmp; in the others the allowed ranges are skipped and the rest compared word
+// by word.
 int64_t first_forbidden_change(const std::vector<unsigned char>& before, const Bytes& after, const Mask* allowed) {
   const std::size_t n = before.size();
   if (n == 0) return -1;  // an empty tensor: no bytes, and memcmp must not see its null data
@@ -71,21 +71,25 @@ int64_t first_forbidden_change(const std::vector<unsigned char>& before, const B
       if (before[b] != after.data[b]) return static_cast<int64_t>(b);
     return -1;
   }
-  const unsigned char* m = allowed->bytes.data();
+  const auto& ranges = allowed->ranges;
+  std::size_t r = 0;  // the first range that ends past the byte looked at
   constexpr std::size_t kWord = sizeof(uint64_t), kChunk = 4096;
   for (std::size_t chunk = 0; chunk < n; chunk += kChunk) {
     const std::size_t end = std::min(n, chunk + kChunk);
     if (std::memcmp(before.data() + chunk, after.data + chunk, end - chunk) == 0) continue;
     std::size_t b = chunk;
-    for (; b + kWord <= end; b += kWord) {
-      uint64_t x, y, z;
-      std::memcpy(&x, before.data() + b, kWord);
-      std::memcpy(&y, after.data + b, kWord);
-      std::memcpy(&z, m + b, kWord);
-      if (((x ^ y) & ~z) != 0) break;
+    while (b < end) {
+      while (r < ranges.size() && ranges[r].second <= b) ++r;
+      if (r < ranges.size() && ranges[r].first <= b) {  // inside an allowed range: past it
+        b = std::min(end, ranges[r].second);
+        continue;
+      }
+      const std::size_t stop = r < ranges.size() ? std::min(end, ranges[r].first) : end;  // no byte allowed before it
+      for (; b + kWord <= stop; b += kWord)
+        if (std::memcmp(before.data() + b, after.data + b, kWord) != 0) break;
+      for (; b < stop; ++b)
+        if (before[b] != after.data[b]) return static_cast<int64_t>(b);
     }
-    for (; b < end; ++b)
-      if (before[b] != after.data[b] && m[b] == 0) return static_cast<int64_t>(b);
   }
   return -1;
 }
@@ -234,14 +238,11 @@ std::string input_change(const WrittenBytes& before, const StepArgs& a) {
 std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, const Dims& dims,
                                 const std::vector<RowPlan>& plans) {
   // out is written everywhere: only its size is checked. The masks are this thread's
-  // scratch, cleared and marked per step.
+  // scratch, cleared, marked and sealed per step.
   thread_local Mask state, d, k, g;
   const Bytes after_state = bytes_of(*a.initial_state), after_d = bytes_of(*a.d_cache), after_k = bytes_of(*a.k_cache),
               after_g = bytes_of(*a.g_cache), after_out = bytes_of(*a.out);
-  state.reset(after_state.size);
-  d.reset(after_d.size);
-  k.reset(after_k.size);
-  g.reset(after_g.size);
+  for (Mask* m : {&state, &d, &k, &g}) m->reset();
   const int64_t group = dims.HV / dims.H;
   for (const RowPlan& p : plans) {
     if (!p.accepted()) continue;
@@ -255,6 +256,7 @@ std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, c
       }
     }
   }
+  for (Mask* m : {&state, &d, &k, &g}) m->seal();
   if (before.of("out").size() != after_out.size) return "out: storage size changed";
   if (std::string v = first_violation("initial_state", *a.initial_state, before.of("initial_state"), after_state, &state, &plans);
       !v.empty())

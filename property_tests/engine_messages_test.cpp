@@ -66,6 +66,32 @@ TEST(FootprintMessage, ARecordOtherThanTheCursorsIsNamedWithTheRowThatAppends) {
   EXPECT_TRUE(contains(m, fmt::format("row 0 appends record {} of slot {}", plans[0].cursor, plans[0].slot))) << m;
 }
 
+// The footprint check passes every byte of the records the rows append, and names a write to
+// the element right after one of them or right before another (all in one 4 KiB chunk: the
+// check steps around the allowed byte ranges there).
+TEST(FootprintMessage, TheAppendedRecordsPassAndTheElementsAroundThemAreNamed) {
+  CaseTensors t = unnamed_slot_case();
+  const Dims d = validate(t.args(), kda::Backend::Cpu);
+  const auto plans = plan_rows(t.args(), d);
+  ASSERT_EQ(plans[0].cursor, 0);
+  ASSERT_FALSE(plans[0].flush);
+  const WrittenBytes before = snapshot_written(t.args());
+  for (const RowPlan& p : plans)
+    for (int64_t hv = 0; hv < d.HV; ++hv)
+      for (int64_t i = 0; i < d.V; ++i) t.d_cache.set({p.slot, hv, p.cursor, i}, 1.0 + static_cast<double>(i));
+  EXPECT_EQ(footprint_violation(before, t.args(), d, plans), "");
+
+  const int64_t slot = plans[0].slot;
+  CaseTensors past = t;
+  past.d_cache.set({slot, 0, 1, 0}, 2.0);  // the first element after record 0 of value head 0
+  std::string m = footprint_violation(before, past.args(), d, plans);
+  EXPECT_TRUE(contains(m, fmt::format("d_cache[{}, 0, 1, 0] (slot {}, value head 0, record 1)", slot, slot))) << m;
+  CaseTensors ahead = t;
+  ahead.d_cache.set({slot, 0, d.L - 1, d.V - 1}, 2.0);  // the last element before record 0 of value head 1
+  m = footprint_violation(before, ahead.args(), d, plans);
+  EXPECT_TRUE(contains(m, fmt::format("d_cache[{}, 0, {}, {}]", slot, d.L - 1, d.V - 1))) << m;
+}
+
 TEST(WorstElement, TellsANaNLeftInPlaceFromOneWritten) {
   CaseTensors t = unnamed_slot_case();
   HostTensor expected = t.out;
