@@ -19,12 +19,21 @@ PlainState<Scalar> PlainState<Scalar>::from_tensor(const DLTensor& t, const Dims
 }
 
 template <class Scalar>
-Vector<Scalar> plain_head_update(Matrix<Scalar>& S, const HeadToken<Scalar>& t) {
-  const Vector<Scalar> decay = t.g.array().exp();  // K exponentials, not V*K
+void plain_head_update(Matrix<Scalar>& S, const HeadToken<Scalar>& t, Vector<Scalar>& o) {
+  thread_local Vector<Scalar> decay, Sk, d;
+  decay = t.g.array().exp();  // K exponentials, not V*K
   S.array().rowwise() *= decay.transpose().array();
-  const Vector<Scalar> d = t.beta * (t.v - S * t.k);
+  Sk.noalias() = S * t.k;
+  d = t.beta * (t.v - Sk);
   S.noalias() += d * t.k.transpose();
-  return S * t.q_scaled;
+  o.noalias() = S * t.q_scaled;
+}
+
+template <class Scalar>
+Vector<Scalar> plain_head_update(Matrix<Scalar>& S, const HeadToken<Scalar>& t) {
+  Vector<Scalar> o;
+  plain_head_update(S, t, o);
+  return o;
 }
 
 template <class Scalar>
@@ -55,6 +64,8 @@ template class PlainState<float>;
 template class PlainState<double>;
 template Vector<float> plain_head_update<float>(Matrix<float>&, const HeadToken<float>&);
 template Vector<double> plain_head_update<double>(Matrix<double>&, const HeadToken<double>&);
+template void plain_head_update<float>(Matrix<float>&, const HeadToken<float>&, Vector<float>&);
+template void plain_head_update<double>(Matrix<double>&, const HeadToken<double>&, Vector<double>&);
 template Matrix<float> plain_step<float>(PlainState<float>&, const LayerParams<float>&, const TokenInputs<float>&);
 template Matrix<double> plain_step<double>(PlainState<double>&, const LayerParams<double>&, const TokenInputs<double>&);
 template std::vector<Matrix<float>> plain_sequence<float>(PlainState<float>&, const LayerParams<float>&,

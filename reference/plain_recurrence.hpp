@@ -40,6 +40,10 @@ Matrix<Scalar> plain_step(PlainState<Scalar>& state, const LayerParams<Scalar>& 
 // before the token, replaced by the state after it; returns o.
 template <class Scalar>
 Vector<Scalar> plain_head_update(Matrix<Scalar>& S, const HeadToken<Scalar>& t);
+// The same with o written into `o` (its storage reused, and the update's own vectors this
+// thread's: no allocation per head).
+template <class Scalar>
+void plain_head_update(Matrix<Scalar>& S, const HeadToken<Scalar>& t, Vector<Scalar>& o);
 
 // A sequence of tokens: outputs of every token, in order.
 template <class Scalar>

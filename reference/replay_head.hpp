@@ -15,21 +15,38 @@ namespace kda::reference {
 // D [>=n, V], Kr [>=n, K], G [>=n, K] hold the records; only their first n rows are read.
 // round_operand(Matrix&) is applied to the d_j's and to the decayed keys before their
 // product (the kernel rounds both to out's dtype; identity for no rounding).
+// rebuild_state's working matrices, which a caller rebuilding many heads keeps (no
+// allocation per head).
+template <class Scalar>
+struct RebuildWork {
+  Matrix<Scalar> prefix, W, Dn;
+  Vector<Scalar> total_decay;
+};
+
+// The same into S (its storage reused).
+template <class Scalar, class RoundOperand>
+void rebuild_state(const Matrix<Scalar>& S0, const Matrix<Scalar>& D, const Matrix<Scalar>& Kr, const Matrix<Scalar>& G,
+                   int64_t n, RoundOperand&& round_operand, RebuildWork<Scalar>& w, Matrix<Scalar>& S) {
+  S = S0;
+  if (n == 0) return;
+  w.prefix = G.topRows(n);
+  for (int64_t j = 1; j < n; ++j) w.prefix.row(j) += w.prefix.row(j - 1);
+  const auto total = w.prefix.row(n - 1);
+  w.W = (Kr.topRows(n).array() * (-(w.prefix.rowwise() - total)).array().exp()).matrix();
+  w.Dn = D.topRows(n);
+  round_operand(w.Dn);
+  round_operand(w.W);
+  w.total_decay = total.array().exp().transpose();  // K exponentials, not V*K
+  S.array().rowwise() *= w.total_decay.transpose().array();
+  S.noalias() += w.Dn.transpose() * w.W;
+}
+
 template <class Scalar, class RoundOperand>
 Matrix<Scalar> rebuild_state(const Matrix<Scalar>& S0, const Matrix<Scalar>& D, const Matrix<Scalar>& Kr,
                              const Matrix<Scalar>& G, int64_t n, RoundOperand&& round_operand) {
-  if (n == 0) return S0;
-  Matrix<Scalar> prefix = G.topRows(n);
-  for (int64_t j = 1; j < n; ++j) prefix.row(j) += prefix.row(j - 1);
-  const auto total = prefix.row(n - 1);
-  Matrix<Scalar> W = (Kr.topRows(n).array() * (-(prefix.rowwise() - total)).array().exp()).matrix();
-  Matrix<Scalar> Dn = D.topRows(n);
-  round_operand(Dn);
-  round_operand(W);
-  const Vector<Scalar> total_decay = total.array().exp().transpose();  // K exponentials, not V*K
-  Matrix<Scalar> S = S0;
-  S.array().rowwise() *= total_decay.transpose().array();
-  S.noalias() += Dn.transpose() * W;
+  RebuildWork<Scalar> w;
+  Matrix<Scalar> S;
+  rebuild_state(S0, D, Kr, G, n, round_operand, w, S);
   return S;
 }
 

@@ -275,7 +275,8 @@ void ErrorBudget::start(int64_t slot, int64_t hv, const Matrix<double>& S0, cons
 }
 
 ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matrix<double>& S_before,
-                                            const HeadToken<double>& h, const Matrix<double>& S_after, bool flush) {
+                                            const HeadToken<double>& h, const Matrix<double>& S_after, bool flush,
+                                            const Vector<double>* output) {
   Entry& e = entries_[slot * dims_.HV + hv];
   Work& w = work_;
   const int64_t K = dims_.K;
@@ -322,7 +323,8 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
 
   TokenBounds b;
   // Output o = S q_scaled: the store, the state's column errors seen through q (d), the product.
-  w.o.noalias() = S_after * h.q_scaled;
+  if (output) w.o = *output;
+  else w.o.noalias() = S_after * h.q_scaled;
   const double qn = h.q_scaled.norm(), o = w.o.norm();
   const double seen = w.E_new.cwiseProduct(h.q_scaled).norm();
   const double out_error =

@@ -107,8 +107,9 @@ class ErrorBudget {
   };
   // One token of (slot, hv): the float64 state before and after it, and the token's head.
   // Returns this token's bounds, then advances (flush: the new checkpoint starts a period).
+  // `output`: S_after * head.q_scaled where the caller has it already (else computed here).
   TokenBounds token(int64_t slot, int64_t hv, const Matrix<double>& S_before, const HeadToken<double>& head,
-                    const Matrix<double>& S_after, bool flush);
+                    const Matrix<double>& S_after, bool flush, const Vector<double>* output = nullptr);
   double max_gate_mass() const { return max_gate_mass_; }
   double max_cancellation() const { return max_cancellation_; }  // max (sum of parts) / ||S||
 

@@ -111,10 +111,11 @@ void TruthTracker::advance(const StepArgs& args, const std::vector<int64_t>& slo
     flushes_ += flush_[row];
     for (int64_t hv = 0; hv < d_.HV; ++hv) {
       Matrix<double>& S = plain_.at(slots[row], hv);
-      if (heads == heads_.size()) heads_.emplace_back(), before_.emplace_back();
+      if (heads == heads_.size()) heads_.emplace_back(), before_.emplace_back(), outputs_.emplace_back();
       prepare_head(params_, inputs_, row, hv, heads_[heads]);
       if (budget_) before_[heads] = S;  // only the error budget reads the state before the token
-      truth_out_.row(row).segment(hv * d_.V, d_.V) = plain_head_update(S, heads_[heads]).transpose();
+      plain_head_update(S, heads_[heads], outputs_[heads]);
+      truth_out_.row(row).segment(hv * d_.V, d_.V) = outputs_[heads].transpose();
       ++heads;
     }
   }
@@ -138,7 +139,7 @@ void TruthTracker::judge(int64_t token, const Matrix<double>& out,
       const HeadToken<double>& h = heads_[head];
       const Matrix<double>& S = plain_.at(slot, hv);
       ErrorBudget::TokenBounds b{bounds_.output, bounds_.state};
-      if (budget_) b = budget_->token(slot, hv, before_[head], h, S, flush_[row]);
+      if (budget_) b = budget_->token(slot, hv, before_[head], h, S, flush_[row], &outputs_[head]);
       else b.state_norm = S.norm(), b.q_scaled_norm = h.q_scaled.norm();
       ++head;
       compare_head(truth_out_.row(row).data() + o, out.row(row).data() + o, d_.V, b.output,

@@ -32,7 +32,10 @@ void step(const StepArgs& args, const Dims& dm, Rounding rounding) {
   };
   const Strides4 st(*args.initial_state), sd(*args.d_cache), sk(*args.k_cache), sg(*args.g_cache);
   const int64_t group = dm.HV / dm.H;
-  Matrix<Scalar> S0, D, Kr, G;
+  // Kept from head to head: no allocation per head.
+  Matrix<Scalar> S0, D, Kr, G, S, v_row, k_row;  // v_row, k_row: a record of V, of K values
+  RebuildWork<Scalar> work;
+  HeadToken<Scalar> t;
   Vector<Scalar> o, d;
   for (int64_t row = 0; row < dm.B; ++row) {
     // out is contiguous (V8): out[row, 0, hv, :] starts at (row * HV + hv) * V.
@@ -49,18 +52,18 @@ void step(const StepArgs& args, const Dims& dm, Rounding rounding) {
       io::gather(*args.d_cache, sd.block(slot, hv, 0, cursor, dm.V), D);
       io::gather(*args.k_cache, sk.block(slot, h, 0, cursor, dm.K), Kr);
       io::gather(*args.g_cache, sg.block(slot, hv, 0, cursor, dm.K), G);
-      Matrix<Scalar> S = rebuild_state(S0, D, Kr, G, cursor, round_operand);
-      const HeadToken<Scalar> t = prepare_head(params, token, row, hv);
+      rebuild_state(S0, D, Kr, G, cursor, round_operand, work, S);
+      prepare_head(params, token, row, hv, t);
       replay_token(S, t, o, d);
-      io::scatter(*args.out, {(row * dm.HV + hv) * dm.V, 1, 0, dm.V, 1}, Matrix<Scalar>(o.transpose()));
+      io::scatter(*args.out, {(row * dm.HV + hv) * dm.V, 1, 0, dm.V, 1}, v_row = o.transpose());
       if (flush) {
         S.noalias() += d * t.k.transpose();
         io::scatter(*args.initial_state, st.block(slot, hv, 0, dm.V, dm.K), S);
       } else {
-        io::scatter(*args.d_cache, sd.block(slot, hv, cursor, 1, dm.V), Matrix<Scalar>(d.transpose()));
-        io::scatter(*args.g_cache, sg.block(slot, hv, cursor, 1, dm.K), Matrix<Scalar>(t.g.transpose()));
+        io::scatter(*args.d_cache, sd.block(slot, hv, cursor, 1, dm.V), v_row = d.transpose());
+        io::scatter(*args.g_cache, sg.block(slot, hv, cursor, 1, dm.K), k_row = t.g.transpose());
         if (hv % group == 0)  // one value head per query-head group writes the shared key
-          io::scatter(*args.k_cache, sk.block(slot, h, cursor, 1, dm.K), Matrix<Scalar>(t.k.transpose()));
+          io::scatter(*args.k_cache, sk.block(slot, h, cursor, 1, dm.K), k_row = t.k.transpose());
       }
     }
   }
