@@ -274,9 +274,22 @@ void ErrorBudget::start(int64_t slot, int64_t hv, const Matrix<double>& S0, cons
   }
 }
 
+void ErrorBudget::decayed_key_product(const Matrix<double>& S_before, const HeadToken<double>& h, Vector<double>& into) {
+  thread_local Vector<double> decay;
+  decay = h.g.array().exp();
+  into.noalias() = S_before * decay.cwiseProduct(h.k);
+}
+
 ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matrix<double>& S_before,
                                             const HeadToken<double>& h, const Matrix<double>& S_after, bool flush,
                                             const Vector<double>* output) {
+  decayed_key_product(S_before, h, work_.Sk);
+  return token_from_key_product(slot, hv, work_.Sk, h, S_after, flush, output);
+}
+
+ErrorBudget::TokenBounds ErrorBudget::token_from_key_product(int64_t slot, int64_t hv, const Vector<double>& Sk,
+                                                             const HeadToken<double>& h, const Matrix<double>& S_after,
+                                                             bool flush, const Vector<double>* output) {
   Entry& e = entries_[slot * dims_.HV + hv];
   Work& w = work_;
   const int64_t K = dims_.K;
@@ -311,8 +324,7 @@ ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matr
             (arithmetic + gate_rate(rates_) * w.gate_mass.array()).matrix().cwiseProduct(w.rebuilt);
   // The token: d = beta (v - S_dec k) carries beta ||dS_dec k|| <= beta ||E_dec|| ||k|| of it
   // into d k^T (the projection (I - beta k k^T) moves error between columns).
-  w.Sk.noalias() = S_before * w.decay.cwiseProduct(h.k);
-  w.d = h.beta * (h.v - w.Sk);
+  w.d = h.beta * (h.v - Sk);
   const double d_norm = w.d.norm();
   const double d_error = h.beta * w.E_dec.norm() * h.k.norm() + arithmetic * d_norm;
   w.E_new = w.E_dec + d_error * h.k.cwiseAbs();

@@ -110,6 +110,13 @@ class ErrorBudget {
   // `output`: S_after * head.q_scaled where the caller has it already (else computed here).
   TokenBounds token(int64_t slot, int64_t hv, const Matrix<double>& S_before, const HeadToken<double>& head,
                     const Matrix<double>& S_after, bool flush, const Vector<double>* output = nullptr);
+  // All that token() reads of the state before the token: S_before (exp(head.g) .* head.k),
+  // for a caller that updates the state in place before asking for the bounds...
+  static void decayed_key_product(const Matrix<double>& S_before, const HeadToken<double>& head, Vector<double>& into);
+  // ...and token() from it.
+  TokenBounds token_from_key_product(int64_t slot, int64_t hv, const Vector<double>& decayed_key_product,
+                                     const HeadToken<double>& head, const Matrix<double>& S_after, bool flush,
+                                     const Vector<double>* output = nullptr);
   double max_gate_mass() const { return max_gate_mass_; }
   double max_cancellation() const { return max_cancellation_; }  // max (sum of parts) / ||S||
 

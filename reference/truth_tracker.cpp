@@ -113,7 +113,8 @@ void TruthTracker::advance(const StepArgs& args, const std::vector<int64_t>& slo
       Matrix<double>& S = plain_.at(slots[row], hv);
       if (heads == heads_.size()) heads_.emplace_back(), before_.emplace_back(), outputs_.emplace_back();
       prepare_head(params_, inputs_, row, hv, heads_[heads]);
-      if (budget_) before_[heads] = S;  // only the error budget reads the state before the token
+      // Of the state before the token the error budget reads only this product.
+      if (budget_) ErrorBudget::decayed_key_product(S, heads_[heads], before_[heads]);
       plain_head_update(S, heads_[heads], outputs_[heads]);
       truth_out_.row(row).segment(hv * d_.V, d_.V) = outputs_[heads].transpose();
       ++heads;
@@ -139,7 +140,7 @@ void TruthTracker::judge(int64_t token, const Matrix<double>& out,
       const HeadToken<double>& h = heads_[head];
       const Matrix<double>& S = plain_.at(slot, hv);
       ErrorBudget::TokenBounds b{bounds_.output, bounds_.state};
-      if (budget_) b = budget_->token(slot, hv, before_[head], h, S, flush_[row], &outputs_[head]);
+      if (budget_) b = budget_->token_from_key_product(slot, hv, before_[head], h, S, flush_[row], &outputs_[head]);
       else b.state_norm = S.norm(), b.q_scaled_norm = h.q_scaled.norm();
       ++head;
       compare_head(truth_out_.row(row).data() + o, out.row(row).data() + o, d_.V, b.output,

@@ -46,14 +46,14 @@ class TruthTracker {
   LayerParams<double> params_;
   PlainState<double> plain_;
   std::optional<ErrorBudget> budget_;
-  // The token being judged: its inputs, rows, heads, the float64 states before it (where the
-  // error budget reads them) and its outputs. heads_, before_ and outputs_ keep their vectors
-  // and matrices for later tokens: as many heads as the most one token had.
+  // The token being judged: its inputs, rows, heads, what the error budget reads of the float64
+  // states before it (ErrorBudget::decayed_key_product) and its outputs. heads_, before_ and
+  // outputs_ keep their vectors for later tokens: as many heads as the most one token had.
   TokenInputs<double> inputs_;
   std::vector<int64_t> slots_;
   std::vector<bool> flush_;
   std::vector<HeadToken<double>> heads_;
-  std::vector<Matrix<double>> before_;
+  std::vector<Vector<double>> before_;
   std::vector<Vector<double>> outputs_;  // each head's o = S q_scaled
   Matrix<double> truth_out_;
   int64_t flushes_ = 0;
