@@ -63,6 +63,8 @@ bool phase_times_enabled() {
 
 bool phase_times_cpu() { return phase_times_enabled() && g_cpu_time; }
 
+Phase current_phase() { return t_open.any ? t_open.phase : Phase::Other; }
+
 void PhaseScope::begin(Phase phase) {
   const Nanos now = ::kda::engine::now();
   active_ = true;

@@ -30,6 +30,10 @@ bool phase_times_enabled();
 // to its phase; in wall time only what the driver's thread waits for counts.
 bool phase_times_cpu();
 
+// The phase this thread's innermost open scope times (Other where none is open): a helper
+// thread doing part of that work times it as the same phase.
+Phase current_phase();
+
 // Times the enclosing block as `phase` (nothing when profiling is off).
 class PhaseScope {
  public:

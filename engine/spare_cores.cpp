@@ -7,11 +7,13 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <utility>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <unistd.h>
+
+#include "engine/phase_times.hpp"
 
 namespace kda::engine {
 namespace {
@@ -43,6 +45,7 @@ class Pool {
       next_ = 0;
       left_ = n;
       helpers_ = helpers;
+      phase_ = current_phase();
       error_ = nullptr;
       ++generation_;
     }
@@ -65,8 +68,14 @@ class Pool {
       seen = generation_;
       if (index > helpers_ || item_ == nullptr) continue;
       ++inside_;
+      const Phase phase = phase_;
       hold.unlock();
-      work();
+      if (phase_times_cpu()) {  // CPU time adds up over threads: the caller's phase gets it
+        const PhaseScope timing(phase);
+        work();
+      } else {
+        work();
+      }
       hold.lock();
       --inside_;
       done_.notify_all();
@@ -98,6 +107,7 @@ class Pool {
   int64_t n_ = 0, left_ = 0;
   std::atomic<int64_t> next_{0};
   int helpers_ = 0, inside_ = 0;
+  Phase phase_ = Phase::Other;  // the caller's
   uint64_t generation_ = 0;
   std::exception_ptr error_;
   const pid_t owner_ = getpid();

@@ -9,11 +9,17 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <stdexcept>
 #include <future>
 #include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
 
 #include "cases/case_tensors.hpp"
 #include "contract/step_fields.hpp"
@@ -21,6 +27,7 @@
 #include "engine/backend.hpp"
 #include "engine/backend_cases.hpp"
 #include "engine/oracle.hpp"
+#include "engine/phase_times.hpp"
 #include "engine/run_case.hpp"
 #include "engine/replayssm_sample_space.hpp"
 #include "engine/spare_cores.hpp"
@@ -90,8 +97,10 @@ class AsyncReference final : public Backend {
   std::future<void> running_;
 };
 
-// Helper threads for every case here (the oracle's per-head bounds, the token prefetch).
+// Helper threads for every case here (the oracle's per-head bounds, the token prefetch), and
+// the phase timers in CPU time (read once, at their first use).
 const bool kThreads = setenv("KDA_FILL_THREADS", "3", 1) == 0;
+const bool kPhaseTimes = setenv("KDA_PHASE_TIMES", "cpu", 1) == 0;
 
 TEST(AsyncStep, GivesTheReportsOfTheWholeStep) {
   ASSERT_TRUE(kThreads);
@@ -215,6 +224,43 @@ TEST(SpareCores, EveryItemRunsOnceAndAnErrorComesBack) {
                std::runtime_error);
   EXPECT_EQ(ran.load(), 50);
   for_each_item(5, 1e9, [](int64_t) {});  // the pool still serves after an error
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// In CPU time the helpers' share of a call counts as the caller's phase: every item's CPU
+// time shows in the phase (it did not, for the items the helpers ran).
+TEST(SpareCores, AHelpersCpuTimeCountsAsTheCallersPhase) {
+  ASSERT_TRUE(kPhaseTimes);
+  ASSERT_TRUE(phase_times_cpu());
+  std::mutex lock;
+  std::set<std::thread::id> threads;
+  std::condition_variable two_threads;
+  std::atomic<int64_t> item_nanos{0};
+  const double before = phase_totals().seconds[static_cast<int>(Phase::Reference)];
+  {
+    const PhaseScope reference(Phase::Reference);
+    for_each_item(8, 1e9, [&](int64_t) {
+      {
+        // No item ends before a helper has started one: helpers surely take part.
+        std::unique_lock<std::mutex> hold(lock);
+        threads.insert(std::this_thread::get_id());
+        two_threads.notify_all();
+        two_threads.wait_for(hold, std::chrono::seconds(10), [&] { return threads.size() >= 2; });
+      }
+      const double start = thread_cpu_seconds();
+      volatile double x = 0;
+      while (thread_cpu_seconds() - start < 0.01) x = x + 1;  // 10 ms of CPU
+      item_nanos += static_cast<int64_t>(1e9 * (thread_cpu_seconds() - start));
+    });
+  }
+  ASSERT_GE(threads.size(), 2u);
+  const double counted = phase_totals().seconds[static_cast<int>(Phase::Reference)] - before;
+  EXPECT_GE(counted, 1e-9 * static_cast<double>(item_nanos.load()));
 }
 
 TEST(TokenPrefetch, GivesTheBytesOfFillToken) {
