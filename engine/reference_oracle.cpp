@@ -151,6 +151,9 @@ std::vector<HeadBound> head_bounds(CaseTensors& ref, const Dims& d, const std::v
   const auto params = reference::load_params<double>(args, d);
   const auto inputs = reference::load_token<double>(args, d);
   // Each head's bound on its own: on helper threads where cores are spare (the same values).
+  // So StepBudgets::head and what it calls run on several threads at once: they may keep
+  // nothing shared between calls (working buffers per thread or per call), and the reference
+  // step (`also`) writes only ref's tensors.
   std::vector<HeadBound> bounds(d.B * d.HV);
   std::vector<double> gate_mass(bounds.size(), 0.0);
   const double work = static_cast<double>(d.B * d.HV * d.V * d.K) * static_cast<double>(d.L + 2);
