@@ -41,13 +41,6 @@ void compare_head(const double* expected, const double* actual, int64_t n, doubl
   into.merge(c);
 }
 
-// Reads the [rows, cols] block at (i0, i1) of a 4-D tensor [., ., rows, cols].
-Matrix<double> read_block(const DLTensor& t, int64_t i0, int64_t i1, int64_t rows, int64_t cols) {
-  Matrix<double> m;
-  io::gather(t, {i0 * io::stride_of(t, 0) + i1 * io::stride_of(t, 1), rows, io::stride_of(t, 2), cols, io::stride_of(t, 3)}, m);
-  return m;
-}
-
 }  // namespace
 
 Matrix<double> read_out(const DLTensor& out, const Dims& d) {
@@ -83,11 +76,9 @@ TruthTracker::TruthTracker(const StepArgs& args, const Dims& d, const RolloutBou
     if (slots[row] < 0) continue;
     for (int64_t hv = 0; hv < d.HV; ++hv) {
       plain_.at(slots[row], hv) = initial.rebuilt_state(slots[row], hv, cursors[row]);
-      if (budget_)
-        budget_->start(slots[row], hv, initial.checkpoint(slots[row], hv),
-                       read_block(*args.d_cache, slots[row], hv, cursors[row], d.V),
-                       read_block(*args.k_cache, slots[row], hv / (d.HV / d.H), cursors[row], d.K),
-                       read_block(*args.g_cache, slots[row], hv, cursors[row], d.K), cursors[row]);
+      if (budget_)  // the records as the model read them (all L of them: start reads the first `cursor`)
+        budget_->start(slots[row], hv, initial.checkpoint(slots[row], hv), initial.d_records(slots[row], hv),
+                       initial.k_records(slots[row], hv), initial.g_records(slots[row], hv), cursors[row]);
     }
   }
 }
