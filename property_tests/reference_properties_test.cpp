@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "cases/case_tensors.hpp"
 #include "property_tests/rc_chooser.hpp"
@@ -202,6 +203,35 @@ TEST(ReferenceProperties, Float32PlainWithinFloat32Bounds) {
     }
   });
   std::printf("plain float32 vs float64: worst error / bound: out %.3f, state %.3f\n", worst_out, worst_state);
+}
+
+// io::gather reads every float16 bit pattern (NaNs, infinities, subnormals, -0) as the float
+// Eigen's conversion gives, bit for bit, into float and into double, with unit and other
+// column strides.
+TEST(ReferenceTensorIo, GathersEveryFloat16AsEigenConvertsIt) {
+  constexpr int64_t n = 65536;
+  HostTensor t(ScalarType::Float16, {1, n});
+  for (int64_t bits = 0; bits < n; ++bits) {
+    const auto h = static_cast<uint16_t>(bits);
+    std::memcpy(t.storage().data() + 2 * bits, &h, 2);
+  }
+  const auto expected = [](int64_t bits) {
+    return static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(static_cast<uint16_t>(bits)));
+  };
+  Matrix<float> f;
+  Matrix<double> d, strided;
+  io::gather(t.dl(), {0, 1, n, n, 1}, f);
+  io::gather(t.dl(), {0, 1, n, n, 1}, d);
+  io::gather(t.dl(), {1, 1, n, n / 2, 2}, strided);  // the odd bit patterns
+  int64_t mismatches = 0;
+  for (int64_t bits = 0; bits < n; ++bits) {
+    const float e = expected(bits);
+    const double e_d = e;
+    mismatches += std::memcmp(&f(0, bits), &e, sizeof e) != 0;
+    mismatches += std::memcmp(&d(0, bits), &e_d, sizeof e_d) != 0;
+    if (bits % 2 == 1) mismatches += std::memcmp(&strided(0, bits / 2), &e_d, sizeof e_d) != 0;
+  }
+  EXPECT_EQ(mismatches, 0);
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "reference/tensor_io.hpp"
 
 #include <Eigen/Core>
+#include <cstdint>
+#include <type_traits>
+#include <vector>
 
 #include "contract/tensor_view.hpp"
 
@@ -12,20 +15,39 @@ Storage* base_of(const DLTensor& t) {
   return reinterpret_cast<Storage*>(static_cast<char*>(t.data) + t.byte_offset);
 }
 
+// Every float16 value as float, as Eigen converts it: one lookup per element instead of
+// Eigen's conversion without F16C (a dozen integer operations and branches).
+const float* half_as_float() {
+  static const std::vector<float> table = [] {
+    std::vector<float> t(65536);
+    for (uint32_t bits = 0; bits < t.size(); ++bits)
+      t[bits] = static_cast<float>(Eigen::numext::bit_cast<Eigen::half>(static_cast<uint16_t>(bits)));
+    return t;
+  }();
+  return table.data();
+}
+
+template <class Storage>
+float as_float(Storage x, const float* half_table) {
+  if constexpr (std::is_same_v<Storage, Eigen::half>) return half_table[Eigen::numext::bit_cast<uint16_t>(x)];
+  else return static_cast<float>(x);
+}
+
 template <class Storage, class Scalar>
 void gather_as(const DLTensor& t, const Block& b, Matrix<Scalar>& dst) {
   const Storage* p = base_of<Storage>(t) + b.offset;
+  const float* half_table = std::is_same_v<Storage, Eigen::half> ? half_as_float() : nullptr;
   if (b.col_stride == 1) {  // rows of consecutive elements (most blocks): a loop the compiler vectorizes
     for (int64_t r = 0; r < b.rows; ++r) {
       const Storage* from = p + r * b.row_stride;
       Scalar* to = dst.row(r).data();
-      for (int64_t c = 0; c < b.cols; ++c) to[c] = static_cast<Scalar>(static_cast<float>(from[c]));
+      for (int64_t c = 0; c < b.cols; ++c) to[c] = static_cast<Scalar>(as_float(from[c], half_table));
     }
     return;
   }
   for (int64_t r = 0; r < b.rows; ++r)
     for (int64_t c = 0; c < b.cols; ++c)
-      dst(r, c) = static_cast<Scalar>(static_cast<float>(p[r * b.row_stride + c * b.col_stride]));
+      dst(r, c) = static_cast<Scalar>(as_float(p[r * b.row_stride + c * b.col_stride], half_table));
 }
 
 template <class Storage, class Scalar>
