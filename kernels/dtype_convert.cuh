@@ -22,6 +22,21 @@ __device__ __forceinline__ void store_float(char* base, int64_t off, int32_t dt,
   else reinterpret_cast<float*>(base)[off] = v;
 }
 
+// The bits of element off of a runtime-dtype float tensor (a 16-bit one's zero-extended), for
+// bits_to_float to convert after the other loads of a round are issued: load_float converts
+// inside its dtype branch, so the warp waits for each load before it issues the next.
+__device__ __forceinline__ uint32_t load_bits(const char* base, int64_t off, int32_t dt) {
+  if (dt == kF32) return reinterpret_cast<const uint32_t*>(base)[off];
+  return reinterpret_cast<const uint16_t*>(base)[off];
+}
+
+// load_float's value from load_bits' bits (the same conversions).
+__device__ __forceinline__ float bits_to_float(uint32_t bits, int32_t dt) {
+  if (dt == kBF16) return __bfloat162float(__ushort_as_bfloat16(static_cast<unsigned short>(bits)));
+  if (dt == kF16) return __half2float(__ushort_as_half(static_cast<unsigned short>(bits)));
+  return __uint_as_float(bits);
+}
+
 // v rounded (RNE) to dtype dt and back to float: the spec's rounding points.
 __device__ __forceinline__ float round_to(int32_t dt, float v) {
   if (dt == kBF16) return __bfloat162float(__float2bfloat16_rn(v));

@@ -51,6 +51,46 @@ __device__ __forceinline__ RowVerdict row_values(const ReplayParams& p, int64_t 
   return r;
 }
 
+// A row's index values as loaded and not yet looked at: issue_row_loads() starts all three
+// loads and row_verdict() judges them, so that a round's other loads issue in between
+// (row_values() branches on the slot before it loads the cursor: two round trips in line).
+// A padding row's cursor and flag are loaded too (write_pos and force_flush have B entries).
+struct RowLoads {
+  int64_t slot;
+  int32_t cursor, forced;
+};
+
+template <bool kPlain = false>
+__device__ __forceinline__ RowLoads issue_row_loads(const ReplayParams& p, int64_t row) {
+  RowLoads l{load_int(p.indices, row), 0, 0};
+  if constexpr (!kPlain) {
+    l.cursor = reinterpret_cast<const int32_t*>(p.write_pos.ptr)[row * p.write_pos.stride[0]];
+    if (p.force_flush.ptr != nullptr)
+      l.forced = reinterpret_cast<const int32_t*>(p.force_flush.ptr)[row * p.force_flush.stride[0]];
+  }
+  return l;
+}
+
+// row_values()'s verdict from the loaded values.
+template <bool kPlain = false>
+__device__ __forceinline__ RowVerdict row_verdict(const ReplayParams& p, const RowLoads& l) {
+  RowVerdict r;
+  r.slot = l.slot;
+  if (r.slot < 0) {
+    r.status = kRowPadding;
+    return r;
+  }
+  if (r.slot >= p.slots) r.status |= kRowSlotOutOfRange;
+  if constexpr (kPlain) {
+    r.flush = true;
+    return r;
+  }
+  r.cursor = l.cursor;
+  if (r.cursor < 0 || r.cursor >= p.L) r.status |= kRowCursorOutOfRange;
+  r.flush = l.forced != 0 || r.cursor == p.L - 1;
+  return r;
+}
+
 // Whether an index among rows first, first + step, ... (< B) other than `row` names `slot`.
 __device__ __forceinline__ bool slot_taken_elsewhere(const ReplayParams& p, int64_t row, int64_t slot, int64_t first,
                                                      int64_t step) {
@@ -60,16 +100,42 @@ __device__ __forceinline__ bool slot_taken_elsewhere(const ReplayParams& p, int6
   return dup;
 }
 
+// slot_taken_elsewhere() for a slot >= 0, its index loads issued 4 at a time before any is
+// compared: one round trip per 4 rows a thread scans, not one per row (a comparison right
+// after its load holds the next load back). B < 2^31 (the launcher bounds the grid).
+__device__ __forceinline__ bool slot_taken_elsewhere_batched(const ReplayParams& p, int64_t row, int64_t slot,
+                                                             int first, int step) {
+  constexpr int kBatch = 4;
+  bool dup = false;
+#pragma unroll 1
+  for (int64_t base = first; base < p.B; base += kBatch * step) {
+    int64_t idx[kBatch];
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) {
+      const int64_t other = base + u * step;
+      idx[u] = other < p.B ? load_int(p.indices, other) : -1;
+    }
+#pragma unroll
+    for (int u = 0; u < kBatch; ++u) dup |= base + u * step != row && idx[u] == slot;
+  }
+  return dup;
+}
+
 __device__ __forceinline__ float head_A(const ReplayParams& p, int64_t hv) {
   return expf(load_float(p.A_log.ptr, hv * p.A_log.stride[0], p.A_log.dtype));
 }
 
-// g of column c of (row, hv) (semantics.md: both gates).
+// g of a column from x = a + dt_bias and A = exp(A_log) (semantics.md: both gates).
+__device__ __forceinline__ float gate_of(const ReplayParams& p, float x, float A) {
+  if (p.has_lower_bound) return p.lower_bound * sigmoidf(A * x);
+  return -A * (x <= 20.0f ? log1pf(expf(x)) : x);
+}
+
+// g of column c of (row, hv).
 __device__ __forceinline__ float gate(const ReplayParams& p, int64_t row, int64_t hv, int64_t c, float A) {
   const float x = load_float(p.a.ptr, row * p.a.stride[0] + hv * p.a.stride[1] + c * p.a.stride[2], p.a.dtype) +
                   load_float(p.dt_bias.ptr, hv * p.dt_bias.stride[0] + c * p.dt_bias.stride[1], p.dt_bias.dtype);
-  if (p.has_lower_bound) return p.lower_bound * sigmoidf(A * x);
-  return -A * (x <= 20.0f ? log1pf(expf(x)) : x);
+  return gate_of(p, x, A);
 }
 
 // Stores the g record (slot, hv, cursor) of a lane's columns [c0, c0 + NC). A scalar gate
