@@ -97,20 +97,23 @@ TEST(KernelAdversarial, EveryFlagOnce) {
   EXPECT_EQ(backend->row_status().value_or(std::vector<int32_t>{}), expected);
 }
 
-// More rows than threads in a CTA: the duplicate scan walks the batch in several strides.
+// More rows than threads in a CTA: the duplicate scan walks the batch in several strides
+// (600 CTAs: the 8-warp kernel; a 16-bit state on 1,200: the 4-warp one, in batches).
 TEST(KernelAdversarial, LargeBatchDuplicateScan) {
   KDA_REQUIRE_GPU();
-  const CaseConfig c = parse_case_config("B=300 H=1 HV=2 K=8 V=8 L=4 slots=310 steps=3 pad=0.1 ff=1 flush=0.2");
-  auto backend = make_cuda_backend(-1);
-  const CaseReport r = run_vs_reference(c, *backend, [](CaseTensors& kc, int64_t t) {
-    HostTensor& idx = kc.ssm_state_indices;
-    int64_t named = 0;  // the first row that names a slot
-    while (idx.get_linear(named) < 0) ++named;
-    idx.set_linear(299 - t, idx.get_linear(named));  // shares that row's slot
-    idx.set_linear(150, 310.0 + t);                 // past the pool
-  });
-  EXPECT_TRUE(r.pass()) << r.summary();
-  EXPECT_GE(r.rejected_rows, 3 * 3);
+  for (const char* line : {"B=300 H=1 HV=2 K=8 V=8 L=4 slots=310 steps=3 pad=0.1 ff=1 flush=0.2",
+                           "B=300 H=1 HV=4 K=8 V=8 L=4 slots=310 steps=3 state=bf16 pad=0.1 ff=1 flush=0.2"}) {
+    auto backend = make_cuda_backend(-1);
+    const CaseReport r = run_vs_reference(parse_case_config(line), *backend, [](CaseTensors& kc, int64_t t) {
+      HostTensor& idx = kc.ssm_state_indices;
+      int64_t named = 0;  // the first row that names a slot
+      while (idx.get_linear(named) < 0) ++named;
+      idx.set_linear(299 - t, idx.get_linear(named));  // shares that row's slot
+      idx.set_linear(150, 310.0 + t);                 // past the pool
+    });
+    EXPECT_TRUE(r.pass()) << line << ": " << r.summary();
+    EXPECT_GE(r.rejected_rows, 3 * 3) << line;
+  }
 }
 
 }  // namespace

@@ -119,5 +119,26 @@ TEST(KernelVsReference, ProductionShapes) {
   }
 }
 
+// Grids large enough for the launcher's 4-warp kernel (a 16-bit state on >= 1,024 CTAs, a
+// float32 one at L > 1 on >= 2,048), which the random rollouts (<= 96 CTAs) never reach: every
+// state dtype and lane width, runtime-dtype activations of every width, int64 indices with
+// strided layouts, a duplicate scan longer than one batch per thread (B = 300 over 64 threads).
+TEST(KernelVsReference, LargeGrids) {
+  KDA_REQUIRE_GPU();
+  for (const char* line :
+       {"B=64 H=4 HV=16 K=128 V=128 L=8 slots=70 steps=6 act=bf16 state=bf16 ring=bf16 out=bf16 pad=0.1 flush=0.2 seed=11",
+        "B=128 H=4 HV=16 K=128 V=128 L=8 slots=130 steps=3 act=f16 state=f32 ring=f32 out=f32 idx=i64 env=1 pad=0.1 "
+        "flush=0.2 seed=12",
+        "B=300 H=1 HV=4 K=64 V=64 L=16 slots=310 steps=6 act=f32 state=f16 ring=f16 out=f32 lb=-5 pad=0.2 flush=0.1 "
+        "seed=13",
+        "B=64 H=2 HV=16 K=32 V=128 L=1 slots=64 steps=3 act=bf16 state=bf16 ring=bf16 out=bf16 pad=0.1 seed=14"}) {
+    auto backend = make_cuda_backend(-1);
+    const CaseReport r = run_vs_reference(parse_case_config(line), *backend);
+    EXPECT_TRUE(r.pass()) << r.summary();
+    EXPECT_GT(r.flushes, 0) << line;
+    std::printf("%s\n", r.summary().c_str());
+  }
+}
+
 }  // namespace
 }  // namespace kda::testing
