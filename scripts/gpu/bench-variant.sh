@@ -26,7 +26,7 @@ for cu_path in "$src"/kernels/*.cu; do  # every kernel file of that tree (the se
 done
 rm -f "$work/libkernels.a"
 ar qc "$work/libkernels.a" "${objs[@]}" kernels/CMakeFiles/kda_kernels.dir/replayssm_decode.cpp.o \
-  kernels/CMakeFiles/kda_kernels_device.dir/device_tensor.cpp.o
+  kernels/CMakeFiles/kda_kernels.dir/gdn_kernel_dims.cpp.o kernels/CMakeFiles/kda_kernels_device.dir/device_tensor.cpp.o
 c++ -O3 -DNDEBUG -static-libstdc++ -static-libgcc bench/CMakeFiles/replayssm_bench.dir/*.o -o \
   "$root/build-bench-carry/replayssm_bench.$name" -L/usr/local/cuda/targets/x86_64-linux/lib "$work/libkernels.a" \
   bench/libkda_bench_model.a contract/libkda_contract.a /usr/local/cuda/lib/libcudart_static.a -ldl \
