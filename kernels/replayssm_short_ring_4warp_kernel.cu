@@ -5,7 +5,9 @@
 // paid once per 32 rows, not 16: 0.67x v14's warp instructions, 0.75-0.92x its time on grids
 // of >= 1,024 CTAs (16-bit states) or >= 2,048 at L > 1 (float32). On smaller grids (one
 // CTA's latency chain, made longer here) and for float32 steps where every row flushes, v14
-// stays faster: the launcher (replayssm_kernel.cu, short_ring_4warp_pays()) picks.
+// stays faster: the launcher (replayssm_kernel.cu, short_ring_4warp_pays()) picks. v16: its
+// round 1 is one memory round trip (every load issued before any value is used), which took
+// 0.80-0.86x v15's time on float32 appends and flushes, 0.92-0.94x on bf16 appends.
 //
 // Why a kernel of its own: v7 keeps a warp's 16 checkpoint rows in 64 registers for the
 // CTA's whole life (the rank update of every ring chunk needs them), which caps it at 2 CTAs
