@@ -70,17 +70,34 @@ void set_repeated(HostTensor& t, int64_t first, int64_t K, double v) {
 
 // The gate of each head repeated over the K channels, in a's and dt_bias's dtype (exact), and
 // each ring record's gate likewise: kda_replayssm's call with the same function (the key
-// property of gdn-replayssm.md). Runs once per judged step: each source element is read once.
+// property of gdn-replayssm.md). Runs once per judged step: each source element is read once,
+// and a ring record is repeated again only when its gate's bytes changed since the view was
+// last made in this `storage` (storage[3] keeps them): a step appends a few records of a pool
+// of slots * HV * L. The callers read the view, never write it.
 StepArgs as_kda(const StepArgs& g, const Dims& d, std::vector<HostTensor>& storage) {
-  storage.resize(3);
+  storage.resize(4);
   HostTensor& a = compact(storage[0], *scalar_type_of(g.a->dtype), {d.B, d.HV * d.K});
   HostTensor& dt = compact(storage[1], *scalar_type_of(g.dt_bias->dtype), {d.HV * d.K});
+  const std::vector<int64_t> records = {d.slots, d.HV, d.L};
+  const ScalarType ring = *scalar_type_of(g.g_cache->dtype);
+  const bool made = storage[2].has_data() && storage[2].shape() == std::vector<int64_t>{d.slots, d.HV, d.L, d.K} &&
+                    storage[3].has_data() && storage[3].type() == ring && storage[3].shape() == records;
   HostTensor& gc = compact(storage[2], ScalarType::Float32, {d.slots, d.HV, d.L, d.K});
+  HostTensor& seen = compact(storage[3], ring, records);  // each record's gate as last repeated
+  const std::size_t es = size_of(ring);
+  const auto* source = static_cast<const std::byte*>(g.g_cache->data) + g.g_cache->byte_offset;
   for (int64_t hv = 0; hv < d.HV; ++hv) {
     set_repeated(dt, hv, d.K, at(*g.dt_bias, {hv}));
     for (int64_t row = 0; row < d.B; ++row) set_repeated(a, row * d.HV + hv, d.K, at(*g.a, {row, hv}));
     for (int64_t s = 0; s < d.slots; ++s)
-      for (int64_t j = 0; j < d.L; ++j) set_repeated(gc, (s * d.HV + hv) * d.L + j, d.K, at(*g.g_cache, {s, hv, j}));
+      for (int64_t j = 0; j < d.L; ++j) {
+        const int64_t record = (s * d.HV + hv) * d.L + j, index[3] = {s, hv, j};
+        const std::byte* gate = source + element_offset(*g.g_cache, index) * static_cast<int64_t>(es);
+        std::byte* last = seen.storage().data() + record * static_cast<int64_t>(es);
+        if (made && std::memcmp(gate, last, es) == 0) continue;
+        std::memcpy(last, gate, es);
+        set_repeated(gc, record, d.K, load_element(gate, ring));
+      }
   }
   StepArgs k = g;
   k.a = &a.dl();
