@@ -3,6 +3,10 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include <exception>
+#include <stdexcept>
+#include <utility>
+
 #include "engine/device_mirror.hpp"
 #include "engine/gpu_probe.hpp"
 #include "kernels/gdn_replayssm_decode.hpp"
@@ -12,17 +16,42 @@
 namespace kda::engine {
 namespace {
 
-// Runs `launch` through the mirror; a refused call still downloads what the step may have
-// written, so that "nothing changed" is judged on the device's bytes.
-template <class Launch>
-void mirrored_step(DeviceMirror& m, const StepArgs& host, const Launch& launch) {
-  try {
-    m.step(host, launch);
-  } catch (...) {
-    m.download_after_refusal(host);
-    throw;
+// Runs a launch through the mirror, whole or in the two halves of Backend::start_step and
+// finish_step; a refused call still downloads what the step may have written, so that
+// "nothing changed" is judged on the device's bytes. A refusal at the launch is held until
+// finish(), so that the host tensors keep their bytes until then.
+class MirroredStep {
+ public:
+  void run(DeviceMirror& m, const StepArgs& host, const DeviceMirror::Launch& launch) {
+    start(m, host, launch);
+    finish();
   }
-}
+  void start(DeviceMirror& m, const StepArgs& host, const DeviceMirror::Launch& launch) {
+    mirror_ = &m;
+    host_ = host;
+    try {
+      m.start(host, launch);
+    } catch (...) {
+      refusal_ = std::current_exception();
+    }
+  }
+  void finish() {
+    DeviceMirror* m = std::exchange(mirror_, nullptr);
+    if (m == nullptr) throw std::logic_error("a step finished that was not started");
+    try {
+      if (const std::exception_ptr refusal = std::exchange(refusal_, nullptr)) std::rethrow_exception(refusal);
+      m->finish();
+    } catch (...) {
+      m->download_after_refusal(host_);
+      throw;
+    }
+  }
+
+ private:
+  DeviceMirror* mirror_ = nullptr;  // the mirror of a started step
+  StepArgs host_;
+  std::exception_ptr refusal_;
+};
 
 // Our launchers, by the operator they implement. A launcher that does not apply the
 // operator's contract itself (validates = false) is called after the operator's validate.
@@ -51,12 +80,18 @@ class CudaKernelBackend final : public Backend {
   const OperatorDescription& op() const override { return op_; }
   void step(const StepArgs& host) override {
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
-    mirrored_step(*mirror_, host,
-                  [this](const StepArgs& dev, cudaStream_t s, DLTensor* status) {
-                    if (!kernel_.validates) op_.validate(dev, kda::Backend::Cuda);
-                    kernel_.launch(dev, s, status);
-                  });
+    step_.run(*mirror_, host, launch_);
   }
+  bool start_step(const StepArgs& host) override {
+    try {
+      check_cuda(cudaSetDevice(device_), "cudaSetDevice");
+    } catch (...) {
+      return false;  // step() then raises it
+    }
+    step_.start(*mirror_, host, launch_);
+    return true;
+  }
+  void finish_step() override { step_.finish(); }
   std::optional<std::vector<int32_t>> row_status() override { return mirror_->row_status(); }
   bool guards_intact() const override { return mirror_->guards_intact(); }
 
@@ -66,6 +101,11 @@ class CudaKernelBackend final : public Backend {
   KernelEntry kernel_;
   std::unique_ptr<DeviceMirror> mirror_;
   Envelope envelope_;
+  MirroredStep step_;
+  const DeviceMirror::Launch launch_ = [this](const StepArgs& dev, cudaStream_t s, DLTensor* status) {
+    if (!kernel_.validates) op_.validate(dev, kda::Backend::Cuda);
+    kernel_.launch(dev, s, status);
+  };
 };
 
 class CudaPluginBackend final : public Backend {
@@ -85,9 +125,15 @@ class CudaPluginBackend final : public Backend {
       if (const std::string why = gpu_unavailable_reason(); !why.empty()) throw std::runtime_error(why);
       mirror_ = std::make_unique<DeviceMirror>();
     }
-    mirrored_step(*mirror_, host,
-                  [this](const StepArgs& dev, cudaStream_t s, DLTensor*) { call_plugin(p_, name_, dev, s); });
+    step_.run(*mirror_, host, launch_);
   }
+  // Only once the device is set up (the first step() does it and raises what stops it).
+  bool start_step(const StepArgs& host) override {
+    if (!mirror_) return false;
+    step_.start(*mirror_, host, launch_);
+    return true;
+  }
+  void finish_step() override { step_.finish(); }
   bool guards_intact() const override { return !mirror_ || mirror_->guards_intact(); }
 
  private:
@@ -95,6 +141,10 @@ class CudaPluginBackend final : public Backend {
   std::string what_, name_;
   Envelope envelope_;
   std::unique_ptr<DeviceMirror> mirror_;
+  MirroredStep step_;
+  const DeviceMirror::Launch launch_ = [this](const StepArgs& dev, cudaStream_t s, DLTensor*) {
+    call_plugin(p_, name_, dev, s);
+  };
 };
 
 }  // namespace

@@ -299,7 +299,13 @@ void DeviceMirror::step(const StepArgs& host) {
 }
 
 void DeviceMirror::step(const StepArgs& host, const Launch& launch) {
+  start(host, launch);
+  finish();
+}
+
+void DeviceMirror::start(const StepArgs& host, const Launch& launch) {
   const int64_t B = host.mixed_qkv->shape[0];
+  pending_ = {};
   DLTensor* status = status_tensor(B);
   StepArgs dev;
   std::byte* stage = nullptr;
@@ -318,28 +324,43 @@ void DeviceMirror::step(const StepArgs& host, const Launch& launch) {
     check_cuda(cudaMemsetAsync(status->data, 0xFF, static_cast<std::size_t>(B) * 4, stream_), "status poison");
   }
   launch(dev, stream_, status);
-  // Profiling only: wait for the step here, so that its time counts as the step's and not
-  // as the download's (a synchronization the verdict does not need).
-  if (phase_times_enabled()) synchronize("kernel execution");
 
-  // Everything the verdict reads comes back with one synchronization: what the step may
-  // write, the row status, every guard region.
+  // Everything the verdict reads is queued behind the launch, to come back with the one
+  // synchronization of finish(): what the step may write, the row status, every guard region.
   const PhaseScope downloading(Phase::Download);
+  Pending& p = pending_;
+  p.B = B;
   std::size_t at = upload_bytes;
-  std::vector<std::pair<const DLTensor*, std::size_t>> done;
   for (const DLTensor* t : {host.out, host.initial_state, host.d_cache, host.k_cache, host.g_cache})
-    if (t != nullptr) queue_download(*t, stage, at, done);
-  const std::size_t status_at = at;
-  copies_.add(stage + status_at, status->data, static_cast<std::size_t>(B) * 4);
+    if (t != nullptr) {
+      const cuda::DeviceTensor& dev_t = *tensors_.at(key_of(*t));
+      copies_.add(stage + at, dev_t.dl().data, dev_t.storage_size());
+      p.downloads[p.count++] = {host_bytes(*t), at, dev_t.storage_size()};
+      at += align_up(dev_t.storage_size());
+    }
+  p.status_at = at;
+  copies_.add(stage + p.status_at, status->data, static_cast<std::size_t>(B) * 4);
   at += align_up(static_cast<std::size_t>(B) * 4);
-  const std::size_t guards_at = at;
-  const std::size_t guards_end = queue_guard_copies(stage, guards_at);
+  p.guards_at = at;
+  p.guards_end = queue_guard_copies(stage, p.guards_at);
   copies_.queue(stream_, "download");
-  synchronize("kernel execution");
-  for (const auto& [t, offset] : done) std::memcpy(host_bytes(*t), stage + offset, tensors_.at(key_of(*t))->storage_size());
-  last_status_.resize(static_cast<std::size_t>(B));
-  std::memcpy(last_status_.data(), stage + status_at, static_cast<std::size_t>(B) * 4);
-  guards_ok_ = guards_hold(stage + guards_at, guards_end - guards_at);
+  p.stage = stage;
+}
+
+void DeviceMirror::finish() {
+  if (pending_.stage == nullptr) throw std::logic_error("DeviceMirror::finish without a started step");
+  const Pending p = pending_;
+  pending_ = {};
+  {
+    // What is left of the kernel and its read-backs after the host's work since start().
+    const PhaseScope waiting(Phase::Step);
+    synchronize("kernel execution");
+  }
+  const PhaseScope downloading(Phase::Download);
+  for (std::size_t i = 0; i < p.count; ++i) std::memcpy(p.downloads[i].host, p.stage + p.downloads[i].at, p.downloads[i].bytes);
+  last_status_.resize(static_cast<std::size_t>(p.B));
+  std::memcpy(last_status_.data(), p.stage + p.status_at, static_cast<std::size_t>(p.B) * 4);
+  guards_ok_ = guards_hold(p.stage + p.guards_at, p.guards_end - p.guards_at);
   step_results_ = true;
   if (!guards_ok_) refill_all_guards();  // reported now; the buffers' next use starts clean
 }

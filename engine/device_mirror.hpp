@@ -9,6 +9,7 @@
 #pragma once
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <map>
@@ -61,6 +62,13 @@ class DeviceMirror {
   // (after which nothing is downloaded).
   using Launch = std::function<void(const StepArgs& device, cudaStream_t stream, DLTensor* status)>;
   void step(const StepArgs& host, const Launch& launch);
+  // step() in two halves: start() queues the uploads, the poison, the launch and every
+  // read-back and returns without waiting (the host tensors keep their bytes: the uploads
+  // were copied to staging memory); finish() waits once and copies the read-backs into the
+  // host tensors, which must still be where they were. Nothing else may use the mirror in
+  // between. A launch that throws leaves nothing to finish.
+  void start(const StepArgs& host, const Launch& launch);
+  void finish();
   // step() with our kernel: kda::cuda::replayssm_decode, reporting into the status tensor.
   void step(const StepArgs& host);
 
@@ -108,6 +116,18 @@ class DeviceMirror {
   // What the last step() read back, valid until anything else touches the device.
   bool step_results_ = false, guards_ok_ = true;
   std::vector<int32_t> last_status_;
+  // A started step's read-backs, in staging memory until finish() copies them.
+  struct Download {
+    std::byte* host = nullptr;
+    std::size_t at = 0, bytes = 0;
+  };
+  struct Pending {
+    std::byte* stage = nullptr;  // null: no step started
+    std::array<Download, 5> downloads{};  // out, initial_state and the three rings
+    std::size_t count = 0, status_at = 0, guards_at = 0, guards_end = 0;
+    int64_t B = 0;
+  };
+  Pending pending_;
   CopyBatch copies_;
   cudaStream_t stream_ = nullptr;
 };
