@@ -2,14 +2,12 @@
 // in a fuzz target, which plays one case at a time, the case generator is the largest part
 // of the host's work per step. The bytes are fill_token's (cases/case_tensors.hpp): a
 // token's inputs are a pure function of the case's config, the token and its dt_bias, so
-// the thread that makes them does not matter. A helper runs only where the case has a core
-// to spare (engine/spare_cores.hpp); otherwise take() makes the inputs itself.
+// the thread that makes them does not matter. The helper is a thread kept per thread that
+// plays cases; it runs only where the case has a core to spare (engine/spare_cores.hpp);
+// otherwise take() makes the inputs itself.
 #pragma once
-#include <condition_variable>
 #include <cstdint>
 #include <exception>
-#include <mutex>
-#include <thread>
 
 #include "cases/case_tensors.hpp"
 
@@ -29,16 +27,10 @@ class TokenPrefetch {
   void take(CaseTensors& t, int64_t token);
 
  private:
-  void work();
-
   CaseTensors next_;  // the per-token inputs and what fill_token reads; no state or rings
   bool spare_ = false;
-  std::thread helper_;
-  std::mutex lock_;
-  std::condition_variable changed_;
-  int64_t asked_ = -1, made_ = -1;  // the token asked for, the token whose inputs next_ holds
-  bool stop_ = false;
-  std::exception_ptr error_;
+  int64_t asked_ = -1;  // the token being made on this thread's helper (-1: none)
+  std::exception_ptr error_;  // what making it threw, set on the helper before it is done
 };
 
 }  // namespace kda::engine
