@@ -45,7 +45,9 @@ struct Mask {
 
   void reset() { ranges.clear(); }
   void mark(std::size_t begin, std::size_t n) {
-    if (n > 0) ranges.emplace_back(begin, begin + n);
+    if (n == 0) return;
+    if (!ranges.empty() && ranges.back().second == begin) ranges.back().second = begin + n;  // a state's next row
+    else ranges.emplace_back(begin, begin + n);
   }
   void seal() {
     std::sort(ranges.begin(), ranges.end());
