@@ -14,15 +14,18 @@ namespace {
 // Normwise relative error of one block; NaN propagates (and never passes), a zero reference
 // demands an exactly zero result.
 double block_error(const double* e, const double* a, int64_t n, double floor) {
-  double diff = 0, ref = 0, act = 0;
+  double diff = 0, ref = 0;
   for (int64_t i = 0; i < n; ++i) {
     diff += (a[i] - e[i]) * (a[i] - e[i]);
     ref += e[i] * e[i];
-    act += a[i] * a[i];
   }
   if (std::isnan(diff) || std::isnan(ref)) return std::numeric_limits<double>::quiet_NaN();
   const double denominator = std::max(std::sqrt(ref), floor);
-  if (denominator == 0) return act == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  if (denominator == 0) {  // a zero reference: only an exactly zero result passes
+    double act = 0;
+    for (int64_t i = 0; i < n; ++i) act += a[i] * a[i];
+    return act == 0 ? 0.0 : std::numeric_limits<double>::infinity();
+  }
   return std::sqrt(diff) / denominator;
 }
 
