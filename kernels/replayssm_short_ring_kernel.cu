@@ -19,12 +19,13 @@
 // rounding point) in both paths.
 //
 // Per CTA (one per (row, value head, 128 state rows); 8 warps of 16 rows):
-//   1. memory round 1: the row's index, cursor and force flag, the duplicate-slot scan spread
-//      over the CTA, per column thread q, k, a, dt_bias, A_log; per row v; b;
+//   1. memory round 1, every load issued before any value is used (one round trip, not one
+//      per load): the row's index, cursor and force flag, per column thread q, k, a, dt_bias,
+//      A_log; per row v; b; padding rows: zeros to out, return; the gate;
 //   2. memory round 2: the ring records (cursor <= 16) into shared memory by cp.async, then
-//      the checkpoint tile (16-bit) or each warp's first 4 rows (float32); beta by one
-//      thread; one barrier with the duplicate verdict once the ring has landed; padding or
-//      rejected rows: zeros to out, return;
+//      the checkpoint tile (16-bit) or each warp's first 4 rows (float32), the duplicate-slot
+//      scan spread over the CTA; beta by one thread; one barrier with the duplicate verdict
+//      once the ring has landed; rejected rows: zeros to out, return;
 //   3. one thread per column: g, exp(g), exp(total), w_j; all threads: d_j; barrier (the
 //      tile has landed); an append: record j's a_j and b_j by one warp, barrier;
 //   4. each warp, 4 rows at a time: append: the dots with exp(total) exp(g) k and
@@ -88,24 +89,35 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   const int my_row = lane >> 1;  // in the results: lane 2i holds row i's S.k, lane 2i+1 its S.(q scale)
   const bool column = tid < p.K;  // thread tid computes column tid's per-head values
 
-  // Memory round 1: everything that does not depend on the slot, all in flight together.
+  // Memory round 1: every load that does not depend on the slot, all issued before any value
+  // is used (raw bits, converted once the index has landed).
   const QkvOffsets qkv = qkv_offsets(p, row, hv, h);
-  RowVerdict r = row_values<kPlain>(p, row);
-  float q_raw = 0.0f, k_raw = 0.0f, gate_c = 0.0f, v_raw = 0.0f;
+  const RowLoads row_loads = issue_row_loads<kPlain>(p, row);
+  uint32_t q_bits = 0, k_bits = 0, a_bits = 0, dt_bits = 0, A_log_bits = 0, v_bits = 0, b_bits = 0;
   if (column) {
-    q_raw = load_float(p.qkv.ptr, qkv.q0 + tid, p.qkv.dtype);
-    k_raw = load_float(p.qkv.ptr, qkv.k0 + tid, p.qkv.dtype);
-    gate_c = gate(p, row, hv, tid, head_A(p, hv));
+    A_log_bits = load_bits(p.A_log.ptr, hv * p.A_log.stride[0], p.A_log.dtype);
+    q_bits = load_bits(p.qkv.ptr, qkv.q0 + tid, p.qkv.dtype);
+    k_bits = load_bits(p.qkv.ptr, qkv.k0 + tid, p.qkv.dtype);
+    a_bits = load_bits(p.a.ptr, row * p.a.stride[0] + hv * p.a.stride[1] + tid * p.a.stride[2], p.a.dtype);
+    dt_bits = load_bits(p.dt_bias.ptr, hv * p.dt_bias.stride[0] + tid * p.dt_bias.stride[1], p.dt_bias.dtype);
   }
-  if (lane < nrows) v_raw = load_float(p.qkv.ptr, qkv.v0 + v_first + lane, p.qkv.dtype);  // lane i: row i's v
-  __shared__ float beta_sh;  // beta of (row, hv), computed once for the CTA
-  const float b_raw = tid == blockDim.x - 1 ? load_float(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype) : 0.0f;
-  const bool dup = r.slot >= 0 && slot_taken_elsewhere(p, row, r.slot, tid, blockDim.x);
+  if (lane < nrows) v_bits = load_bits(p.qkv.ptr, qkv.v0 + v_first + lane, p.qkv.dtype);  // lane i: row i's v
+  if (tid == blockDim.x - 1) b_bits = load_bits(p.b.ptr, row * p.b.stride[0] + hv * p.b.stride[1], p.b.dtype);
+  RowVerdict r = row_verdict<kPlain>(p, row_loads);
   if (r.status == kRowPadding) {
     zero_out_rows(p, out_row, v_first, nrows, lane);
     publish_row_status(p, row, hv, vc, r.status);
     return;
   }
+  float q_raw = 0.0f, k_raw = 0.0f, gate_c = 0.0f;
+  if (column) {
+    q_raw = bits_to_float(q_bits, p.qkv.dtype);
+    k_raw = bits_to_float(k_bits, p.qkv.dtype);
+    const float x = bits_to_float(a_bits, p.a.dtype) + bits_to_float(dt_bits, p.dt_bias.dtype);
+    gate_c = gate_of(p, x, expf(bits_to_float(A_log_bits, p.A_log.dtype)));
+  }
+  const float v_raw = bits_to_float(v_bits, p.qkv.dtype);
+  __shared__ float beta_sh;  // beta of (row, hv), computed once for the CTA
 
   // Memory round 2: the warp's first rows into registers, the ring records into shared
   // memory (only for a slot and cursor inside the tensors).
@@ -124,6 +136,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   uint32_t ahead[kGroup][words];  // register path: the group after the one computing, loading
   load_group<NC, SDT, kGroup>(p, w, 0, rows_here ? nrows : 0, ahead);
   if (r.status == kRowOk) stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, 0, r.cursor);
+  const bool dup = slot_taken_elsewhere_batched(p, row, r.slot, tid, blockDim.x);
   const int tile_pitch = static_cast<int>(p.K) * se;  // bytes of a row in rows_tile
   // The tile after the ring, in a group of its own: the column pass waits for the ring only.
   cp_async_commit();
@@ -138,6 +151,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   cp_async_commit();
   // beta (a double exp) by one thread that computes no column, while the copies land.
   if (tid == blockDim.x - 1) {
+    const float b_raw = bits_to_float(b_bits, p.b.dtype);
     if constexpr (kPlain) beta_sh = beta_plain(b_raw);
     else beta_sh = beta_of(b_raw, p.b.dtype);
   }
