@@ -8,6 +8,7 @@ column is the figure recorded in another run (../shared/peer), never measured in
 is labelled so. The closing lines count the rows where this run is slower than the record."""
 import csv
 import math
+import os
 import sys
 
 
@@ -19,7 +20,9 @@ def label(k):
 def main(out_dir):
     ours = list(csv.DictReader(open(f"{out_dir}/replayssm_bench.csv")))
     key = lambda r: (r["H"], r["HV"], r["state"], r["L"], r["B"], r["kind"])
-    peer = {key(r): r for r in csv.DictReader(open(f"{out_dir}/peer_comparison.csv"))}
+    # A run without --peer-table (a GDN sweep: the record holds KDA rows only) has no peer file.
+    peer_file = f"{out_dir}/peer_comparison.csv"
+    peer = {key(r): r for r in csv.DictReader(open(peer_file))} if os.path.exists(peer_file) else {}
     copy = float(ours[0]["copy_gbps"])
     print(f"Copy bandwidth of this run: {copy:,.0f} GB/s (read + written). Times: CUDA-event medians, "
           "graph for B <= 64, eager above. The peer column is SGLang's Triton kernel as RECORDED in "
