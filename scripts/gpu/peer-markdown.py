@@ -31,15 +31,15 @@ def main(out_dir):
     print("|---|---|---|---|---|---|---|---|---|---|")
     ratios = []
     for r in ours:
-        p = peer.get(key(r)) if r.get("op", "kda_replayssm") == "kda_replayssm" else None
-        ratio = float(p["peer_over_ours"]) if p else None
-        if ratio is not None:
+        op = r.get("op", "kda_replayssm")
+        p = peer.get(key(r)) if op == "kda_replayssm" else None  # the record holds KDA rows only
+        cells = [op, f"{r['H']}/{r['HV']}", r["state"], r["L"], r["B"], r["kind"], f"{float(r['time_us']):.1f}",
+                 f"{100 * float(r['frac_of_copy']):.1f}%", "-", "-"]
+        if p:
+            ratio = float(p["peer_over_ours"])
             ratios.append((ratio, key(r)))
-        print(f"| {r.get('op', 'kda_replayssm')} | {r['H']}/{r['HV']} | {r['state']} | {r['L']} | {r['B']} | {r['kind']} | "
-              f"{float(r['time_us']):.1f} | {100 * float(r['frac_of_copy']):.1f}% | "
-              f"{float(p['peer_recorded_us']):.1f} | {ratio:.2f}x |" if p else
-              f"| {r.get('op', 'kda_replayssm')} | {r['H']}/{r['HV']} | {r['state']} | {r['L']} | {r['B']} | {r['kind']} | "
-              f"{float(r['time_us']):.1f} | {100 * float(r['frac_of_copy']):.1f}% | - | - |")
+            cells[-2:] = [f"{float(p['peer_recorded_us']):.1f}", f"{ratio:.2f}x"]
+        print("| " + " | ".join(cells) + " |")
     if ratios:
         gm = math.exp(sum(math.log(x) for x, _ in ratios) / len(ratios))
         worst = min(ratios)
