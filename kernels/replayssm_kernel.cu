@@ -134,6 +134,9 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
   }
 
   float qs[NC], kn[NC], kq = 0.0f;
+  // An append: lane 2i's sum over the records of d_j(row i) a_j, lane 2i+1's of d_j(row i) b_j.
+  float records = 0.0f;
+  __shared__ float2 coef_sh[kRecordChunk];  // an append's a_j, b_j of the chunk's records
   const int lg_rows = __ffs(cta_rows) - 1;
   for (int jc = 0;; jc += kRecordChunk) {
     const int jn = min(kRecordChunk, r.cursor - jc);
@@ -156,49 +159,86 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     }
     round_staged_deltas(p, od, sh, jn, cta_rows, lg_rows);
     __syncthreads();
-    if (nrows > 0) {
-      if (jc == 0) {  // the token's columns of this lane, and the rebuild's starting point
-        float q[NC], k[NC];
-        load_shared_cols(sh.q, c0, active, q);
-        load_shared_cols(sh.k, c0, active, k);
-        float q_norm = 1.0f, k_norm = 1.0f;
-        if (p.l2norm) {
-          float qq = 0.0f, kk = 0.0f;
+    if (jc == 0) {  // the token's columns of this lane, in every warp (an append's coefficients need them)
+      float q[NC], k[NC];
+      load_shared_cols(sh.q, c0, active, q);
+      load_shared_cols(sh.k, c0, active, k);
+      float q_norm = 1.0f, k_norm = 1.0f;
+      if (p.l2norm) {
+        float qq = 0.0f, kk = 0.0f;
 #pragma unroll
-          for (int n = 0; n < NC; ++n) qq += q[n] * q[n], kk += k[n] * k[n];
-          q_norm = sqrtf(warp_sum(qq) + 1e-6f);
-          k_norm = sqrtf(warp_sum(kk) + 1e-6f);
-        }
-        float part = 0.0f;
-#pragma unroll
-        for (int n = 0; n < NC; ++n) {
-          qs[n] = q[n] / q_norm * p.scale;
-          kn[n] = k[n] / k_norm;
-          part += kn[n] * qs[n];
-        }
-        kq = warp_sum(part);
-        if (r.cursor > 0) {
-          float et[NC];
-          load_shared_cols(sh.etot, c0, active, et);
-          scale_columns(S, et);
-        }
+        for (int n = 0; n < NC; ++n) qq += q[n] * q[n], kk += k[n] * k[n];
+        q_norm = sqrtf(warp_sum(qq) + 1e-6f);
+        k_norm = sqrtf(warp_sum(kk) + 1e-6f);
       }
-      for (int j = 0; j < jn; ++j) {
-        float w[NC];
-        load_shared_cols(sh.ring.g[j], c0, active, w);
-        add_record(S, &sh.d[j][warp * kRowsPerWarp], w);
+      float part = 0.0f;
+#pragma unroll
+      for (int n = 0; n < NC; ++n) {
+        qs[n] = q[n] / q_norm * p.scale;
+        kn[n] = k[n] / k_norm;
+        part += kn[n] * qs[n];
+      }
+      kq = warp_sum(part);
+      if (r.flush && nrows > 0 && r.cursor > 0) {  // the rebuild's starting point
+        float et[NC];
+        load_shared_cols(sh.etot, c0, active, et);
+        scale_columns(S, et);
       }
     }
+    if (r.flush) {  // the rebuild: every record into the warp's register rows (a block-uniform branch)
+      if (nrows > 0)
+        for (int j = 0; j < jn; ++j) {
+          float w[NC];
+          load_shared_cols(sh.ring.g[j], c0, active, w);
+          add_record(S, &sh.d[j][warp * kRowsPerWarp], w);
+        }
+    } else {
+      // An append leaves the checkpoint as it is, so its rows need only S_dec k and S_dec q:
+      //   S_dec k = (S0 diag(exp(total) exp(g))) k + sum_j d_j a_j,  a_j = w_j . (exp(g) k),
+      // the same for q scale with b_j: one scalar pair per record, computed once per CTA by
+      // warp j mod the warps, instead of a rank-1 update of every register row per record.
+      const int warps = static_cast<int>(blockDim.x >> 5);
+      for (int j = warp; j < jn; j += warps) {
+        float wj[NC], eg[NC], ab[2] = {0.0f, 0.0f};
+        load_shared_cols(sh.ring.g[j], c0, active, wj);
+        load_shared_cols(sh.eg, c0, active, eg);
+#pragma unroll
+        for (int n = 0; n < NC; ++n) {
+          const float we = wj[n] * eg[n];
+          ab[0] += we * kn[n], ab[1] += we * qs[n];
+        }
+        const float sum = warp_reduce_scatter(ab);  // lane 0: a_j, lane 1: b_j
+        if (lane == 0) coef_sh[j].x = sum;
+        if (lane == 1) coef_sh[j].y = sum;
+      }
+      __syncthreads();
+      if (my_row < nrows)
+        for (int j = 0; j < jn; ++j) {
+          const float2 ab = coef_sh[j];
+          records = fmaf(sh.d[j][warp * kRowsPerWarp + my_row], (lane & 1) ? ab.y : ab.x, records);
+        }
+    }
     if (jc + kRecordChunk >= r.cursor) break;
-    __syncthreads();  // this chunk's w and d are consumed before the next chunk overwrites them
+    __syncthreads();  // this chunk's w, d and coefficients are consumed before the next chunk overwrites them
   }
   if (nrows <= 0) return;
 
   float eg[NC];
   load_shared_cols(sh.eg, c0, active, eg);
-  scale_columns(S, eg);
-
-  const float dot = row_dots(S, kn, qs);  // lane 2i: row i's S.k, lane 2i+1: its S.(q scale)
+  float dot;  // lane 2i: row i's S.k, lane 2i+1: its S.(q scale)
+  if (r.flush) {
+    scale_columns(S, eg);
+    dot = row_dots(S, kn, qs);
+  } else {  // the checkpoint's rows against per-column weights exp(total) exp(g) k and exp(total) exp(g) q scale
+    float et[NC], x[NC], y[NC];
+    load_shared_cols(sh.etot, c0, active, et);
+#pragma unroll
+    for (int n = 0; n < NC; ++n) {
+      const float e = et[n] * eg[n];
+      x[n] = e * kn[n], y[n] = e * qs[n];
+    }
+    dot = row_dots(S, x, y) + records;
+  }
   const float sq = __shfl_down_sync(kFullMask, dot, 1);
   float d = 0.0f;
   if ((lane & 1) == 0 && my_row < nrows) {
