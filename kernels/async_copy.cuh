@@ -20,6 +20,12 @@ __device__ __forceinline__ void cp_async4(void* dst, const void* src) {
   asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(s), "l"(src) : "memory");
 }
 
+// Asks L2 for the line holding `at` (a hint: nothing waits for it, no register is written),
+// so that a load issued later finds it there instead of in DRAM.
+__device__ __forceinline__ void prefetch_l2(const void* at) {
+  asm volatile("prefetch.global.L2 [%0];\n" ::"l"(at));
+}
+
 // Waits for this thread's copies; a __syncthreads() must follow before others read them.
 __device__ __forceinline__ void cp_async_wait_all() { asm volatile("cp.async.wait_all;\n" ::: "memory"); }
 

@@ -99,15 +99,21 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
                      (s_row * se) % (NC * se) == 0;
   char* const s_at = p.state.ptr + s0 * se;
   const int64_t s_row_bytes = s_row * se;
-  if (r.status == kRowOk) {
-    if (active) {
+  // A flush holds its rows in registers across the ring (the rebuild needs them); an append
+  // needs them only for its two dots after the ring, so it asks L2 for them now and loads
+  // them then, and holds no register meanwhile.
+  const auto load_rows = [&] {
 #pragma unroll
-      for (int rr = 0; rr < kRowsPerWarp; ++rr) {
-        if (rr >= nrows) break;
-        if (s_vec) load_cols_aligned<NC, SDT>(s_at + rr * s_row_bytes, S[rr]);
-        else load_cols(p.state.ptr, SDT, s0 + rr * s_row, s_col, S[rr]);
-      }
+    for (int rr = 0; rr < kRowsPerWarp; ++rr) {
+      if (rr >= nrows) break;
+      if (s_vec) load_cols_aligned<NC, SDT>(s_at + rr * s_row_bytes, S[rr]);
+      else load_cols(p.state.ptr, SDT, s0 + rr * s_row, s_col, S[rr]);
     }
+  };
+  if (r.status == kRowOk) {
+    if (active && r.flush) load_rows();
+    if (active && !r.flush)
+      for (int rr = 0; rr < nrows; ++rr) prefetch_l2(p.state.ptr + (s0 + rr * s_row) * se);
     stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, 0, min(kRecordChunk, r.cursor));
   }
   cp_async_wait_all();
@@ -133,8 +139,18 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
       else
         for (int j = 0; j < r.cursor; ++j) total += sh.ring.g[j][c];
     } else {  // beyond the first chunk: the sum over the whole ring, in record order
+      // Loads issued kGateBatch at a time before any is added (one round trip per batch, not
+      // per record); the zeros past the cursor add nothing.
+      constexpr int kGateBatch = 8;
       const float* g_col = reinterpret_cast<const float*>(p.g_cache.ptr) + off4(p.g_cache, r.slot, hv, 0, c);
-      for (int j = 0; j < r.cursor; ++j) total += g_col[j * p.g_cache.stride[2]];
+      const int64_t g_step = p.g_cache.stride[2];
+      for (int jb = 0; jb < r.cursor; jb += kGateBatch) {
+        float gj[kGateBatch];
+#pragma unroll
+        for (int u = 0; u < kGateBatch; ++u) gj[u] = jb + u < r.cursor ? g_col[(jb + u) * g_step] : 0.0f;
+#pragma unroll
+        for (int u = 0; u < kGateBatch; ++u) total += gj[u];
+      }
     }
     sh.etot[c] = expf(total);
   }
@@ -165,7 +181,9 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     }
     round_staged_deltas(p, od, sh, jn, cta_rows, lg_rows);
     __syncthreads();
-    if (jc == 0) {  // the token's columns of this lane, in every warp (an append's coefficients need them)
+    // The token's columns of this lane (a flush: the warps with rows; an append: every warp,
+    // for the coefficients).
+    const auto token_columns = [&] {
       float q[NC], k[NC];
       load_shared_cols(sh.q, c0, active, q);
       load_shared_cols(sh.k, c0, active, k);
@@ -185,24 +203,29 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
         part += kn[n] * qs[n];
       }
       kq = warp_sum(part);
-      if (r.flush && nrows > 0 && r.cursor > 0) {  // the rebuild's starting point
-        float et[NC];
-        load_shared_cols(sh.etot, c0, active, et);
-        scale_columns(S, et);
-      }
-    }
+    };
     if (r.flush) {  // the rebuild: every record into the warp's register rows (a block-uniform branch)
-      if (nrows > 0)
+      if (nrows > 0) {
+        if (jc == 0) {
+          token_columns();
+          if (r.cursor > 0) {  // the rebuild's starting point
+            float et[NC];
+            load_shared_cols(sh.etot, c0, active, et);
+            scale_columns(S, et);
+          }
+        }
         for (int j = 0; j < jn; ++j) {
           float w[NC];
           load_shared_cols(sh.ring.g[j], c0, active, w);
           add_record(S, &sh.d[j][warp * kRowsPerWarp], w);
         }
+      }
     } else {
       // An append leaves the checkpoint as it is, so its rows need only S_dec k and S_dec q:
       //   S_dec k = (S0 diag(exp(total) exp(g))) k + sum_j d_j a_j,  a_j = w_j . (exp(g) k),
       // the same for q scale with b_j: one scalar pair per record, computed once per CTA by
       // warp j mod the warps, instead of a rank-1 update of every register row per record.
+      if (jc == 0) token_columns();
       const int warps = static_cast<int>(blockDim.x >> 5);
       for (int j = warp; j < jn; j += warps) {
         float wj[NC], eg[NC], ab[2] = {0.0f, 0.0f};
@@ -218,11 +241,15 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
         if (lane == 1) coef_sh[j].y = sum;
       }
       __syncthreads();
-      if (my_row < nrows)
-        for (int j = 0; j < jn; ++j) {
+      if (my_row < nrows) {
+        const float* d_row = &sh.d[0][warp * kRowsPerWarp + my_row];
+#pragma unroll
+        for (int j = 0; j < kRecordChunk; ++j) {  // unrolled: the shared loads issue ahead of the sums
+          if (j >= jn) break;
           const float2 ab = coef_sh[j];
-          records = fmaf(sh.d[j][warp * kRowsPerWarp + my_row], (lane & 1) ? ab.y : ab.x, records);
+          records = fmaf(d_row[j * kCtaRows], (lane & 1) ? ab.y : ab.x, records);
         }
+      }
     }
     if (jc + kRecordChunk >= r.cursor) break;
     __syncthreads();  // this chunk's w, d and coefficients are consumed before the next chunk overwrites them
@@ -236,6 +263,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     scale_columns(S, eg);
     dot = row_dots(S, kn, qs);
   } else {  // the checkpoint's rows against per-column weights exp(total) exp(g) k and exp(total) exp(g) q scale
+    if (active) load_rows();
     float et[NC], x[NC], y[NC];
     load_shared_cols(sh.etot, c0, active, et);
 #pragma unroll
