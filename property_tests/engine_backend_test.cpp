@@ -171,5 +171,16 @@ TEST(Envelope, IndexDtypesBoundOnlyThoseTheOperatorsCasesHave) {
   EXPECT_EQ(index_ways_out(find_operator("gdn_replayssm")), 0);
 }
 
+// ... but the envelope still describes what the backend declared: int32 alone, not the int64
+// that gdn_replayssm's cases never have.
+TEST(Envelope, DescribesTheIndexDtypesAsDeclared) {
+  kda_envelope declared{KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_INT32,
+                        1, 256, 1, 256, 0, 1, kDLCPU};
+  for (const char* name : {"kda_replayssm", "gdn_replayssm"}) {
+    const std::string line = Envelope::from_c(declared, find_operator(name)).describe();
+    EXPECT_NE(line.find(" idx {int32} "), std::string::npos) << name << ": " << line;
+  }
+}
+
 }  // namespace
 }  // namespace kda::engine
