@@ -14,7 +14,9 @@
 #include "contract/host_tensor.hpp"
 #include "contract/scalar_type.hpp"
 #include "engine/counter_chooser.hpp"
+#include "engine/replayssm_sample_space.hpp"
 #include "operators/gdn_replayssm/contract.hpp"
+#include "operators/gdn_replayssm/description.hpp"
 #include "operators/gdn_replayssm/error_inputs.hpp"
 #include "operators/gdn_replayssm/valid_call.hpp"
 
@@ -324,6 +326,27 @@ TEST(GdnContract, ValidCallsGiveTheirDims) {
     const Outcome o = run(engine::gdn_valid_spec(c));
     EXPECT_EQ(o.id, "") << engine::to_string(c) << ": " << o.message;
     EXPECT_EQ(o.dims, c.dims()) << engine::to_string(c);
+  }
+}
+
+// The operator's sampled valid calls (the contract suites' and the sweep's, metadata only)
+// reach K and V off the powers of two, which its wrapper tiles by next_power_of_2 and KDA's
+// contract refuses, and each is accepted with its dims.
+TEST(GdnContract, SampledCallsReachHeadDimsOffThePowersOfTwo) {
+  const engine::OperatorDescription& op = engine::gdn_replayssm_operator();
+  const auto pow2 = [](int64_t x) { return (x & (x - 1)) == 0; };
+  for (const engine::SampleLimits& l : {engine::limits::contract_calls(), engine::limits::sweep_calls()}) {
+    int off_k = 0, off_v = 0;
+    for (uint64_t i = 0; i < 400; ++i) {
+      engine::CounterChooser ch(11, engine::stream::kContractCalls, i);
+      const CallConfig c = op.sample_call(ch, l);
+      off_k += !pow2(c.K) && c.K != 17, off_v += !pow2(c.V);  // 17: the floor a smaller K is raised to (G32)
+      const Outcome o = run(engine::gdn_valid_spec(c));
+      EXPECT_EQ(o.id, "") << engine::to_string(c) << ": " << o.message;
+      EXPECT_EQ(o.dims, c.dims()) << engine::to_string(c);
+    }
+    EXPECT_GT(off_k, 40);
+    EXPECT_GT(off_v, 40);
   }
 }
 

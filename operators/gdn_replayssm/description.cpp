@@ -45,6 +45,25 @@ CallConfig gdn_call(CallConfig c) {
   return c;
 }
 
+// A head dim off the powers of two, in (d/2, d) and inside `range` (d itself where none fits):
+// the wrapper tiles K by next_power_of_2(K) and masks the rest, so any K and V are valid
+// here, while KDA's contract refuses them and the shared sample space draws only powers of two.
+int64_t off_power_of_two(Chooser& ch, int64_t d, IntRange range) {
+  const int64_t lo = std::max(d / 2 + 1, range.lo), hi = std::min(d - 1, range.hi);
+  return lo <= hi ? ch.integer(lo, hi) : d;
+}
+
+// A valid call of this operator: the shared sample space's, with K and V off the powers of
+// two in one call of four.
+CallConfig sample_gdn_call(Chooser& ch, const SampleLimits& l) {
+  CallConfig c = sample_call_config(ch, l);
+  if (ch.coin(1, 3)) {
+    c.K = off_power_of_two(ch, c.K, l.K);
+    c.V = off_power_of_two(ch, c.V, l.V);
+  }
+  return gdn_call(c);
+}
+
 // The element of host tensor t at idx.
 double at(const DLTensor& t, std::initializer_list<int64_t> idx) {
   const ScalarType type = *scalar_type_of(t.dtype);
@@ -155,7 +174,7 @@ const OperatorDescription& gdn_replayssm_operator() {
       .reference_step = &checked_step,
       .emulated_step = &emulated_step,
       .error_inputs = &gdn_replayssm_error_inputs,
-      .sample_call = [](Chooser& ch, const SampleLimits& l) { return gdn_call(sample_call_config(ch, l)); },
+      .sample_call = &sample_gdn_call,
       .valid_spec = [](const CallConfig& c) { return gdn_valid_spec(gdn_call(c)); },
       .dims_of = [](const CallConfig& c) { return gdn_call(c).dims(); },
       .fit_case = [](CaseConfig c) {
