@@ -79,8 +79,7 @@ std::string Envelope::excludes(const CaseConfig& c) const {
   if (!in(state_dtypes, c.state_dtype)) return fmt::format("state dtype {}", name_of(c.state_dtype));
   if (!in(ring_dtypes, c.ring_dtype)) return fmt::format("ring dtype {}", name_of(c.ring_dtype));
   if (!in(out_dtypes, c.out_dtype)) return fmt::format("out dtype {}", name_of(c.out_dtype));
-  if (!in(index_dtypes | index_dtypes_fitted_away, c.index_dtype))
-    return fmt::format("index dtype {}", name_of(c.index_dtype));
+  if (!in(index_dtypes_inside(), c.index_dtype)) return fmt::format("index dtype {}", name_of(c.index_dtype));
   if (c.K < k_min || c.K > k_max) return fmt::format("K={} outside {}..{}", c.K, k_min, k_max);
   if (c.V < v_min || c.V > v_max) return fmt::format("V={} outside {}..{}", c.V, v_min, v_max);
   if (l_max > 0 && c.L > l_max) return fmt::format("L={} above {}", c.L, l_max);
@@ -92,7 +91,7 @@ std::optional<CaseConfig> Envelope::fit(CaseConfig c) const {
   const uint64_t s = c.seed;
   const auto act = inside(act_dtypes, c.act_dtype, kFloats, s), state = inside(state_dtypes, c.state_dtype, kFloats, s >> 8),
              ring = inside(ring_dtypes, c.ring_dtype, kFloats, s >> 16), out = inside(out_dtypes, c.out_dtype, kFloats, s >> 24);
-  const auto index = inside(index_dtypes | index_dtypes_fitted_away, c.index_dtype, kIndices, s >> 32);
+  const auto index = inside(index_dtypes_inside(), c.index_dtype, kIndices, s >> 32);
   if (!act || !state || !ring || !out || !index || k_min > k_max || v_min > v_max) return std::nullopt;
   c.act_dtype = *act, c.state_dtype = *state, c.ring_dtype = *ring, c.out_dtype = *out, c.index_dtype = *index;
   c.K = clamp_pow2(c.K, k_min, k_max);
@@ -118,7 +117,7 @@ std::vector<CaseConfig> Envelope::just_outside(const CaseConfig& c) const {
   with_dtype(state_dtypes, &CaseConfig::state_dtype, kFloats);
   with_dtype(ring_dtypes, &CaseConfig::ring_dtype, kFloats);
   with_dtype(out_dtypes, &CaseConfig::out_dtype, kFloats);
-  with_dtype(index_dtypes | index_dtypes_fitted_away, &CaseConfig::index_dtype, kIndices);
+  with_dtype(index_dtypes_inside(), &CaseConfig::index_dtype, kIndices);
   // A head dim one power of two past the range, the rest of the case shrunk (one row per
   // slot, no grouping, a short ring, one token, the other head dim small) so that the call
   // stays cheap to build at any K or V a declared bound allows.

@@ -27,6 +27,8 @@ struct Envelope {
   // int64, which its contract refuses): no way out of the envelope although not declared, so
   // they count as inside everywhere but in describe().
   uint32_t index_dtypes_fitted_away = 0;
+  // The index dtypes a case may have inside: the declared ones and those fitted away.
+  uint32_t index_dtypes_inside() const { return index_dtypes | index_dtypes_fitted_away; }
   int64_t k_min = 1, k_max = int64_t{1} << 20;
   int64_t v_min = 1, v_max = int64_t{1} << 20;
   int64_t l_max = 0;  // 0: no limit
