@@ -13,6 +13,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "capi/status.hpp"
@@ -47,6 +48,7 @@ std::string describe(const engine::CaseReport& r) {
                                                                          {"g_cache", &r.g_ring}};
   for (const auto& [name, c] : parts)
     if (c->blocks > 0) s += fmt::format("\n  {}: {}", name, c->describe());
+  if (!r.note.empty()) s += "\n  " + r.note;
   if (!r.failure.empty()) s += "\n  FAILURE: " + r.failure;
   return s;
 }
@@ -75,7 +77,11 @@ std::unique_ptr<engine::Backend> backend_of(const kda_plugin& plugin, const kda_
 
 engine::SuiteDraws draws_of(const engine::Backend& backend, const kda_check_options& opt) {
   return {opt.seed, opt.work_budget > 0 ? opt.work_budget : kDefaultWorkBudget,
-          opt.restriction != nullptr ? engine::Envelope::from_c(*opt.restriction, backend.op()) : engine::Envelope{}};
+          opt.restriction != nullptr ? engine::Envelope::from_c(*opt.restriction, backend.op()) : engine::Envelope{},
+          opt.probe_invalid_rows != 0,
+          opt.model != nullptr && *opt.model != '\0'
+              ? std::optional(engine::parse_model(opt.model, backend.op().fit_case(CaseConfig{}).gate_per_head))
+              : std::nullopt};
 }
 
 // The replay line of case `first` of the one suite the options name, without running it.
@@ -100,13 +106,15 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
   const std::unique_ptr<engine::Backend> backend = backend_of(plugin, opt);
   const engine::SuiteDraws draws = draws_of(*backend, opt);
   nlohmann::json cases = nlohmann::json::array();
-  if (opt.config != nullptr) {  // one kernel case from its line; what follows " | " names a call, not the case
+  if (opt.config != nullptr) {  // one case from its line; what follows " | " names a call, not the case
     const std::string line(opt.config);
     const CaseConfig c = parse_case_config(line.substr(0, line.find(" | ")));
     if (!is_valid_config(c)) throw std::invalid_argument("not a valid case config: " + line);
     const CaseConfig fitted = backend->op().fit_case(c);  // the case the driver runs, so the replay line is it
-    const engine::CaseReport r = engine::run_vs_reference(fitted, *backend);
-    cases.push_back(entry({"kernel", -1, r.pass(), to_string(fitted), describe(r)}));
+    // Against the comparison of the suite that drew it: kernel-truth's float64 recurrence, else the reference.
+    const bool truth = opt.suites != nullptr && std::string_view(opt.suites) == "kernel-truth";
+    const engine::CaseReport r = truth ? engine::run_vs_truth(fitted, *backend) : engine::run_vs_reference(fitted, *backend);
+    cases.push_back(entry({truth ? "kernel-truth" : "kernel", -1, r.pass(), to_string(fitted), describe(r)}));
   }
   for (const engine::SuiteInfo* suite : opt.config != nullptr ? std::vector<const engine::SuiteInfo*>{}
                                                               : split_suites(opt.suites)) {
@@ -126,7 +134,11 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
       cases.push_back(entry(o));
     }
   }
-  return nlohmann::json{{"plugin", backend->name()}, {"profile", opt.profile >= 0 ? opt.profile : plugin.profile}, {"cases", cases}}.dump();
+  return nlohmann::json{{"plugin", backend->name()},
+                        {"profile", opt.profile >= 0 ? opt.profile : plugin.profile},
+                        {"invalid_rows", engine::invalid_rows_claim(backend->envelope().invalid_rows, draws.probe_invalid_rows)},
+                        {"cases", cases}}
+      .dump();
 }
 
 }  // namespace

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define KDA_CAPI_VERSION 5
+#define KDA_CAPI_VERSION 6
 
 #define KDA_CAPI_EXPORT __attribute__((visibility("default")))
 
@@ -94,18 +94,26 @@ typedef struct kda_check_options {
   int64_t count;
   double work_budget;  /* reference work per rollout case (<= 0: the default) */
   int32_t profile;     /* KDA_PROFILE_*, or -1: the plugin's own */
-  const char* config;  /* a config line (a kernel case's replay): that case alone, as the kernel suite runs it; NULL: none */
+  const char* config;  /* a config line (a case's replay): that case alone, against the reference as the kernel suite
+                          runs it, or against the float64 truth where `suites` names kernel-truth alone; NULL: none */
   /* Where the suites draw their cases, inside the plugin's envelope; it claims nothing: the
    * envelope suite still tests the declared envelope. NULL: the whole envelope. */
   const kda_envelope* restriction;
+  /* Version 6: with a plugin that declares KDA_INVALID_ROWS_NONE, feed invalid rows anyway (one
+   * kernel case in five) and report, never fail, what it did (`check --probe-invalid-indices`). */
+  int32_t probe_invalid_rows;
+  /* Version 6: "NAME[:tp=N]" (`check --model`): the kernel suites draw that model's per-GPU shapes; NULL: none. */
+  const char* model;
 } kda_check_options;
 
 /* Runs the suites against the plugin, as an implementation of the operator it names (its
  * `op`): that operator's cases, reference and error inputs. The report is JSON, NUL-terminated:
- *   {"plugin": NAME, "cases": [{"suite", "index", "pass", "replay", "detail"}...]}
- * where replay is the case's config line, followed by " | error input ID" (kernel-contract),
- * " | outside the envelope: WHAT" (envelope, and one kernel case in ten) or " | at token T,
- * row R's ..." (one kernel case in five); the suites are the harness's one table's
+ *   {"plugin": NAME, "profile": P, "invalid_rows": WHAT, "cases": [{"suite", "index", "pass", "replay", "detail"}...]}
+ * where WHAT says which claims about runtime-invalid rows the plugin made and which were tested,
+ * and replay is the case's config line, followed by " | error input ID" (kernel-contract),
+ * " | outside the envelope: WHY" (envelope, and one kernel case in ten) or " | at token T,
+ * row R's ..." (one kernel case in five where the plugin declares KDA_INVALID_ROWS_RAISE, or
+ * " | probe: at token T, ..." with probe_invalid_rows); the suites are the harness's one table's
  * (engine/suites.hpp, `kda-harness check --list`). A name that is no suite of
  * kda_check_suites() is KDA_BAD_ARGUMENT (a former name, rollout or truth, says the new one). 
  * Returns KDA_OK when the suites ran (whatever they found), KDA_BUFFER_TOO_SMALL with *needed

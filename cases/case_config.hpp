@@ -39,6 +39,10 @@ struct CaseConfig {
   std::optional<double> lower_bound;  // absent: softplus gate
   int64_t steps = 1;          // tokens in a rollout (T)
   double pad_fraction = 0.25; // probability that a row is padding (slot -1)
+  // Rows 0 and B-1 padding whatever pad_fraction draws (a batch padded at both ends, as a
+  // server's graph buckets pad it), and the last slot named by no live row: a kernel that
+  // reads slot -1 as the last slot (an index that wraps) writes where nothing may be written.
+  bool pad_ends = false;
   double flush_prob = 0.2;    // per row and step, probability of a forced flush
   bool random_cursors = true; // rows start at different cursors (divergent write_pos)
   ValueMode values = ValueMode::WellConditioned;
@@ -49,7 +53,7 @@ struct CaseConfig {
 
 // "B=3 H=2 HV=4 K=128 V=128 L=4 slots=5 act=bf16 state=f32 ring=bf16 out=bf16 idx=i32 a3d=0
 //  dt2d=0 l2=1 ff=1 env=0 lb=none steps=1 pad=0.25 flush=0.2 rcur=1 values=well seed=1", with
-// " gate=head" appended for a config with gate_per_head.
+// " gate=head" appended for a config with gate_per_head, " padends=1" for one with pad_ends.
 std::string to_string(const CaseConfig& c);
 // "f32", "bf16", "f16", "i32", "i64": a dtype as the config line names it (case names use it too).
 std::string_view short_name(ScalarType t);

@@ -91,18 +91,19 @@ void fill_parameters(CaseTensors& t) {
   t.scale = values::query_scale(c);
 }
 
-// Slots: a seeded permutation; each non-padding row takes the next one. Cursors: random
-// in [0, L-1] (random_cursors) or 0.
+// Slots: a seeded permutation; each non-padding row takes the next one (with pad_ends, the
+// last slot is left to none). Cursors: random in [0, L-1] (random_cursors) or 0.
 void fill_indices(CaseTensors& t) {
   const CaseConfig& c = t.config;
   std::vector<int64_t> order(c.slots);
   std::iota(order.begin(), order.end(), 0);
   const Counter so(c.seed, Stream::SlotOrder);
   std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return so.bits(x) < so.bits(y); });
+  if (c.pad_ends) std::stable_partition(order.begin(), order.end(), [&](int64_t s) { return s != c.slots - 1; });
   const Counter pad(c.seed, Stream::Padding), cur(c.seed, Stream::Cursor);
   int64_t next = 0;
   for (int64_t row = 0; row < c.B; ++row) {
-    const bool padding = pad.bernoulli(row, c.pad_fraction);
+    const bool padding = (c.pad_ends && (row == 0 || row == c.B - 1)) || pad.bernoulli(row, c.pad_fraction);
     t.ssm_state_indices.set_linear(row, padding ? -1.0 : static_cast<double>(order[next++]));
     const int64_t cursor = c.random_cursors ? static_cast<int64_t>(cur.below(row, c.L)) : 0;
     t.write_pos.set_linear(row, static_cast<double>(cursor));

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <numeric>
 #include <stdexcept>
+#include <utility>
 
 #include "engine/counter_chooser.hpp"
 #include "engine/replayssm_sample_space.hpp"
@@ -19,6 +20,8 @@ constexpr auto kBackendCases = static_cast<rng::Stream>(0xBAC5);
 constexpr auto kFlagStrata = static_cast<rng::Stream>(0x57A7);
 
 constexpr int64_t kProductionHeadDim = 128;  // Kimi-Linear's K and V
+// A region that pins K and V at this or more is a production one (draws_production_batches).
+constexpr int64_t kSmallestProductionDim = 64;
 // The layouts of one GPU's share of the heads: KDA's H = HV at a few tensor-parallel
 // degrees, and a grouped layout (GDN's, 8 value heads per key head).
 struct Layout {
@@ -123,14 +126,28 @@ void fit_production(CaseConfig& c, double budget) {
 
 bool is_production_index(uint64_t index) { return index % kProductionEvery == 0; }
 bool is_precise_index(uint64_t index) { return index % kProductionEvery == 1; }
+bool is_padded_ends_index(uint64_t index) { return index % kPaddedEndsEvery == kPaddedEndsEvery - 1; }
 
-CaseConfig draw_backend_case(uint64_t seed, uint64_t index, const SampleLimits& limits, const Envelope& region) {
+bool draws_production_batches(const Envelope& region, const ProductionShape* model) {
+  return model != nullptr || (region.k_min == region.k_max && region.v_min == region.v_max &&
+                              region.k_min >= kSmallestProductionDim && region.v_min >= kSmallestProductionDim);
+}
+
+CaseConfig draw_backend_case(uint64_t seed, uint64_t index, const SampleLimits& limits, const Envelope& region,
+                             const ProductionShape* model) {
   CounterChooser ch(seed, kBackendCases, index);
-  const std::vector<int64_t> ks = head_dims(limits.K, region.k_min, region.k_max, "K"),
-                             vs = head_dims(limits.V, region.v_min, region.v_max, "V");
-  const bool production = is_production_index(index);
-  const int64_t K = production ? production_dim(ks) : choose(ch, std::span<const int64_t>(ks));
-  const int64_t V = production ? production_dim(vs) : choose(ch, std::span<const int64_t>(vs));
+  const bool batches = draws_production_batches(region, model);
+  if (model != nullptr && (model->K < region.k_min || model->K > region.k_max || model->V < region.v_min ||
+                           model->V > region.v_max))
+    throw std::invalid_argument(fmt::format("no case fits: {} has K={} and V={}, outside K {}..{} V {}..{}", model->model,
+                                            model->K, model->V, region.k_min, region.k_max, region.v_min, region.v_max));
+  const std::vector<int64_t> ks = model != nullptr ? std::vector<int64_t>{model->K}
+                                                   : head_dims(limits.K, region.k_min, region.k_max, "K"),
+                             vs = model != nullptr ? std::vector<int64_t>{model->V}
+                                                   : head_dims(limits.V, region.v_min, region.v_max, "V");
+  const bool production = is_production_index(index) && !batches;
+  const int64_t K = production || batches ? production_dim(ks) : choose(ch, std::span<const int64_t>(ks));
+  const int64_t V = production || batches ? production_dim(vs) : choose(ch, std::span<const int64_t>(vs));
 
   SampleLimits l = limits;
   l.K = {K, K};  // pinned: the work budget is met with the other sizes
@@ -166,12 +183,31 @@ CaseConfig draw_backend_case(uint64_t seed, uint64_t index, const SampleLimits& 
     c.H = layout.H, c.HV = layout.HV;
     fit_production(c, std::max(limits.work_budget, kProductionWork));
   }
+  if (batches) draw_production_batch(ch, index, model, region.l_max, c);
   if (c.B == 1) c.pad_fraction = 0;  // a case that computes nothing can find nothing
-  if (!is_valid_config(c) || !is_pow2(c.K) || !region.excludes(c).empty())
+  if (is_padded_ends_index(index) && c.B == 2) {
+    // One live row between the two padded ones, paid for with fewer tokens where the budget asks.
+    CaseConfig wider = c;
+    wider.B = 3, wider.slots = std::max<int64_t>(c.slots + 1, 3);
+    const double budget = std::max(limits.work_budget, production ? kProductionWork : 0.0);
+    while (!batches && rollout_work(wider) > budget && wider.steps > 1) wider.steps = (wider.steps + 1) / 2;
+    if (batches || rollout_work(wider) <= budget) c = wider;
+  }
+  if (is_padded_ends_index(index) && c.B >= 3) c.pad_ends = true;
+  if (!is_valid_config(c) || (!is_pow2(c.K) && model == nullptr) || !region.excludes(c).empty())
     throw std::logic_error("draw_backend_case drew a case outside its region: " + to_string(c) + " (" +
                            region.excludes(c) + ")");
   return c;
 }
+
+namespace {
+// B in the stats: a bucket of the decode batches a server runs.
+std::string batch_bucket(int64_t B) {
+  for (const auto& [lo, hi] : {std::pair<int64_t, int64_t>{1, 1}, {2, 8}, {9, 32}, {33, 63}, {64, 127}, {128, 256}})
+    if (B >= lo && B <= hi) return lo == hi ? std::to_string(lo) : fmt::format("{}..{}", lo, hi);
+  return "257+";
+}
+}  // namespace
 
 void CaseStats::add(const CaseConfig& c) {
   ++cases;
@@ -179,17 +215,21 @@ void CaseStats::add(const CaseConfig& c) {
   ++n["K"][std::to_string(c.K)];
   ++n["V"][std::to_string(c.V)];
   ++n["H/HV"][fmt::format("{}/{}", c.H, c.HV)];
-  ++n["B"][std::to_string(c.B)];
+  ++n["B"][batch_bucket(c.B)];
+  ++n["slots-B"][c.slots - c.B == 0 ? "0" : c.slots - c.B <= 8 ? "1..8" : "9+"];
+  ++n["L"][c.L == 1 ? "1" : c.L <= 16 ? "2..16" : "17..64"];
+  ++n["steps"][std::to_string(std::min<int64_t>(c.steps, 4)) + (c.steps >= 4 ? "+" : "")];
   ++n["force_flush"][c.force_flush ? "on" : "off"];
   ++n["lower_bound"][c.lower_bound ? "on" : "off"];
   ++n["l2norm"][c.l2norm ? "on" : "off"];
   ++n["strided"][c.envelope ? "on" : "off"];
+  ++n["padding"][c.pad_ends ? "ends" : c.B > 1 && c.pad_fraction > 0 ? "random" : "none"];
   ++n["act"][std::string(name_of(c.act_dtype))];
   ++n["state"][std::string(name_of(c.state_dtype))];
   ++n["ring"][std::string(name_of(c.ring_dtype))];
   ++n["out"][std::string(name_of(c.out_dtype))];
   ++n["idx"][std::string(name_of(c.index_dtype))];
-  if (c.K == kProductionHeadDim && c.V == kProductionHeadDim && (c.H == c.HV ? c.H >= 4 : c.HV / c.H == 8))
+  if (c.K == kProductionHeadDim && c.V == kProductionHeadDim && c.HV >= 4)
     ++production;
 }
 
@@ -202,10 +242,10 @@ std::string CaseStats::describe() const {
     if (!an) return a < b;
     return std::pair(a1, a2) < std::pair(b1, b2);
   };
-  std::string s = fmt::format("{} cases, {} with K = V = 128 and a production head layout ({:.1f}%)\n", cases,
+  std::string s = fmt::format("{} cases, {} with K = V = 128 and 4 value heads or more ({:.1f}%)\n", cases,
                               production, cases ? 100.0 * production / cases : 0.0);
-  for (const char* field : {"K", "V", "H/HV", "B", "L", "force_flush", "lower_bound", "l2norm", "strided", "act",
-                            "state", "ring", "out", "idx"}) {
+  for (const char* field : {"K", "V", "H/HV", "B", "slots-B", "L", "steps", "padding", "force_flush", "lower_bound",
+                            "l2norm", "strided", "act", "state", "ring", "out", "idx"}) {
     const auto it = counts.find(field);
     if (it == counts.end()) continue;
     std::vector<std::string> keys;

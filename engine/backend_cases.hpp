@@ -17,6 +17,8 @@
 //   - force_flush, lower_bound and L2 norm each both on and off in every block of
 //     kStratumSize cases (0..19, 20..39, ...): each block shuffles a fixed count of "on" over
 //     its positions.
+//   - one case in kPaddedEndsEvery with two rows or more pads both ends of its batch and
+//     leaves the last slot to no live row (CaseConfig::pad_ends);
 // A case of one row never pads it (a case that computes nothing finds nothing). Case `index`
 // of `seed` is the same on every machine and independent of every other draw.
 #pragma once
@@ -27,23 +29,36 @@
 
 #include "cases/case_config.hpp"
 #include "engine/envelope.hpp"
+#include "engine/production_shapes.hpp"
 #include "engine/sample_space.hpp"
 
 namespace kda::engine {
 
 inline constexpr int64_t kProductionEvery = 5;
 inline constexpr int64_t kStratumSize = 20;
+// One case in kPaddedEndsEvery (index 3, 7, 11, ...) with more than one row pads both ends of
+// its batch (CaseConfig::pad_ends; a batch of two gets a third row, live, between them).
+inline constexpr int64_t kPaddedEndsEvery = 4;
 // One row of 16 value heads at K = V = 128 over a ring of 4 and 2 tokens.
 inline constexpr double kProductionWork = 2.2e6;
 
 // Case `index` of `seed` inside `region` (an envelope, or an envelope narrowed by a
 // restriction) and `limits` (the suite's sizes and work budget). Throws std::invalid_argument
 // when no case fits the region (an empty dtype set, a K or V range without a power of two).
-CaseConfig draw_backend_case(uint64_t seed, uint64_t index, const SampleLimits& limits, const Envelope& region);
+// With `model` (check --model), or a region that pins K and V to one production head dim
+// each (K=128,V=128), the case is a production one instead: the model's (else a production
+// layout's) heads and decode batches as a server runs them (engine/production_shapes.hpp),
+// whatever the work budget.
+CaseConfig draw_backend_case(uint64_t seed, uint64_t index, const SampleLimits& limits, const Envelope& region,
+                             const ProductionShape* model = nullptr);
+// Whether draw_backend_case draws production batches in `region` (with or without a model).
+bool draws_production_batches(const Envelope& region, const ProductionShape* model);
 
-// Whether case `index` is one of the production shapes, one of the precise-output cases.
+// Whether case `index` is one of the production shapes, one of the precise-output cases, one
+// padded at both ends.
 bool is_production_index(uint64_t index);
 bool is_precise_index(uint64_t index);
+bool is_padded_ends_index(uint64_t index);
 
 // The distribution of a set of drawn cases: counts per K, V, head layout, flag, dtype.
 struct CaseStats {

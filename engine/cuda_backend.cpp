@@ -9,6 +9,7 @@
 
 #include "engine/device_mirror.hpp"
 #include "engine/gpu_probe.hpp"
+#include "engine/plugin_backend.hpp"
 #include "kernels/gdn_replayssm_decode.hpp"
 #include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_decode.hpp"
@@ -74,6 +75,7 @@ class CudaKernelBackend final : public Backend {
     // Every dtype, index type, layout and size the contract allows (the launcher picks a
     // kernel per K and L); the tensors live on the GPU.
     envelope_.device = Device::Cuda;
+    envelope_.invalid_rows = InvalidRows::Flag;  // kernels/row_status.hpp
   }
   std::string name() const override { return fmt::format("cuda:{}", device_); }
   const Envelope& envelope() const override { return envelope_; }
@@ -111,7 +113,7 @@ class CudaKernelBackend final : public Backend {
 class CudaPluginBackend final : public Backend {
  public:
   CudaPluginBackend(const kda_plugin& p, const std::string& what)
-      : p_(p), what_(what), name_(fmt::format("plugin:{}", p.name ? p.name : what)), envelope_(Envelope::from_c(p.envelope, find_operator(p.op))) {}
+      : p_(p), what_(what), name_(fmt::format("plugin:{}", p.name ? p.name : what)), envelope_(plugin_envelope(p)) {}
   std::string name() const override { return name_; }
   std::string spec() const override { return "plugin:" + what_; }
   const Envelope& envelope() const override { return envelope_; }

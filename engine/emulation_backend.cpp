@@ -13,7 +13,9 @@ class EmulationBackend final : public Backend {
  public:
   EmulationBackend(std::string spec, Profile profile, bool directed, const OperatorDescription& op)
       : spec_(std::move(spec)), profile_(profile), directed_(directed), op_(op),
-        emulation_({profile == Profile::Triton, profile == Profile::Triton, directed}) {}
+        emulation_({profile == Profile::Triton, profile == Profile::Triton, directed}) {
+    envelope_.invalid_rows = InvalidRows::Raise;  // the emulated step checks the runtime values
+  }
   std::string name() const override { return "emulate:" + spec_; }
   const Envelope& envelope() const override { return envelope_; }
   Profile profile() const override { return profile_; }

@@ -53,6 +53,39 @@ uint32_t dtype_bit(ScalarType t) {
   return 0;
 }
 
+std::string_view name_of(InvalidRows r) {
+  switch (r) {
+    case InvalidRows::None: return "none";
+    case InvalidRows::Raise: return "raise";
+    case InvalidRows::Flag: return "flag";
+  }
+  return "?";
+}
+
+std::optional<InvalidRows> invalid_rows_named(std::string_view name) {
+  for (InvalidRows r : {InvalidRows::None, InvalidRows::Raise, InvalidRows::Flag})
+    if (name_of(r) == name) return r;
+  return std::nullopt;
+}
+
+std::string invalid_rows_claim(InvalidRows r, bool probe) {
+  constexpr std::string_view padding = "padding rows (negative slots) tested in every suite";
+  switch (r) {
+    case InvalidRows::None:
+      return fmt::format("none declared: slots past the pool, cursors outside the ring and duplicate slots are the "
+                         "caller's duty, not claimed, {}; {}",
+                         probe ? "probed (reported, never failed)" : "not tested (--probe-invalid-indices feeds them)",
+                         padding);
+    case InvalidRows::Raise:
+      return fmt::format("raise declared: a call with an invalid slot or cursor must be refused, nothing written "
+                         "(tested in one kernel case in five); {}", padding);
+    case InvalidRows::Flag:
+      return fmt::format("flag declared: an invalid slot or cursor must be reported in the row status, nothing of "
+                         "the row touched (tested in one kernel case in five); {}", padding);
+  }
+  return "";
+}
+
 Envelope Envelope::from_c(const kda_envelope& e, const OperatorDescription& op) {
   Envelope v;
   v.act_dtypes = e.act_dtypes;
@@ -138,10 +171,10 @@ std::vector<CaseConfig> Envelope::just_outside(const CaseConfig& c) const {
 }
 
 std::string Envelope::describe() const {
-  return fmt::format("act {} state {} ring {} out {} idx {} K {}..{} V {}..{}{} {} {}", set_name(act_dtypes),
-                     set_name(state_dtypes), set_name(ring_dtypes), set_name(out_dtypes), set_name(index_dtypes), k_min,
-                     k_max, v_min, v_max, l_max > 0 ? fmt::format(" L<={}", l_max) : "",
-                     strided ? "strided" : "compact-only", device == Device::Cuda ? "cuda" : "cpu");
+  return fmt::format("act {} state {} ring {} out {} idx {} K {}..{} V {}..{}{} {} {} invalid-rows {}",
+                     set_name(act_dtypes), set_name(state_dtypes), set_name(ring_dtypes), set_name(out_dtypes),
+                     set_name(index_dtypes), k_min, k_max, v_min, v_max, l_max > 0 ? fmt::format(" L<={}", l_max) : "",
+                     strided ? "strided" : "compact-only", device == Device::Cuda ? "cuda" : "cpu", name_of(invalid_rows));
 }
 
 }  // namespace kda::engine

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "cases/case_config.hpp"
@@ -16,6 +17,21 @@ namespace kda::engine {
 struct OperatorDescription;
 
 enum class Device { Cpu, Cuda };
+
+// How a backend treats a runtime-invalid row (a slot past the pool, a cursor outside the
+// ring, two rows on one slot: values only the device sees; plugin.h's KDA_INVALID_ROWS_*).
+// Padding rows (negative slots) are valid under every declaration and always tested.
+enum class InvalidRows {
+  None,   // SGLang's contract: the caller's duty; never fed (unless probed), nothing claimed
+  Raise,  // the step refuses the call, nothing written
+  Flag,   // the step reports the row in its row status and touches nothing of it (our kernel)
+};
+// "none", "raise", "flag"; and back (nullopt for another word).
+std::string_view name_of(InvalidRows r);
+std::optional<InvalidRows> invalid_rows_named(std::string_view name);
+// What the suites test of a backend with declaration `r` (`probe`: --probe-invalid-indices),
+// in one line for reports: which claims are tested, which the backend did not make.
+std::string invalid_rows_claim(InvalidRows r, bool probe);
 
 struct Envelope {
   uint32_t act_dtypes = KDA_DT_ALL_FLOATS;
@@ -34,6 +50,9 @@ struct Envelope {
   int64_t l_max = 0;  // 0: no limit
   bool strided = true;
   Device device = Device::Cpu;
+  // Not a region the cases are drawn in: what the backend claims of invalid rows (a
+  // restriction's is ignored).
+  InvalidRows invalid_rows = InvalidRows::None;
 
   // The declared envelope of a plugin of `op`: for an operator without rings the ring dtypes
   // and l_max mean nothing (they are not ways out of it).

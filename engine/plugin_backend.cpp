@@ -4,6 +4,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cstddef>
+#include <cstring>
 #include <stdexcept>
 
 #include "contract/contract_error.hpp"
@@ -91,11 +93,27 @@ void check_envelope(const kda_envelope& e, const OperatorDescription& op, const 
 
 }  // namespace
 
+kda_plugin read_plugin_description(const kda_plugin& p) {
+  kda_plugin d{};  // a version 1 plugin's invalid_rows: KDA_INVALID_ROWS_NONE
+  std::memcpy(&d, &p, p.abi_version >= 2 ? sizeof(kda_plugin) : offsetof(kda_plugin, invalid_rows));
+  return d;
+}
+
+Envelope plugin_envelope(const kda_plugin& p) {
+  Envelope e = Envelope::from_c(p.envelope, find_operator(p.op));
+  e.invalid_rows = p.invalid_rows == KDA_INVALID_ROWS_RAISE ? InvalidRows::Raise : InvalidRows::None;
+  return e;
+}
+
 void check_plugin_description(const kda_plugin* p, const std::string& what) {
   if (p == nullptr) throw std::runtime_error(what + ": kda_plugin_describe() returned NULL");
-  if (p->abi_version != KDA_PLUGIN_ABI_VERSION)
-    throw std::runtime_error(fmt::format("{}: plugin ABI version {}, this harness speaks {}", what, p->abi_version,
-                                         KDA_PLUGIN_ABI_VERSION));
+  if (p->abi_version < KDA_PLUGIN_ABI_VERSION_MIN || p->abi_version > KDA_PLUGIN_ABI_VERSION)
+    throw std::runtime_error(fmt::format("{}: plugin ABI version {}, this harness speaks {}..{}", what, p->abi_version,
+                                         KDA_PLUGIN_ABI_VERSION_MIN, KDA_PLUGIN_ABI_VERSION));
+  const kda_plugin d = read_plugin_description(*p);
+  if (d.invalid_rows != KDA_INVALID_ROWS_NONE && d.invalid_rows != KDA_INVALID_ROWS_RAISE)
+    throw std::runtime_error(fmt::format("{}: invalid_rows {} is neither KDA_INVALID_ROWS_NONE (0) nor "
+                                         "KDA_INVALID_ROWS_RAISE (1)", what, d.invalid_rows));
   if (p->step == nullptr || p->last_error == nullptr) throw std::runtime_error(what + ": step or last_error is NULL");
   if (p->op == nullptr || !has_operator(p->op))
     throw std::runtime_error(fmt::format("{}: implements operator '{}', not one of {}", what, p->op ? p->op : "(null)",
@@ -113,7 +131,7 @@ namespace {
 class CpuPluginBackend final : public Backend {
  public:
   CpuPluginBackend(const kda_plugin& p, std::string what)
-      : p_(p), what_(what), name_(fmt::format("plugin:{}", escaped_utf8(p.name ? p.name : what))), envelope_(Envelope::from_c(p.envelope, find_operator(p.op))) {}
+      : p_(p), what_(what), name_(fmt::format("plugin:{}", escaped_utf8(p.name ? p.name : what))), envelope_(plugin_envelope(p)) {}
   std::string name() const override { return name_; }
   std::string spec() const override { return "plugin:" + what_; }
   const Envelope& envelope() const override { return envelope_; }
@@ -131,8 +149,9 @@ class CpuPluginBackend final : public Backend {
 
 std::unique_ptr<Backend> plugin_backend(const kda_plugin& description, const std::string& what) {
   check_plugin_description(&description, what);
-  if (description.envelope.device_type == kDLCUDA) return cuda_plugin_backend(description, what);
-  return std::make_unique<CpuPluginBackend>(description, what);
+  const kda_plugin d = read_plugin_description(description);
+  if (d.envelope.device_type == kDLCUDA) return cuda_plugin_backend(d, what);
+  return std::make_unique<CpuPluginBackend>(d, what);
 }
 
 std::unique_ptr<Backend> load_plugin_backend(const std::string& path) {

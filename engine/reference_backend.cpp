@@ -9,7 +9,9 @@ namespace {
 class ReferenceBackend final : public Backend {
  public:
   ReferenceBackend(std::string name, reference::Rounding rounding, const OperatorDescription& op)
-      : name_(std::move(name)), rounding_(rounding), op_(op) {}
+      : name_(std::move(name)), rounding_(rounding), op_(op) {
+    envelope_.invalid_rows = InvalidRows::Raise;  // the reference step checks the runtime values
+  }
   std::string name() const override { return name_; }
   const Envelope& envelope() const override { return envelope_; }
   const OperatorDescription& op() const override { return op_; }

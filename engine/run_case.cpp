@@ -132,6 +132,16 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
       return;
     }
     const std::optional<std::vector<int32_t>> status = timed(Phase::Download, [&] { return backend.row_status(); });
+    if (!status && backend.envelope().invalid_rows == InvalidRows::Flag) {
+      r.failure = where + ": the backend declares that it flags invalid rows, but reported no row status";
+      return;
+    }
+    if (!status && any_rejected && backend.envelope().invalid_rows == InvalidRows::None) {
+      // Probed (check --probe-invalid-indices): nothing is claimed, so nothing is compared after it.
+      if (!backend.guards_intact()) r.failure = where + ": a device guard region changed";
+      else r.note = refused.empty() ? "computed the call, nothing written outside its tensors" : "refused the call: " + refused;
+      return;
+    }
     if (!status && any_rejected) {
       // A backend that cannot report rows must raise on runtime-invalid indices, and write nothing.
       if (refused.empty()) r.failure = where + ": a row with an invalid slot or cursor was not refused";

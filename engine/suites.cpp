@@ -35,9 +35,10 @@ const std::vector<SuiteInfo>& suite_table() {
       {"golden", false, false, true, -1, 0, "the golden set (hashes, then every case) on the CPU reference"},
       {"kernel", true, true, true, 2000, 2,
        "the backend (CUDA kernel, plugin or Python callable) vs the CPU reference step by step: outputs, "
-       "checkpoints, rings, row status, footprint, guards, within its profile's bounds; one case in five gives a "
-       "row an invalid cursor or slot, which must be refused (nothing written) or flagged; one in ten is a call "
-       "just outside the backend's envelope, which must be refused"},
+       "checkpoints, rings, row status, footprint, guards, within its profile's bounds; padding rows at the "
+       "ends of the batch in one case in four; where the backend claims invalid rows (raise or flag), one case in "
+       "five gives a row an invalid cursor or slot, which must be refused (nothing written) or flagged; one in ten "
+       "is a call just outside the backend's envelope, which must be refused"},
       {"kernel-truth", true, true, true, 1000, 3, "the backend vs the float64 plain recurrence over random rollouts"},
       {"golden-kernel", true, false, true, -1, 0,
        "the golden set on the backend (cases outside its envelope must be refused)"},
@@ -236,7 +237,8 @@ PlannedCase plan_suite_case(const SuiteInfo& suite, const Backend& b, const Suit
   CaseConfig drawn;
   try {
     drawn = draw_backend_case(seed, static_cast<uint64_t>(i),
-                              limits::check_cases(contract ? kErrorInputWorkBudget : draws.work_budget), region);
+                              limits::check_cases(contract ? kErrorInputWorkBudget : draws.work_budget), region,
+                              draws.model && suite.name.rfind("kernel", 0) == 0 && !contract ? &*draws.model : nullptr);
   } catch (const std::invalid_argument& e) {
     p.problem = std::string(e.what()) + ": " + region.describe();
     return p;
@@ -256,9 +258,11 @@ PlannedCase plan_suite_case(const SuiteInfo& suite, const Backend& b, const Suit
     // A backend that computes a call it declares it refuses dies here too, early.
     if (i % kOutsideEvery == kOutsideEvery - 2 && outside(i / kOutsideEvery)) return p;
     p.kind = PlannedCase::Kind::Rollout;
-    if (i % kInvalidRowEvery == kInvalidRowEvery - 1) {
-      p.kind = PlannedCase::Kind::InvalidRow;
+    const bool claimed = b.envelope().invalid_rows != InvalidRows::None;
+    if (i % kInvalidRowEvery == kInvalidRowEvery - 1 && (claimed || draws.probe_invalid_rows)) {
+      p.kind = claimed ? PlannedCase::Kind::InvalidRow : PlannedCase::Kind::InvalidRowProbe;
       p.call = invalid_row(op, drawn, i / kInvalidRowEvery).what;
+      if (!claimed) p.call = "probe: " + p.call;
     }
   } else if (suite.name == "kernel-truth") {
     p.kind = PlannedCase::Kind::Rollout;
@@ -301,6 +305,13 @@ CaseReport run_suite_case(const SuiteInfo& suite, Backend& b, const SuiteDraws& 
     case Kind::InvalidRow: {
       CaseReport r = run_vs_reference(p.drawn, b, invalid_row(b.op(), p.drawn, i / kInvalidRowEvery).mutate);
       r.note = "this case: " + p.call;
+      return r;
+    }
+    case Kind::InvalidRowProbe: {
+      // Nothing is claimed: what the step did is the case's note, and the case passes.
+      CaseReport r = run_vs_reference(p.drawn, b, invalid_row(b.op(), p.drawn, i / kInvalidRowEvery).mutate);
+      r.note = fmt::format("{}: {}", p.call, r.failure.empty() ? r.note : r.failure);
+      r.failure.clear();
       return r;
     }
     case Kind::OutsideEnvelope:

@@ -13,6 +13,7 @@
 #include "engine/backend.hpp"
 #include "engine/case_report.hpp"
 #include "engine/envelope.hpp"
+#include "engine/production_shapes.hpp"
 
 namespace kda::engine {
 
@@ -46,6 +47,11 @@ struct SuiteDraws {
   uint64_t seed = 1;
   double work_budget = 2e7;  // reference work per drawn rollout (engine/replayssm_sample_space.hpp)
   Envelope restriction;
+  // Feed runtime-invalid rows to a backend that declares InvalidRows::None too (where the kernel
+  // suite gives other backends theirs), reporting without failing whether it stayed in bounds.
+  bool probe_invalid_rows = false;
+  // check --model: the kernel, kernel-truth and envelope suites draw this model's shapes only.
+  std::optional<ProductionShape> model;
 };
 
 // Case i of a drawn suite, before it runs.
@@ -54,6 +60,7 @@ struct PlannedCase {
     NoCase,           // no case fits the region (`problem` says why): the case fails
     Rollout,          // the config's rollout, vs the CPU reference (kernel) or the float64 recurrence (kernel-truth)
     InvalidRow,       // the rollout with one row made runtime-invalid at one token (`call` says how)
+    InvalidRowProbe,  // the same on a backend that claims nothing of such rows: reported, never failed
     OutsideEnvelope,  // a call just outside the backend's envelope (`call`: why), which must be refused
     NothingOutside,   // the envelope suite on a backend whose envelope is the whole contract: passes
     ErrorInput,       // one documented check's error input (`call`: "error input ID"), refused with its message

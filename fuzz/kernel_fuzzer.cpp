@@ -18,7 +18,8 @@
 // plugin:/path/libmykernel.so), for the operator KDA_FUZZ_OP (default kda_replayssm); the
 // case is fitted into its envelope and made one of the operator's cases. An operator without
 // write_pos gets no cursor mutations. A backend that does not
-// report row status must refuse a step with a mutated row (and write nothing).
+// report row status must refuse a step with a mutated row (and write nothing); one that
+// declares it claims nothing of such rows (engine::InvalidRows::None) gets none.
 // When the backend cannot be made here (no usable GPU for cuda) the target prints
 // "SKIPPED: <reason>" and exits 0.
 #include <fuzzer/FuzzedDataProvider.h>
@@ -173,9 +174,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const CaseConfig config = backend()->op().fit_case(*fitted);
   const bool has_cursors = engine::takes(backend()->op(), "write_pos");
   std::vector<RowMutation> mutations(static_cast<std::size_t>(config.steps * config.B));
+  // A backend that claims nothing of invalid rows (SGLang's contract) is fed none: the bytes are
+  // read all the same, so an input means the same case on every backend.
+  const bool claims_invalid_rows = backend()->envelope().invalid_rows != engine::InvalidRows::None;
   for (RowMutation& m : mutations) {
     m = decode_mutation(fdp, config);
-    if (!has_cursors && m.kind >= Bad::CursorMinus1) m = RowMutation{};
+    if ((!has_cursors && m.kind >= Bad::CursorMinus1) || !claims_invalid_rows) m = RowMutation{};
   }
   try {
     const CaseReport r = run_vs_reference(config, *backend(), [&](CaseTensors& kernel_case, int64_t token) {

@@ -48,6 +48,7 @@ class AsyncReference final : public Backend {
   // through host guard regions (engine/host_guards.hpp), as for a GPU backend.
   explicit AsyncReference(const OperatorDescription& op = default_operator()) : op_(op) {
     envelope_.device = Device::Cuda;
+    envelope_.invalid_rows = InvalidRows::Raise;  // the reference step's
   }
   std::string name() const override { return "reference"; }
   const Envelope& envelope() const override { return envelope_; }
@@ -149,7 +150,10 @@ TEST(AsyncStep, AWriteOutsideTheFootprintIsCaughtAfterFinish) {
 // writing a byte: the refusal comes from finish_step, and "nothing written" is judged after it.
 class WritesThenRefuses final : public Backend {
  public:
-  WritesThenRefuses() { envelope_.device = Device::Cuda; }
+  WritesThenRefuses() {
+    envelope_.device = Device::Cuda;
+    envelope_.invalid_rows = InvalidRows::Raise;  // it claims to refuse them, and writes first
+  }
   std::string name() const override { return "reference"; }
   const Envelope& envelope() const override { return envelope_; }
   void step(const StepArgs&) override {}

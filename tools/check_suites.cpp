@@ -202,9 +202,13 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       s.cases = count;
       const uint64_t seed = o.seed, suite_seed = o.seed + info.seed_offset;
       const double budget = o.work_budget;
-      const std::string restrict_flag = o.restriction_text.empty() ? "" : fmt::format(" --restrict '{}'", o.restriction_text);
+      const std::string restrict_flag =
+          (o.restriction_text.empty() ? "" : fmt::format(" --restrict '{}'", o.restriction_text)) +
+          (o.model_text.empty() ? "" : fmt::format(" --model {}", o.model_text)) +
+          (o.probe_invalid_rows ? " --probe-invalid-indices" : "");
       if (info.drawn) {
-        drawn_suite(s, info, engine::SuiteDraws{seed, o.gpu_work_budget, o.restriction}, judged, judged_spec, restrict_flag);
+        drawn_suite(s, info, engine::SuiteDraws{seed, o.gpu_work_budget, o.restriction, o.probe_invalid_rows, o.model},
+                    judged, judged_spec, restrict_flag);
       } else if (info.name == "contract") {
         s.run = [seed, suite_seed, &op](int64_t i, int) {
           return from_contract_case(
@@ -252,7 +256,8 @@ std::string backend_suite_stats(const CheckOptions& o, const engine::Envelope& e
     const uint64_t seed = o.seed + info.seed_offset;
     for (int64_t i = 0; i < count; ++i)
       stats.add(o.op->fit_case(engine::draw_backend_case(seed, static_cast<uint64_t>(i),
-                                                         engine::limits::check_cases(o.gpu_work_budget), region)));
+                                                         engine::limits::check_cases(o.gpu_work_budget), region,
+                                                         o.model ? &*o.model : nullptr)));
     out += fmt::format("{} (seed {}): {}", name, seed, stats.describe());
   }
   return out;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -38,6 +39,9 @@ struct CheckOptions {
   // the text is what --restrict was given, for replay lines.
   engine::Envelope restriction;
   std::string restriction_text;
+  bool probe_invalid_rows = false;        // --probe-invalid-indices (engine::SuiteDraws)
+  std::optional<engine::ProductionShape> model;  // --model
+  std::string model_text;
 };
 
 // The suites to run, in order; GPU suites are skipped (with the probe's reason) when no GPU

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "engine/fatal_signal.hpp"
+#include "engine/production_shapes.hpp"
 #include "engine/restriction.hpp"
 #include "golden/atomic_file.hpp"
 #include "golden/golden_set.hpp"
@@ -38,10 +39,11 @@ struct CheckArgs {
   std::vector<int> gpus;
   double scale = 1.0, work_budget = 3e7, gpu_work_budget = 2e7;
   uint64_t seed = 1;
-  std::string backend = "all", json, junit, manifest, op = std::string(engine::default_operator().name), restriction;
+  std::string backend = "all", json, junit, manifest, op = std::string(engine::default_operator().name), restriction, model;
   int jobs = 0;
   double progress_every = 5;
-  bool no_progress = false, list = false, stats = false, isolate = false;
+  bool no_progress = false, list = false, list_models = false, stats = false, isolate = false,
+       probe_invalid_indices = false;
   double case_timeout = 0;
 };
 
@@ -91,6 +93,10 @@ bool write_report(const std::string& path, const std::string& text) {
 int run_check(const CheckArgs& a) {
   if (a.list) {
     std::cout << suite_list();
+    return 0;
+  }
+  if (a.list_models) {
+    std::cout << engine::model_table_text();
     return 0;
   }
   CheckOptions o;
@@ -143,12 +149,25 @@ int run_check(const CheckArgs& a) {
   // With a report on stdout, the text goes to stderr so that stdout is the report alone.
   std::ostream& text = a.json == "-" || a.junit == "-" ? std::cerr : std::cout;
   o.op = &engine::find_operator(a.op);
+  if (!a.model.empty()) {
+    try {
+      o.model = engine::parse_model(a.model, o.op->fit_case(CaseConfig{}).gate_per_head);
+      o.model_text = a.model;
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "kda-harness check: " << e.what() << "\n";
+      return kUsage;
+    }
+    text << fmt::format("kda-harness check: the kernel suites draw {}'s shapes: H={} HV={} K={} V={}, decode batches "
+                        "B 1..256\n", o.model->model, o.model->H, o.model->HV, o.model->K, o.model->V);
+  }
   if (a.backend.rfind("plugin:", 0) == 0) {
     // Judge the plugin: the backend suites only (the CPU suites judge the harness itself).
     try {
       const auto b = engine::make_backend(a.backend, *o.op);
       text << fmt::format("kda-harness check: backend {} ({} profile), envelope {}\n", b->name(),
                                engine::name_of(b->profile()), b->envelope().describe());
+      text << fmt::format("kda-harness check: invalid rows: {}\n",
+                          engine::invalid_rows_claim(b->envelope().invalid_rows, a.probe_invalid_indices));
       if (!a.restriction.empty())
         text << fmt::format("kda-harness check: sampling restricted (--restrict) to {}\n",
                             engine::narrowed(b->envelope(), o.restriction).describe());
@@ -185,11 +204,14 @@ int run_check(const CheckArgs& a) {
   }
   o.work_budget = a.work_budget;
   o.gpu_work_budget = a.gpu_work_budget;
+  o.probe_invalid_rows = a.probe_invalid_indices;
   o.manifest = a.manifest.empty() ? golden::default_manifest_path() : std::filesystem::path(a.manifest);
   if (a.stats) {
-    engine::Envelope region;  // our kernel takes the whole contract
+    engine::Envelope region;  // our kernel takes the whole contract and flags invalid rows in its row status
+    region.invalid_rows = engine::InvalidRows::Flag;
     if (!o.plugin.empty()) region = engine::make_backend(o.plugin, *o.op)->envelope();
     text << backend_suite_stats(o, region);
+    text << "invalid rows: " << engine::invalid_rows_claim(region.invalid_rows, o.probe_invalid_rows) << "\n";
     return kPass;
   }
 
@@ -285,6 +307,14 @@ void register_check(CLI::App& app) {
                   "Sample the backend suites only here, inside the backend's envelope, claiming nothing about what "
                   "it refuses (the envelope suite still tests the declared envelope): items K=128, K=32..128, V=..64, "
                   "L=8, act=bf16, state=f32|bf16, ring=.., out=.., idx=i32, compact");
+  cmd->add_option("--model", a->model,
+                  "Draw the kernel suites at one model's per-GPU shapes, NAME[:tp=N] (--list-models): its heads, "
+                  "decode batches B 1..256 with padding, slots above B");
+  cmd->add_flag("--list-models", a->list_models, "List the models --model takes, their heads and sources");
+  cmd->add_flag("--probe-invalid-indices", a->probe_invalid_indices,
+                "Where the backend claims nothing of runtime-invalid rows (invalid_rows none: SGLang's contract), "
+                "feed them anyway in the kernel suite's one case in five and report, without failing, what it did "
+                "(best with --isolate: a kernel that does not check may crash)");
   cmd->add_flag("--stats", a->stats,
                 "Print the distribution of the cases the random backend suites would draw (K, V, head layouts, "
                 "flags, dtypes) inside the backend's envelope, and run nothing");

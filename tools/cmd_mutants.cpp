@@ -17,6 +17,7 @@
 #include <thread>
 
 #include "engine/gpu_probe.hpp"
+#include "engine/production_shapes.hpp"
 #include "golden/golden_set.hpp"
 #include "tools/argument_checks.hpp"
 #include "tools/case_budget.hpp"
@@ -27,7 +28,7 @@ namespace kda::cli {
 namespace {
 
 struct MutantsArgs {
-  std::string backend = "cpu", op{engine::default_operator().name}, dir, manifest;
+  std::string backend = "cpu", op{engine::default_operator().name}, dir, manifest, model;
   int64_t cases = 100;
   uint64_t seed = 1;
   double cpu_budget = 10, gpu_work_budget = 2e7;
@@ -109,6 +110,14 @@ int run_mutants(const MutantsArgs& a) {
   o.cases = a.cases;
   o.seed = a.seed;
   o.gpu_work_budget = a.gpu_work_budget;
+  if (!a.model.empty()) {
+    try {
+      o.model = engine::parse_model(a.model, o.op->fit_case(CaseConfig{}).gate_per_head);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "kda-harness mutants: " << e.what() << "\n";
+      return kUsage;
+    }
+  }
   if (!a.suites.empty()) {  // the check's order, whatever the order given
     o.suites.clear();
     for (const std::string& s : mutant_suites())
@@ -200,6 +209,7 @@ void register_mutants(CLI::App& app) {
   cmd->add_option("--gpu-work-budget", a->gpu_work_budget, "Reference work per random backend rollout")
       ->check(finite_positive_at_most(kMaxWorkBudget));
   cmd->add_option("--manifest", a->manifest, "The golden set's manifest (default: the source tree's)");
+  cmd->add_option("--model", a->model, "Draw the kernel suites at one model's per-GPU shapes, NAME[:tp=N] (as check)");
   cmd->add_option("--jobs,-j", a->jobs, "Plugins judged at once (default: hardware threads)");
   cmd->add_option("--suites", a->suites, "Backend suites to run (comma-separated; default: every one of the check)")
       ->delimiter(',')

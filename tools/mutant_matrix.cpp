@@ -57,6 +57,8 @@ PluginRun judge(const std::filesystem::path& plugin, bool control, const golden:
   o.cpu = o.cuda = false;
   o.seed = mo.seed;
   o.gpu_work_budget = mo.gpu_work_budget;
+  o.model = mo.model;
+  if (mo.model) o.model_text = mo.model->model;
   for (const std::string& s : mo.suites) {
     o.suites.insert(s);
     if (s != "golden-kernel") o.counts[s] = mo.cases;

@@ -5,11 +5,13 @@
 #pragma once
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/operator.hpp"
+#include "engine/production_shapes.hpp"
 #include "golden/golden_set.hpp"
 
 namespace kda::cli {
@@ -63,6 +65,7 @@ struct MatrixOptions {
   double gpu_work_budget = 2e7;  // the check's default
   int jobs = 1;                  // plugins judged at once
   std::vector<std::string> suites = mutant_suites();  // those run, in the check's order
+  std::optional<engine::ProductionShape> model;         // --model
 };
 
 std::vector<PluginRun> run_matrix(const std::vector<std::filesystem::path>& plugins,

@@ -23,7 +23,10 @@
 extern "C" {
 #endif
 
-#define KDA_PLUGIN_ABI_VERSION 1
+/* Version 2 added kda_plugin's invalid_rows; the harness still loads version 1 plugins (read
+ * as KDA_INVALID_ROWS_NONE). */
+#define KDA_PLUGIN_ABI_VERSION 2
+#define KDA_PLUGIN_ABI_VERSION_MIN 1
 
 /* Element types, as bits of a dtype set (an envelope lists the dtypes it accepts). */
 #define KDA_DT_FLOAT32 (1u << 0)
@@ -39,6 +42,16 @@ extern "C" {
  * TRITON: dots in TF32 where out is float32; keys rounded through out's dtype first. */
 #define KDA_PROFILE_HELION 0
 #define KDA_PROFILE_TRITON 1
+
+/* How a step treats a runtime-invalid row (a slot past the pool, a cursor outside the ring,
+ * two rows on one slot: values only the device sees, contract.md's X-SLOT-INDEX, X-WRITE-POS
+ * and X-DUP-SLOT). Negative slots are padding under every declaration (semantics.md: zero
+ * out, nothing else read or written) and are always tested.
+ * NONE: SGLang's contract: valid indices are the caller's duty; the harness never feeds such
+ *   rows (unless asked to probe them) and claims nothing about them.
+ * RAISE: the step refuses a call holding one (a non-zero return), nothing written. */
+#define KDA_INVALID_ROWS_NONE 0
+#define KDA_INVALID_ROWS_RAISE 1
 
 /* What a plugin accepts. The harness samples inside it and checks that a call outside it is
  * refused (a non-zero return, nothing written). */
@@ -87,6 +100,8 @@ typedef struct kda_plugin {
   int32_t (*step)(void* state, const kda_call* call);
   /* The reason for the last non-zero return (a NUL-terminated string owned by the plugin). */
   const char* (*last_error)(void* state);
+  /* ABI version 2: KDA_INVALID_ROWS_*; not read from a version 1 plugin (NONE). */
+  int32_t invalid_rows;
 } kda_plugin;
 
 /* The one symbol a plugin exports. */

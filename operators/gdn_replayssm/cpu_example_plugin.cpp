@@ -118,21 +118,23 @@ int32_t step(void*, const kda_call* call) {
     if (planted(Mutant::WritesBeforeValidating) && a.out != nullptr && kda::scalar_type_of(a.out->dtype))
       Tensor(a.out).zero_all();
     const kda::Dims d = kda::validate_gdn_replayssm(a, kda::Backend::Cpu);
-    kda::check_runtime_values(a, d);
+    if (kda::example::kChecksIndices) kda::check_runtime_values(a, d);
     // Its own envelope (kPlugin below): a call beyond it is refused, never computed.
     if ((d.K > kMaxDim || d.V > kMaxDim) && !planted(Mutant::EnvelopeNotEnforced))
       throw std::invalid_argument("cpu-example-gdn-replayssm takes K and V up to " + std::to_string(kMaxDim) +
                                   " (got K=" + std::to_string(d.K) + ", V=" + std::to_string(d.V) + ")");
     const Tensor idx(a.ssm_state_indices), pos(a.write_pos), ff(a.force_flush);
     for (int64_t row = 0; row < d.B; ++row) {
-      const auto slot = static_cast<int64_t>(idx.flat1(row));
+      auto slot = static_cast<int64_t>(idx.flat1(row));
+      if (slot < 0 && planted(Mutant::PaddingAsLastSlot)) slot += d.slots;
       if (slot < 0) {  // padding: zeros out, nothing else
         Tensor out(a.out);
-        for (int64_t hv = 0; hv < d.HV; ++hv)
-          for (int64_t e = 0; e < d.V; ++e) out.store4(row, 0, hv, e, 0.0f);
+        if (!planted(Mutant::PaddingNotZeroed))
+          for (int64_t hv = 0; hv < d.HV; ++hv)
+            for (int64_t e = 0; e < d.V; ++e) out.store4(row, 0, hv, e, 0.0f);
         continue;
       }
-      // Checked above; clamped so that any row computed stays inside the ring.
+      // Checked above (or the caller's duty); clamped so that any row computed stays inside the ring.
       const int64_t cursor = std::clamp<int64_t>(static_cast<int64_t>(pos.flat1(row)), 0, d.L - 1);
       const bool natural = cursor == d.L - 1;
       const bool forced = a.force_flush != nullptr && ff.flat1(row) != 0 && !planted(Mutant::ForceFlushIgnored);
@@ -159,6 +161,7 @@ const kda_plugin kPlugin = {
     nullptr,
     step,
     last_error,
+    kda::example::kInvalidRows,
 };
 
 }  // namespace

@@ -9,6 +9,9 @@
 // (spec/packed-decode.md): the same step at cursor 0, every row flushing, no ring read or
 // written, beta kept in float32, `a` and `dt_bias` taken as given.
 //
+// Built with KDA_EXAMPLE_UNCHECKED_INDICES it trusts the runtime index values as SGLang's
+// kernels do (no range or duplicate checks; declared KDA_INVALID_ROWS_NONE).
+//
 // KDA_MUTANT selects a planted bug (plugins/cpu_example/mutants.hpp) at compile time: each
 // `planted(Mutant::X)` below marks where that bug goes. The shipped plugin is built without
 // one, and every planted() is a constant false.
@@ -169,8 +172,9 @@ void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
 }
 
 // The slot row `row` works on; negative for a padding row.
-int64_t slot_of(const Tensor& indices, int64_t row) {
+int64_t slot_of(const Tensor& indices, const kda::Dims& d, int64_t row) {
   const auto slot = static_cast<int64_t>(indices.flat1(row));
+  if (slot < 0 && planted(Mutant::PaddingAsLastSlot)) return d.slots + slot;
   if (slot < 0) return planted(Mutant::PaddingWritten) ? 0 : slot;
   if (planted(Mutant::SlotIsRow)) return row;
   return planted(Mutant::SlotZero) ? 0 : slot;
@@ -183,14 +187,14 @@ int32_t step(void*, const kda_call* call) {
       Tensor(a.out).zero_all();
     const kda::Dims d =
         kPackedDecode ? kda::validate_packed_decode(a, kda::Backend::Cpu) : kda::validate(a, kda::Backend::Cpu);
-    kda::check_runtime_values(a, d);
+    if (kda::example::kChecksIndices) kda::check_runtime_values(a, d);
     // Its own envelope (kPlugin below): a call beyond it is refused, never computed.
     if ((d.K > kMaxDim || d.V > kMaxDim) && !planted(Mutant::EnvelopeNotEnforced))
       throw std::invalid_argument("cpu-example takes K and V up to " + std::to_string(kMaxDim) + " (got K=" +
                                   std::to_string(d.K) + ", V=" + std::to_string(d.V) + ")");
     const Tensor idx(a.ssm_state_indices), pos(a.write_pos), ff(a.force_flush);
     for (int64_t row = 0; row < d.B; ++row) {
-      const int64_t slot = slot_of(idx, row);
+      const int64_t slot = slot_of(idx, d, row);
       if (slot < 0) {
         Tensor out(a.out);
         if (!planted(Mutant::PaddingNotZeroed))
@@ -202,7 +206,8 @@ int32_t step(void*, const kda_call* call) {
         for (int64_t hv = 0; hv < d.HV; ++hv) step_head(a, d, row, hv, slot, 0, true);
         continue;
       }
-      // Checked above for named rows; clamped so that any row computed stays inside the ring.
+      // Checked above for named rows (or the caller's duty); clamped so that any row computed stays
+      // inside the ring.
       const int64_t cursor = std::clamp<int64_t>(static_cast<int64_t>(pos.flat1(row)), 0, d.L - 1);
       const bool natural = cursor == d.L - 1 && !planted(Mutant::NaturalFlushSkipped);
       const bool forced = a.force_flush != nullptr && ff.flat1(row) != 0 && !planted(Mutant::ForceFlushIgnored);
@@ -229,6 +234,7 @@ const kda_plugin kPlugin = {
     nullptr,
     step,
     last_error,
+    kda::example::kInvalidRows,
 };
 
 }  // namespace

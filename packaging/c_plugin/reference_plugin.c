@@ -41,6 +41,7 @@ static const kda_plugin plugin = {
     KDA_PLUGIN_ABI_VERSION, "c-reference", "kda_replayssm", KDA_PROFILE_HELION,
     {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_INDICES,
      /* K */ 1, MAX_DIM, /* V */ 1, MAX_DIM, /* L max */ 0, /* strided */ 1, kDLCPU},
-    NULL, step, last_error};
+    NULL, step, last_error,
+    /* the harness's reference step refuses runtime-invalid rows */ KDA_INVALID_ROWS_RAISE};
 
 KDA_PLUGIN_EXPORT const kda_plugin* kda_plugin_describe(void) { return &plugin; }

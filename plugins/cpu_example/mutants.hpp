@@ -6,7 +6,10 @@
 // one. The shipped plugin has KDA_MUTANT undefined: planted() is then false everywhere and the
 // hooks compile away.
 #pragma once
+#include <cstdint>
 #include <string_view>
+
+#include "kda_harness/plugin.h"
 
 #ifndef KDA_EXAMPLE_PLUGIN_NAME
 #define KDA_EXAMPLE_PLUGIN_NAME "cpu-example"
@@ -46,6 +49,8 @@ enum class Mutant : int {
   GateWrongHead,           // the gate of value head hv computed from query head h's a, dt_bias and A_log
   GRecordWrongCursor,      // the g record appended at cursor + 1, not at the cursor
   ARowStrideIgnored,       // a per-head gate `a` read as compact [B, HV]: its row stride ignored
+  // A kernel that trusts its indices (SGLang's contract) and wraps them as Python does:
+  PaddingAsLastSlot,       // a padding row (slot -1) computed as the pool's last slot
 };
 
 struct MutantInfo {
@@ -82,6 +87,7 @@ inline constexpr MutantInfo kMutants[] = {
     {Mutant::GateWrongHead, "gate-wrong-head"},
     {Mutant::GRecordWrongCursor, "g-record-wrong-cursor"},
     {Mutant::ARowStrideIgnored, "a-row-stride-ignored"},
+    {Mutant::PaddingAsLastSlot, "padding-as-last-slot"},
 };
 
 constexpr std::string_view mutant_name(Mutant m) {
@@ -100,5 +106,18 @@ inline constexpr Mutant kPlanted = Mutant::None;
 #endif
 
 constexpr bool planted(Mutant m) { return kPlanted == m; }
+
+// Whether this build checks the runtime index values (slot range, cursor range, duplicate
+// slots) and declares KDA_INVALID_ROWS_RAISE, or trusts them as SGLang's kernels do and
+// declares KDA_INVALID_ROWS_NONE: the unchecked example (KDA_EXAMPLE_UNCHECKED_INDICES) and
+// the padding bugs' copies (where such bugs live: a kernel that checks its indices has
+// nothing to wrap).
+#ifdef KDA_EXAMPLE_UNCHECKED_INDICES
+inline constexpr bool kChecksIndices = false;
+#else
+inline constexpr bool kChecksIndices =
+    !planted(Mutant::PaddingNotZeroed) && !planted(Mutant::PaddingWritten) && !planted(Mutant::PaddingAsLastSlot);
+#endif
+inline constexpr int32_t kInvalidRows = kChecksIndices ? KDA_INVALID_ROWS_RAISE : KDA_INVALID_ROWS_NONE;
 
 }  // namespace kda::example

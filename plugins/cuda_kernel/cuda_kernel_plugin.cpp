@@ -7,9 +7,10 @@
 // operator's contract first, then our kernel with one gate per value head; int32 indices).
 //
 // The ABI carries no per-row status, so a row the kernel would flag at run time (a slot out
-// of range, a cursor outside the ring, two rows on one slot) must be refused before launch:
-// this plugin copies the three index tensors to the host and applies the contract's
-// runtime-value checks there (a synchronization the graph-capturable launcher avoids).
+// of range, a cursor outside the ring, two rows on one slot) is refused before launch
+// (declared KDA_INVALID_ROWS_RAISE): this plugin copies the three index tensors to the host
+// and applies the contract's runtime-value checks there (a synchronization the
+// graph-capturable launcher avoids).
 #include <cuda_runtime_api.h>
 
 #include <string>
@@ -103,6 +104,7 @@ const kda_plugin kPlugin = {
     nullptr,
     step,
     last_error,
+    KDA_INVALID_ROWS_RAISE,  // the runtime-value checks above, on the host
 };
 
 }  // namespace

@@ -4,7 +4,10 @@ dims and check options (capi/kda_capi.h). Field order and types follow the heade
 import ctypes
 from ctypes import POINTER, c_char, c_char_p, c_double, c_int32, c_int64, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p
 
-KDA_PLUGIN_ABI_VERSION = 1
+KDA_PLUGIN_ABI_VERSION = 2
+
+# How a step treats runtime-invalid rows (plugin.h's KDA_INVALID_ROWS_*).
+INVALID_ROWS = {"none": 0, "raise": 1}
 
 DT_FLOAT32, DT_BFLOAT16, DT_FLOAT16, DT_INT32, DT_INT64 = 1, 2, 4, 8, 16
 DTYPE_BITS = {"float32": DT_FLOAT32, "bfloat16": DT_BFLOAT16, "float16": DT_FLOAT16, "int32": DT_INT32, "int64": DT_INT64}
@@ -86,6 +89,7 @@ class KdaPlugin(ctypes.Structure):
         ("state", c_void_p),
         ("step", STEP_FN),
         ("last_error", LAST_ERROR_FN),
+        ("invalid_rows", c_int32),
     ]
 
 
@@ -107,4 +111,6 @@ class KdaCheckOptions(ctypes.Structure):
         ("profile", c_int32),
         ("config", c_char_p),
         ("restriction", ctypes.POINTER(KdaEnvelope)),
+        ("probe_invalid_rows", c_int32),
+        ("model", c_char_p),
     ]

@@ -12,7 +12,7 @@ from pathlib import Path
 from . import _abi
 
 LIBRARY_NAME = "libkda_harness_capi.so"
-EXPECTED_VERSION = 5
+EXPECTED_VERSION = 6
 
 
 def _candidates():

@@ -39,7 +39,8 @@ class CallablePlugin:
         self._last_error = _abi.LAST_ERROR_FN(lambda state: ctypes.addressof(self._error))
         self.struct = _abi.KdaPlugin(
             abi_version=_abi.KDA_PLUGIN_ABI_VERSION, name=name.encode(), op=op.encode(), profile=profile,
-            envelope=envelope.to_c(_abi.KDL_CPU), state=None, step=self._step, last_error=self._last_error)
+            envelope=envelope.to_c(_abi.KDL_CPU), state=None, step=self._step, last_error=self._last_error,
+            invalid_rows=envelope.invalid_rows_code())
 
     def _refuse(self, message, code):
         self._error = ctypes.create_string_buffer(message.encode("utf-8", "replace"))
@@ -173,7 +174,7 @@ def suite_names(suites):
 
 def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=None, profile=None,
           envelope=None, first=0, work_budget=None, name=None, config=None, step_timeout=None, restrict=None,
-          isolate=False, case_timeout=None):
+          isolate=False, case_timeout=None, probe_invalid_indices=False, model=None):
     """Runs the suites (default: all of suites(): kernel, kernel-truth, envelope,
     kernel-contract, the names `kda-harness check` has; a list or comma-separated string;
     rollout and truth, their former names, are a ValueError naming the new ones) on cases
@@ -187,9 +188,14 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     restrict (an Envelope) only narrows where the cases are drawn, inside the envelope, claiming
     nothing (restrict=Envelope(k=(128, 128), v=(128, 128)) tests your production K and V on a
     kernel that also computes others). Case i of a suite is case i of `kda-harness check
-    --backend plugin:PATH --suites SUITE --seed SEED --gpu-work-budget WORK_BUDGET` (one kernel
-    case in five makes a row's cursor or slot invalid, which must be refused). config: a
-    kernel case's replay line, to run that case alone (suites, n and first are then ignored). step_timeout: seconds a step may take
+    --backend plugin:PATH --suites SUITE --seed SEED --gpu-work-budget WORK_BUDGET`. Runtime-invalid
+    rows (a slot past the pool, a cursor outside the ring) are the caller's duty unless the
+    envelope declares invalid_rows="raise": then one kernel case in five makes one, which must be
+    refused; probe_invalid_indices=True feeds them to a kernel that claims nothing and reports,
+    never fails, what it did. config: a case's replay line, to run that case alone against the
+    reference (suites="kernel-truth": against the float64 truth; n and first are then ignored).
+    model: "NAME[:tp=N]" (`kda-harness check --list-models`), the kernel suites draw that model's per-GPU heads at K = V =
+    128 with decode batches as a server runs them (B 1..256, padding, slots above B). step_timeout: seconds a step may take
     before it fails its case (None: no limit). isolate: each case in a forked child process,
     where a crash, an abort or a hang past case_timeout seconds fails that case with its
     replay line and the run goes on (kda_harness/_isolate.py). Returns a CheckReport; Ctrl-C
@@ -206,7 +212,8 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     envelope = envelope or getattr(step_fn, "kda_envelope", None) or Envelope()
     name = name or getattr(step_fn, "__qualname__", None) or type(step_fn).__name__
     plugin = CallablePlugin(step_fn, name, envelope, profile, framework, device, op, step_timeout)
-    given = {"op": op if op != _operators.default() else None, "profile": given_profile, "device": device if device != "cpu" else None,
+    given = {"probe_invalid_indices": probe_invalid_indices or None, "model": model,
+             "op": op if op != _operators.default() else None, "profile": given_profile, "device": device if device != "cpu" else None,
              "framework": given_framework, "envelope": given_envelope, "restrict": restrict, "work_budget": work_budget}
     restriction = ctypes.pointer(restrict.to_c()) if restrict is not None else None
     function = callable_expression(step_fn)
@@ -214,14 +221,16 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     def options(suite, first, count):
         return _abi.KdaCheckOptions(suites=suite.encode(), seed=seed, first=first, count=count,
                                     work_budget=work_budget or 0.0, profile=-1,
-                                    config=config.encode() if config else None, restriction=restriction)
+                                    config=config.encode() if config else None, restriction=restriction,
+                                    probe_invalid_rows=int(bool(probe_invalid_indices)),
+                                    model=model.encode() if model else None)
 
     # One C call per case, so that the traceback of an exception step_fn raised belongs to its case.
     if config:
-        runs = [options("", 0, 0)]
+        runs = [options(",".join(suite_names(suites)) if suites else "", 0, 0)]
     else:
         runs = [options(suite, i, 1) for suite in suite_names(suites) for i in range(first, first + n)]
-    results, backend_name, profile_code = [], name, profile
+    results, backend_name, profile_code, claims = [], name, profile, ""
     def crashed(run, why):  # the report of a case whose child died
         suite = run.suites.decode() or "kernel"
         index = run.first if not config else -1
@@ -242,16 +251,17 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
             else:
                 data = _run(plugin, run)
             backend_name, profile_code = data["plugin"], data["profile"]
+            claims = data.get("invalid_rows", claims)
             for c in data["cases"]:
                 result = CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"], op=op)
                 if not result.passed:
                     result.rerun = rerun_call(function, result.suite, result.index, seed, result.replay, given)
                     result.traceback = plugin.tracebacks[0] if plugin.tracebacks else ""
                 results.append(result)
-    return CheckReport(backend_name, profile_code, results)
+    return CheckReport(backend_name, profile_code, results, claims)
 
 
-def suite_case_line(suite, index, seed=1, op=None, envelope=None, restrict=None, work_budget=None):
+def suite_case_line(suite, index, seed=1, op=None, envelope=None, restrict=None, work_budget=None, model=None):
     """The replay line of case `index` of `suite` (one of suites()) as check() with these
     arguments draws it, without running anything: its config line, then " | " and what the
     case does to the call where it changes it (an error input, a call outside the envelope, an
@@ -260,7 +270,8 @@ def suite_case_line(suite, index, seed=1, op=None, envelope=None, restrict=None,
     plugin = CallablePlugin(None, "planned", envelope or Envelope(), _abi.PROFILES["helion"], "numpy", None, op)
     options = _abi.KdaCheckOptions(suites=",".join(suite_names(suite)).encode(), seed=seed, first=index, count=1,
                                    work_budget=work_budget or 0.0, profile=-1, config=None,
-                                   restriction=ctypes.pointer(restrict.to_c()) if restrict is not None else None)
+                                   restriction=ctypes.pointer(restrict.to_c()) if restrict is not None else None,
+                                   model=model.encode() if model else None)
     return _case_line(plugin, options)
 
 

@@ -25,6 +25,11 @@ class Envelope:
     v: tuple = (1, None)          # V
     l_max: int = 0                # the longest ring; 0: no limit
     strided: bool = True          # False: compact tensors only
+    # How the step treats a runtime-invalid row (a slot past the pool, a cursor outside the ring,
+    # two rows on one slot): "none" (SGLang's contract: the caller's duty; never fed, nothing
+    # claimed) or "raise" (refuses the call, nothing written). Padding rows (slot -1) are tested
+    # under both. Not narrowed by a restriction.
+    invalid_rows: str = "none"
 
     def narrowed(self, restrict):
         """What both this envelope and `restrict` (an Envelope, or None: no restriction)
@@ -43,7 +48,7 @@ class Envelope:
         return Envelope(both(self.act_dtypes, restrict.act_dtypes), both(self.state_dtypes, restrict.state_dtypes),
                         both(self.ring_dtypes, restrict.ring_dtypes), both(self.out_dtypes, restrict.out_dtypes),
                         both(self.index_dtypes, restrict.index_dtypes), bounds(self.k, restrict.k),
-                        bounds(self.v, restrict.v), l_max, self.strided and restrict.strided)
+                        bounds(self.v, restrict.v), l_max, self.strided and restrict.strided, self.invalid_rows)
 
     def to_c(self, device_type=_abi.KDL_CPU):
         def bits(names):
@@ -56,8 +61,17 @@ class Envelope:
                                 bits(self.out_dtypes), bits(self.index_dtypes), self.k[0], _limit(self.k[1]),
                                 self.v[0], _limit(self.v[1]), self.l_max, int(self.strided), device_type)
 
+    def invalid_rows_code(self):
+        """plugin.h's KDA_INVALID_ROWS_* of invalid_rows; a ValueError for another word."""
+        try:
+            return _abi.INVALID_ROWS[self.invalid_rows]
+        except KeyError:
+            raise ValueError(f"invalid_rows must be one of {sorted(_abi.INVALID_ROWS)}, not {self.invalid_rows!r}") \
+                from None
+
     @classmethod
-    def from_c(cls, e):
+    def from_c(cls, e, invalid_rows=0):
+        """The envelope of a kda_envelope, with a plugin's invalid_rows (KDA_INVALID_ROWS_*)."""
         def names(mask):
             return tuple(n for n, b in _abi.DTYPE_BITS.items() if mask & b)
 
@@ -66,4 +80,4 @@ class Envelope:
 
         return cls(names(e.act_dtypes), names(e.state_dtypes), names(e.ring_dtypes), names(e.out_dtypes),
                    names(e.index_dtypes), (e.k_min, limit(e.k_max)), (e.v_min, limit(e.v_max)), e.l_max,
-                   bool(e.strided))
+                   bool(e.strided), next(n for n, c in _abi.INVALID_ROWS.items() if c == invalid_rows))

@@ -25,7 +25,9 @@ class PluginCallable:
         self.plugin = pointer.contents
         self.name = (self.plugin.name or b"").decode("utf-8", "backslashreplace")
         self.kda_op = self.plugin.op.decode()
-        self.kda_envelope = Envelope.from_c(self.plugin.envelope)
+        # A version 1 description ends before invalid_rows: it claims nothing of invalid rows.
+        invalid_rows = self.plugin.invalid_rows if self.plugin.abi_version >= 2 else _abi.INVALID_ROWS["none"]
+        self.kda_envelope = Envelope.from_c(self.plugin.envelope, invalid_rows)
         self.kda_profile = _PROFILE_NAMES.get(self.plugin.profile, self.plugin.profile)
         self.device_type = self.plugin.envelope.device_type
         self.__qualname__ = self.name

@@ -60,6 +60,7 @@ class CheckReport:
     backend: str
     profile: int
     cases: list = field(default_factory=list)
+    claims: str = ""  # what the kernel claims of runtime-invalid rows, and what of it was tested
 
     @property
     def failures(self):
@@ -79,6 +80,8 @@ class CheckReport:
 
     def __str__(self):
         lines = [f"{self.backend}: {len(self.cases) - len(self.failures)} passed, {len(self.failures)} failed"]
+        if self.claims:
+            lines.append(f"invalid rows: {self.claims}")
         lines += [str(c) for c in self.failures]
         return "\n".join(lines)
 
@@ -99,15 +102,15 @@ def callable_expression(step_fn):
 
 
 def rerun_call(function, suite, index, seed, replay, given):
-    """kda_harness.check(...) that reruns one case: a kernel case that is its config's rollout
-    by its config line (its replay), any other by suite, seed and index; `given`: the caller's
+    """kda_harness.check(...) that reruns one case: a kernel or kernel-truth case that is its
+    config's rollout by its config line (its replay) and suite, any other by suite, seed and index; `given`: the caller's
     other keyword arguments that change the case or its judgement (op, profile, device,
     framework, envelope, restrict, work_budget), by name."""
-    by_config = suite == "kernel" and " | " not in replay
-    args = [f"config={_python(replay)}"] if by_config else \
-        [f"suites={_python(suite)}", f"seed={seed}", f"first={index}", "n=1"]
+    by_config = suite in ("kernel", "kernel-truth") and " | " not in replay
+    args = ([f"config={_python(replay)}"] + ([f"suites={_python(suite)}"] if suite == "kernel-truth" else [])) \
+        if by_config else [f"suites={_python(suite)}", f"seed={seed}", f"first={index}", "n=1"]
     for name, value in given.items():
-        if value is None or (by_config and name in ("envelope", "restrict", "work_budget")):
+        if value is None or (by_config and name in ("envelope", "restrict", "work_budget", "model")):
             continue  # a config line is the case itself: no envelope, restriction or budget draws it
         text = _python(value)
         args.append(f"{name}=kda_harness.{text}" if name in ("envelope", "restrict") else f"{name}={text}")

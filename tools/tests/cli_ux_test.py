@@ -223,5 +223,50 @@ class Reports(unittest.TestCase):
             self.assertRegex(f["replay"], r"^kda-harness case \S+\.safetensors --backend plugin:" + re.escape(MUTANT) + "$")
 
 
+
+class ProductionShapes(unittest.TestCase):
+    """--model, --list-models and the invalid-row claims a check prints."""
+
+    def test_list_models_names_each_model_its_heads_and_source(self):
+        r = run(["check", "--list-models"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"kimi-linear-48b +key +32 +32 +128 +128 +32/32 16/16 8/8 4/4")
+        self.assertRegex(r.stdout, r"qwen3-next-80b +head +16 +32 +128 +128 +16/32 8/16 4/8 2/4")
+        self.assertIn("linear_num_value_heads 32", r.stdout)
+
+    def test_stats_under_a_model_show_its_heads_and_server_batches(self):
+        r = run(["check", "--stats", "--model", "kimi-linear-48b:tp=1", "--suites", "kernel", "--cases", "kernel=200"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"H/HV +32/32 200 \(100\.0%\)")
+        self.assertRegex(r.stdout, r"K +128 200 \(100\.0%\)")
+        batches = re.search(r"\n +B +(.*)\n", r.stdout).group(1)
+        self.assertRegex(batches, r"64\.\.127 \d+")
+        self.assertRegex(batches, r"128\.\.256 \d+")
+        self.assertRegex(r.stdout, r"slots-B +1\.\.8 200 \(100\.0%\)")
+        self.assertRegex(r.stdout, r"padding +.*ends \d+")
+        r = run(["check", "--stats", "--op", "gdn_replayssm", "--model", "qwen3-next-80b:tp=8", "--suites", "kernel"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"H/HV +2/4 2000 \(100\.0%\)")
+
+    def test_a_model_of_the_other_gate_or_an_unknown_one_is_a_usage_error(self):
+        for model, message in (("qwen3-next-80b", "gate per head"), ("llama", "unknown model"),
+                               ("kimi-linear-48b:tp=3", "tp=3 does not divide")):
+            r = run(["check", "--stats", "--model", model])
+            self.assertEqual(r.returncode, 2, (model, r.stderr))
+            self.assertIn(message, r.stderr)
+
+    def test_a_plugin_check_says_what_it_claims_of_invalid_rows(self):
+        if not PLUGIN:
+            self.skipTest("KDA_CPU_PLUGIN is not set")
+        r = run(["check", "--backend", "plugin:" + PLUGIN, "--stats"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("invalid rows: raise declared", r.stdout)
+        unchecked = PLUGIN.replace(".so", "_unchecked.so")
+        r = run(["check", "--backend", "plugin:" + unchecked, "--stats"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("invalid rows: none declared", r.stdout)
+        self.assertIn("not tested (--probe-invalid-indices feeds them)", r.stdout)
+
+
 if __name__ == "__main__":
     cli_test.main(sys.modules[__name__])
