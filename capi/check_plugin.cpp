@@ -32,6 +32,7 @@ struct Outcome {
   int64_t index = 0;
   bool pass = true;
   std::string replay, detail;
+  bool skipped = false;  // nothing to test (an envelope with nothing outside it): not a pass
 };
 
 std::string describe(const engine::CaseReport& r) {
@@ -65,7 +66,8 @@ std::vector<const engine::SuiteInfo*> split_suites(const char* s) {
 }
 
 nlohmann::json entry(const Outcome& o) {
-  return {{"suite", o.suite}, {"index", o.index}, {"pass", o.pass}, {"replay", o.replay}, {"detail", o.detail}};
+  return {{"suite", o.suite}, {"index", o.index}, {"pass", o.pass},         {"replay", o.replay},
+          {"detail", o.detail}, {"skipped", o.skipped}};
 }
 
 // The plugin's backend as the options describe it (their profile, or the plugin's own).
@@ -122,7 +124,9 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
       Outcome o{std::string(suite->name), i, false,
                 fmt::format("suite {} case {} seed {}", suite->name, i, opt.seed), ""};
       try {
-        o.replay = engine::planned_line(engine::plan_suite_case(*suite, *backend, draws, i));
+        const engine::PlannedCase planned = engine::plan_suite_case(*suite, *backend, draws, i);
+        o.replay = engine::planned_line(planned);
+        o.skipped = planned.kind == engine::PlannedCase::Kind::NothingOutside;
         const engine::CaseInFlight flight(o.replay);
         const engine::CaseReport r = engine::run_suite_case(*suite, *backend, draws, i);
         o.pass = r.pass();

@@ -108,9 +108,11 @@ typedef struct kda_check_options {
 
 /* Runs the suites against the plugin, as an implementation of the operator it names (its
  * `op`): that operator's cases, reference and error inputs. The report is JSON, NUL-terminated:
- *   {"plugin": NAME, "profile": P, "invalid_rows": WHAT, "cases": [{"suite", "index", "pass", "replay", "detail"}...]}
- * where WHAT says which claims about runtime-invalid rows the plugin made and which were tested,
- * and replay is the case's config line, followed by " | error input ID" (kernel-contract),
+ *   {"plugin": NAME, "profile": P, "invalid_rows": WHAT,
+ *    "cases": [{"suite", "index", "pass", "replay", "detail", "skipped"}...]}
+ * (skipped: a case with nothing to test, such as the envelope suite's on a plugin whose envelope
+ * is the whole contract; it is no pass and no failure),
+ * WHAT says which claims about runtime-invalid rows the plugin made and which were tested, and replay is the case's config line, followed by " | error input ID" (kernel-contract),
  * " | outside the envelope: WHY" (envelope, and one kernel case in ten) or " | at token T,
  * row R's ..." (one kernel case in five where the plugin declares KDA_INVALID_ROWS_RAISE, or
  * " | probe: at token T, ..." with probe_invalid_rows); the suites are the harness's one table's

@@ -253,7 +253,8 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
             backend_name, profile_code = data["plugin"], data["profile"]
             claims = data.get("invalid_rows", claims)
             for c in data["cases"]:
-                result = CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"], op=op)
+                result = CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"], op=op,
+                                    skipped=c.get("skipped", False))
                 if not result.passed:
                     result.rerun = rerun_call(function, result.suite, result.index, seed, result.replay, given)
                     result.traceback = plugin.tracebacks[0] if plugin.tracebacks else ""

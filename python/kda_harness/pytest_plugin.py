@@ -112,6 +112,8 @@ class KdaCase(pytest.Item):
                                 seed=opt("kda_seed"), device=opt("kda_device"), framework=opt("kda_framework"),
                                 profile=opt("kda_profile"))
         result = report.cases[0]
+        if result.skipped:
+            pytest.skip(result.detail)
         if not result.passed:
             raise KdaCaseFailure(result)
 

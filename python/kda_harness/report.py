@@ -21,6 +21,7 @@ class CaseResult:
     rerun: str = ""      # Python that reruns this case on the caller's kernel
     op: str = None       # the operator (None: the default operator)
     traceback: str = ""  # the kernel's own traceback when it raised during the case
+    skipped: bool = False  # nothing to test (an envelope with nothing outside it): neither passed nor failed
 
     @property
     def config(self):
@@ -43,7 +44,7 @@ class CaseResult:
         return [line for line in (self.rerun, self.reference_line()) if line]
 
     def __str__(self):
-        verdict = "pass" if self.passed else "FAIL"
+        verdict = "skipped" if self.skipped else "pass" if self.passed else "FAIL"
         text = f"[{self.suite} {self.index}] {verdict}: {self.detail}"
         labels = ["rerun on your kernel:", "replay on the CPU reference:"] if self.rerun else \
             ["replay on the CPU reference:"]
@@ -79,7 +80,10 @@ class CheckReport:
         return self
 
     def __str__(self):
-        lines = [f"{self.backend}: {len(self.cases) - len(self.failures)} passed, {len(self.failures)} failed"]
+        skipped = [c for c in self.cases if c.skipped]
+        passed = len(self.cases) - len(self.failures) - len(skipped)
+        lines = [f"{self.backend}: {passed} passed, {len(self.failures)} failed" +
+                 (f", {len(skipped)} skipped ({skipped[0].suite}: {skipped[0].detail})" if skipped else "")]
         if self.claims:
             lines.append(f"invalid rows: {self.claims}")
         lines += [str(c) for c in self.failures]

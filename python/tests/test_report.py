@@ -110,3 +110,14 @@ def test_a_plugin_library_reruns_by_its_path(cpu_plugin):
     report = kda_harness.check(cpu_plugin, suites="envelope", n=1, envelope=kda_harness.Envelope(k=(1, 8)))
     f = report.failures[0]
     assert f.rerun.startswith(f'kda_harness.check(kda_harness.load_plugin("{cpu_plugin.path}"), suites="envelope"')
+
+
+def test_a_suite_with_nothing_to_test_is_skipped_not_passed():
+    # The default envelope is the whole contract: the envelope suite has no call to make.
+    report = kda_harness.check(numpy_step.replayssm_step, suites="envelope", n=3)
+    assert [c.skipped for c in report.cases] == [True, True, True]
+    assert str(report).startswith(f"{report.backend}: 0 passed, 0 failed, 3 skipped (envelope: ")
+    # Declared K <= 64: calls past it exist, are made, and this step (which computes them) fails.
+    declared = kda_harness.check(numpy_step.replayssm_step, suites="envelope", n=3,
+                                 envelope=kda_harness.Envelope(k=(1, 64)))
+    assert not any(c.skipped for c in declared.cases) and len(declared.failures) == 3, str(declared)
