@@ -259,10 +259,17 @@ PlannedCase plan_suite_case(const SuiteInfo& suite, const Backend& b, const Suit
   }
   const OperatorDescription& op = b.op();
   const auto outside = [&](int64_t n) {
-    const std::vector<CaseConfig> calls = b.envelope().just_outside(drawn);
+    // Only the ways out that stay out once the operator fits the call: gdn_replayssm lifts K
+    // to 32 (G32), so K = k_min / 2 is no way out of a K >= 32 envelope; such a call is inside,
+    // has no reason to be refused, and a correct backend computes it.
+    std::vector<CaseConfig> calls;
+    for (const CaseConfig& c : b.envelope().just_outside(drawn)) {
+      CaseConfig fitted = op.fit_case(c);
+      if (!b.envelope().excludes(fitted).empty()) calls.push_back(std::move(fitted));
+    }
     if (calls.empty()) return false;
     p.kind = PlannedCase::Kind::OutsideEnvelope;
-    p.config = op.fit_case(calls[static_cast<std::size_t>(n) % calls.size()]);
+    p.config = calls[static_cast<std::size_t>(n) % calls.size()];
     p.call = "outside the envelope: " + b.envelope().excludes(p.config);
     return true;
   };

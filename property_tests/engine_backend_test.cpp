@@ -209,6 +209,43 @@ Envelope triton_gdn_envelope() {
   return Envelope::from_c(declared, find_operator("gdn_replayssm"));
 }
 
+// Issue 34: under a restriction to float32, a K >= 32 compact-only GDN backend was asked to
+// refuse "outside the envelope: " (no reason): K = 16 was the way out, and gdn_replayssm's cases
+// lift K to 32, back inside. Every outside case must name what lies outside, and exist only
+// where something does.
+TEST(Suites, AnOutsideCaseExistsOnlyWhereSomethingLiesOutsideAndSaysWhat) {
+  SuiteDraws draws;
+  draws.seed = 5;
+  draws.restriction = parse_restriction("act=f32 state=f32 ring=f32 out=f32");
+  const auto reasons = [&](const Envelope& e, std::string_view suite_name, int n) {
+    const GdnFunctionBackend b([](const StepArgs&) {}, e);
+    std::set<std::string> why;
+    for (int64_t i = 0; i < n; ++i) {
+      const PlannedCase p = plan_suite_case(*find_suite(suite_name), b, draws, i);
+      if (p.kind != PlannedCase::Kind::OutsideEnvelope) continue;
+      const std::string reason = e.excludes(p.config);
+      EXPECT_NE(reason, "") << suite_name << " case " << i << ": " << planned_line(p);
+      EXPECT_EQ(p.call, "outside the envelope: " + reason) << suite_name << " case " << i;
+      why.insert(reason);
+    }
+    return why;
+  };
+  const Envelope compact_only = triton_gdn_envelope();
+  EXPECT_EQ(reasons(compact_only, "envelope", 12), std::set<std::string>{"strided layouts (env=1) on a compact-only backend"});
+  EXPECT_EQ(reasons(compact_only, "kernel", 40), std::set<std::string>{"strided layouts (env=1) on a compact-only backend"});
+  // Strided too: nothing of a gdn_replayssm case lies outside, so no case asks a refusal.
+  Envelope strided = compact_only;
+  strided.strided = true;
+  EXPECT_TRUE(reasons(strided, "envelope", 12).empty());
+  EXPECT_TRUE(reasons(strided, "kernel", 40).empty());
+  const GdnFunctionBackend b([](const StepArgs&) {}, strided);
+  EXPECT_EQ(plan_suite_case(*find_suite("envelope"), b, draws, 0).kind, PlannedCase::Kind::NothingOutside);
+  // K >= 64: K = 32 stays outside, and says so.
+  Envelope k64 = strided;
+  k64.k_min = 64;
+  EXPECT_EQ(reasons(k64, "envelope", 12), std::set<std::string>{"K=32 outside 64..1048576"});
+}
+
 // Issue 34: an error input that only a harness extension refuses (G12-K0: the wrapper's
 // `q_dim % K` raises ZeroDivisionError; G16-short: SGLang's `d_cache.shape[2]` raises
 // IndexError) cannot be refused with the harness's own "[kda-harness]" text by a real

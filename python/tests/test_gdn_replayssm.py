@@ -137,6 +137,34 @@ def test_a_framework_error_where_only_an_extension_refuses_passes_the_contract_s
                                             "harness's extension X-GDN-RING-RANK refuses it: [kda-harness] ")
 
 
+def compact_only_step(**call):
+    """The numpy step with SGLang's Triton envelope as issue 34 measured it (K >= 32, int32
+    indices, compact tensors): a strided call is refused."""
+    if not all(np.asarray(x).flags.c_contiguous for x in call.values() if isinstance(x, np.ndarray)):
+        raise ValueError("compact tensors only")
+    numpy_gdn_step.gdn_step(**call)
+
+
+def test_an_outside_case_exists_only_where_something_lies_outside_and_says_what():
+    """Issue 34: under a restriction to float32, a K >= 32 compact-only backend was asked to
+    refuse a call "outside the envelope: " with no reason (K = 16, which gdn_replayssm's cases
+    lift back to 32)."""
+    float32 = ("float32",)
+    restrict = kda_harness.Envelope(act_dtypes=float32, state_dtypes=float32, ring_dtypes=float32, out_dtypes=float32)
+    envelope = kda_harness.Envelope(k=(32, None), index_dtypes=("int32",), strided=False)
+    report = kda_harness.check(compact_only_step, op=OP, suites="envelope,kernel", n=10, envelope=envelope,
+                               restrict=restrict)
+    assert report.passed, str(report)
+    outside = [c.replay.split(" | ")[1] for c in report.cases if " | outside the envelope" in c.replay]
+    assert len(outside) == 11  # every envelope case and the kernel suite's case 8
+    assert set(outside) == {"outside the envelope: strided layouts (env=1) on a compact-only backend"}
+    strided = kda_harness.Envelope(k=(32, None), index_dtypes=("int32",))
+    report = kda_harness.check(numpy_gdn_step.gdn_step, op=OP, suites="envelope,kernel", n=10, envelope=strided,
+                               restrict=restrict)
+    assert report.passed, str(report)
+    assert not [c for c in report.cases if "outside the envelope" in c.replay]
+
+
 def test_the_planted_bug_fails_exactly_the_bounded_gate_cases():
     report = kda_harness.check(numpy_gdn_step.gdn_step_planted_bug, op=OP, suites="kernel", n=2 * ROLLOUTS)
     # A case whose rows are all padding computes no gate, so the bug cannot show there.
