@@ -124,8 +124,9 @@ def test_a_framework_error_where_only_an_extension_refuses_passes_the_contract_s
     assert report.passed, str(report)
     by_input = {c.replay.split("error input ")[1]: c for c in report.cases}
     for label, extension in (("G12-K0", "X-GDN-EMPTY-HEADS"), ("G16-short", "X-GDN-RING-RANK")):
-        assert by_input[label].detail == ("refused with 'IndexError: tuple index out of range', nothing written (any "
-                                          f"message: only the harness's extension {extension} refuses {label})")
+        assert by_input[label].detail == ("refused with 'plugin:wrapper_like_step refused the call: IndexError: tuple "
+                                          "index out of range', nothing written (any message: only the harness's "
+                                          f"extension {extension} refuses {label})")
     assert by_input["G17"].detail.startswith("refused with G17: GDN `a` must have shape")
 
     def accepts(**call):
