@@ -199,6 +199,9 @@ class GdnValidate(unittest.TestCase):
                     r = validate(c)
                     self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
                     self.assertEqual(r.stdout.splitlines()[:2], ["G10", g10["message"]])
+                    shown = f"initial_state.strides = {tup(*torch_strides)}"
+                    self.assertIn(shown + ("  (null: compact, as torch.empty allocates)" if strides is None else "\n"),
+                                  r.stdout)
         k0["initial_state"]["strides"] = [128, 0, 0, 1]
         r = validate(k0)
         self.assertEqual(r.stdout.splitlines()[:1], ["V20"], r.stdout + r.stderr)
