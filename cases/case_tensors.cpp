@@ -33,11 +33,12 @@ constexpr int64_t kEnvelopeGap = 257;
 // gaps) holds NaN, so reading it shows up in the outputs.
 void poison(HostTensor& t) { std::memset(t.storage().data(), 0xFF, t.storage().size()); }
 
-// Row-major strides of a shape whose outermost (slot) dim is padded by the gap.
+// Row-major strides of a shape whose outermost (slot) dim is padded by the gap (zero-size dims
+// counted as 1, as PyTorch does).
 std::vector<int64_t> slot_padded_strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> s(shape.size());
   int64_t acc = 1;
-  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 1; --d) { s[d] = acc; acc *= shape[d]; }
+  for (int64_t d = static_cast<int64_t>(shape.size()) - 1; d >= 1; --d) { s[d] = acc; acc *= std::max<int64_t>(shape[d], 1); }
   s[0] = acc + kEnvelopeGap;
   return s;
 }

@@ -36,6 +36,15 @@ inline i128 product_sat(const int64_t* sizes, int64_t n) {
   return p;
 }
 
+// The stride PyTorch gives a dim of a compact tensor whose later sizes are `sizes[0..n)`: the
+// product of max(size, 1) (torch.empty((2, 2, 64, 0)).stride() == (128, 64, 1, 1): a zero-size
+// dim counts as 1, so an empty tensor keeps the strides of its non-empty dims), saturating.
+inline i128 compact_stride_sat(const int64_t* sizes, int64_t n) {
+  i128 p = 1;
+  for (int64_t i = 0; i < n; ++i) p = mul_sat(p, sizes[i] > 1 ? sizes[i] : 1);
+  return p;
+}
+
 // Clamps into int64 (used where an API returns int64 for a value that may not fit).
 inline int64_t clamp_to_i64(i128 v) {
   if (v > INT64_MAX) return INT64_MAX;

@@ -44,7 +44,7 @@ HostTensor::HostTensor(ScalarType type, std::vector<int64_t> shape, std::vector<
     for (int64_t d = static_cast<int64_t>(shape_.size()) - 1; d >= 0; --d) {
       if (s > INT64_MAX) throw std::length_error("HostTensor: compact strides do not fit in int64");
       strides_[d] = static_cast<int64_t>(s);
-      s = mul_sat(s, std::max<int64_t>(shape_[d], 0));
+      s = mul_sat(s, std::max<int64_t>(shape_[d], 1));  // PyTorch's: a zero-size dim counts as 1
     }
   }
   if (strides_.size() != shape_.size()) throw std::invalid_argument("HostTensor: strides rank != shape rank");

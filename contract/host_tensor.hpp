@@ -16,7 +16,8 @@ namespace kda {
 class HostTensor {
  public:
   HostTensor() = default;
-  // Owned CPU storage; strides empty = compact row-major. Bytes are zero-filled.
+  // Owned CPU storage; strides empty = compact row-major (PyTorch's: a zero-size dim counts as
+  // 1 in the strides of the dims before it). Bytes are zero-filled.
   HostTensor(ScalarType type, std::vector<int64_t> shape, std::vector<int64_t> strides = {});
   // Description only (no data pointer): any dtype, any device; used by validate() tests,
   // the metadata CLI and the contract fuzzer. strides_null keeps DLTensor::strides null.

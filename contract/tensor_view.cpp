@@ -22,9 +22,10 @@ int64_t size(const DLTensor& t, int64_t dim) { return t.shape[wrap_dim(t, dim)];
 int64_t stride(const DLTensor& t, int64_t dim) {
   int64_t d = wrap_dim(t, dim);
   if (t.strides) return t.strides[d];
-  // Compact stride = product of the later sizes; saturates (a tensor that large cannot exist,
-  // but its metadata must not overflow).
-  return clamp_to_i64(product_sat(t.shape + d + 1, t.ndim - d - 1));
+  // Compact stride as PyTorch allocates it: the product of the later sizes, each at least 1
+  // (contract.md: null strides are what torch.empty(shape) has); saturates (a tensor that
+  // large cannot exist, but its metadata must not overflow).
+  return clamp_to_i64(compact_stride_sat(t.shape + d + 1, t.ndim - d - 1));
 }
 
 std::vector<int64_t> shape_of(const DLTensor& t) {
@@ -40,7 +41,7 @@ std::vector<int64_t> strides_of(const DLTensor& t) {
 std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> s(shape.size());
   for (std::size_t d = 0; d < shape.size(); ++d)
-    s[d] = clamp_to_i64(product_sat(shape.data() + d + 1, static_cast<int64_t>(shape.size() - d - 1)));
+    s[d] = clamp_to_i64(compact_stride_sat(shape.data() + d + 1, static_cast<int64_t>(shape.size() - d - 1)));
   return s;
 }
 

@@ -1,5 +1,7 @@
 // Read-only questions about a DLTensor, with PyTorch's definitions (contract.md,
-// "Definitions"): null strides mean compact row-major; is_contiguous skips size-1 dims;
+// "Definitions"): null strides mean compact row-major as PyTorch allocates it (stride d = the
+// product of max(size, 1) over the later dims, so (2, 2, 64, 0) has (128, 64, 1, 1), not
+// (0, 0, 0, 1)); is_contiguous skips size-1 dims;
 // shapes print as Python tuples. Nothing here overflows on any metadata: products of sizes
 // are formed in 128 bits (checked_int.hpp) and clamped where an int64 is returned, e.g. the
 // compact stride or numel of a tensor too large for any framework saturates at INT64_MAX.
@@ -17,7 +19,8 @@ int64_t size(const DLTensor& t, int64_t dim);    // dim may be negative (Python 
 int64_t stride(const DLTensor& t, int64_t dim);  // element stride; compact when strides == null
 std::vector<int64_t> shape_of(const DLTensor& t);
 std::vector<int64_t> strides_of(const DLTensor& t);  // never null: compact strides filled in
-// Row-major strides of a shape, saturating at INT64_MAX (fuzzed shapes reach 2^62).
+// Row-major strides of a shape as torch.empty(shape).stride() gives them (zero-size dims count
+// as 1), saturating at INT64_MAX (fuzzed shapes reach 2^62).
 std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape);
 int64_t numel(const DLTensor& t);
 bool is_contiguous(const DLTensor& t);

@@ -5,7 +5,7 @@ namespace kda {
 std::vector<i128> wide_strides(const DLTensor& t) {
   std::vector<i128> s(t.ndim);
   for (int64_t d = 0; d < t.ndim; ++d)
-    s[d] = t.strides ? static_cast<i128>(t.strides[d]) : product_sat(t.shape + d + 1, t.ndim - d - 1);
+    s[d] = t.strides ? static_cast<i128>(t.strides[d]) : compact_stride_sat(t.shape + d + 1, t.ndim - d - 1);
   return s;
 }
 

@@ -13,7 +13,8 @@
 
 namespace kda {
 
-// Strides of t as wide integers (null strides: compact, exact up to saturation).
+// Strides of t as wide integers (null strides: compact as PyTorch allocates it, zero-size
+// dims counted as 1; exact up to saturation).
 std::vector<i128> wide_strides(const DLTensor& t);
 
 // The strides of t.view(new_shape) (new_shape already has -1 resolved and the same numel),

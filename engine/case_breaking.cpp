@@ -1,5 +1,6 @@
 #include "engine/case_breaking.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 #include "contract/tensor_view.hpp"
@@ -21,8 +22,11 @@ std::optional<HostTensor> stored(const TensorSpec& t) {
   if (!type || t.device.device_type != kDLCPU) return std::nullopt;
   const std::vector<int64_t> strides = strides_of(t);
   const bool compact = strides == compact_strides(t.shape);
+  // A zero stride stores nothing twice in a tensor without elements (the hand-made strides
+  // [s, 0, 0, 1] of an empty GDN state).
+  const bool empty = std::find(t.shape.begin(), t.shape.end(), 0) != t.shape.end();
   for (std::size_t d = 0; d < strides.size() && !compact; ++d)
-    if (strides[d] < 0 || (strides[d] == 0 && t.shape[d] > 1)) return std::nullopt;
+    if (strides[d] < 0 || (strides[d] == 0 && t.shape[d] > 1 && !empty)) return std::nullopt;
   HostTensor h = compact ? HostTensor(*type, t.shape) : HostTensor(*type, t.shape, strides);
   std::memset(h.storage().data(), 0xFF, h.storage().size());
   return h;

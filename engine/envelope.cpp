@@ -166,7 +166,9 @@ std::vector<CaseConfig> Envelope::just_outside(const CaseConfig& c) const {
   if (v_max < kLargestBound) past(clamp_pow2(std::min<int64_t>(c.K, 8), k_min, k_max), v_max * 2);
   if (v_min > 1) out.push_back(c), out.back().V = v_min / 2;
   if (l_max > 0 && l_max < 64) out.push_back(c), out.back().L = l_max + 1;
-  if (!strided) out.push_back(c), out.back().envelope = true;
+  // A strided layout with two slots at least: the slot stride is the one every operator's
+  // envelope layout pads, and over one slot (with one row) every tensor would be contiguous.
+  if (!strided) out.push_back(c), out.back().envelope = true, out.back().slots = std::max<int64_t>(c.slots, 2);
   return out;
 }
 

@@ -22,13 +22,14 @@ inline Wide wmul(Wide a, Wide b) {  // a, b >= 0, saturating
   return a * b;
 }
 
-// The element stride of dim d (d may be negative, Python style; ndim > 0): the raw one, or
-// the product of the later sizes when strides are null.
+// The element stride of dim d (d may be negative, Python style; ndim > 0): the raw one, or,
+// when strides are null, what torch.empty(shape) has: the product of the later sizes, each
+// counted as at least 1 ((2, 2, 64, 0) has (128, 64, 1, 1)).
 inline Wide stride(const DLTensor& t, int64_t d) {
   if (d < 0) d += t.ndim;
   if (t.strides) return t.strides[d];
   Wide p = 1;
-  for (int64_t i = d + 1; i < t.ndim; ++i) p = wmul(p, t.shape[i]);
+  for (int64_t i = d + 1; i < t.ndim; ++i) p = wmul(p, t.shape[i] > 1 ? t.shape[i] : 1);
   return p;
 }
 

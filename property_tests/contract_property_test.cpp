@@ -7,6 +7,9 @@
 #include <rapidcheck/gtest.h>
 
 #include "contract/error_catalog.hpp"
+#include "contract/host_tensor.hpp"
+#include "contract/tensor_view.hpp"
+#include "contract/torch_view.hpp"
 #include "contract/validate.hpp"
 #include "engine/operator.hpp"
 #include "property_tests/rc_chooser.hpp"
@@ -59,6 +62,63 @@ RC_GTEST_PROP(ContractProperty, ValidCallsPassAndEarliestMutationWins, ()) {
   RC_ASSERT(raised.message == result.expected->message);
   RC_ASSERT(catalog_ids_matching(raised.message) == std::vector<std::string>{raised.id});
   RC_ASSERT(names_operator(raised.id, op.name));
+}
+
+// strides of torch.empty(shape), written out independently of contract/tensor_view: stride d
+// is the product of max(size, 1) over the later dims (issue 34: [2, 2, 64, 0] has
+// (128, 64, 1, 1)). Shapes here are small (no saturation).
+std::vector<int64_t> torch_empty_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size(), 1);
+  for (std::size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * std::max<int64_t>(shape[d], 1);
+  return s;
+}
+
+TEST(ContractCompactStrides, AreTheStridesPyTorchAllocates) {
+  EXPECT_EQ(compact_strides({2, 2, 64, 0}), (std::vector<int64_t>{128, 64, 1, 1}));
+  EXPECT_EQ(compact_strides({0, 3}), (std::vector<int64_t>{3, 1}));
+  EXPECT_EQ(compact_strides({4, 0, 5}), (std::vector<int64_t>{5, 5, 1}));
+  EXPECT_EQ(compact_strides({}), std::vector<int64_t>{});
+  engine::CallSpec spec;
+  engine::TensorSpec t;
+  t.shape = {2, 2, 64, 0};
+  spec.set("x", t);
+  engine::BuiltCall call(spec);
+  const DLTensor& x = *call.tensor("x");
+  ASSERT_EQ(x.strides, nullptr);
+  EXPECT_EQ(strides_of(x), (std::vector<int64_t>{128, 64, 1, 1}));
+  EXPECT_EQ(stride(x, 1), 64);
+  const std::vector<i128> wide = wide_strides(x);
+  EXPECT_EQ(std::vector<int64_t>(wide.begin(), wide.end()), (std::vector<int64_t>{128, 64, 1, 1}));
+  EXPECT_EQ(HostTensor(ScalarType::Float16, {2, 2, 64, 0}).strides(), (std::vector<int64_t>{128, 64, 1, 1}));
+}
+
+// Null strides mean what PyTorch allocates, in every operator's contract: a call (valid or
+// broken by a random set of error inputs, then one dim of one tensor set to 0 so that empty
+// tensors are common) gets the same answer with each tensor's strides null as with
+// torch.empty(shape).stride() written out.
+RC_GTEST_PROP(ContractProperty, NullStridesAreTorchEmptyStrides, ()) {
+  const engine::OperatorDescription& op = **rc::gen::elementOf(engine::operators()).as("operator");
+  const CallConfig config = *testing::gen_call_config(engine::limits::contract_calls(), op).as("config");
+  const testing::MutationSet mutations = *testing::gen_mutation_set(2, op).as("mutations");
+  engine::MutationTarget target{op.valid_spec(config), op.dims_of(config), config.B};
+  engine::apply_mutations(op.error_inputs(), target, mutations.items);
+  std::vector<engine::TensorSpec*> tensors = target.spec.all();
+  const std::size_t which = *rc::gen::inRange<std::size_t>(0, tensors.size()).as("tensor zeroed");
+  engine::TensorSpec& zeroed = *tensors[which];
+  if (!zeroed.shape.empty()) {
+    const std::size_t dim = *rc::gen::inRange<std::size_t>(0, zeroed.shape.size()).as("dim zeroed");
+    zeroed.shape[dim] = 0;
+    if (!zeroed.null_strides) zeroed.strides = torch_empty_strides(zeroed.shape);
+  }
+  engine::CallSpec null = target.spec, written = target.spec;
+  for (engine::TensorSpec* t : null.all())
+    if (!t->null_strides && t->strides == torch_empty_strides(t->shape)) t->null_strides = true;
+  for (engine::TensorSpec* t : written.all())
+    if (t->null_strides) t->strides = torch_empty_strides(t->shape), t->null_strides = false;
+  const Expected a = run(op, null), b = run(op, written);
+  RC_TAG(a.id.empty() ? std::string("accepted") : a.id);
+  RC_ASSERT(a.id == b.id);
+  RC_ASSERT(a.message == b.message);
 }
 
 // Every error input, alone, on a few fixed configs and each of its variants: the raised error

@@ -4,17 +4,22 @@
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <set>
 
 #include "cases/case_tensors.hpp"
 #include "contract/catalog_message.hpp"
 #include "contract/contract_error.hpp"
+#include "contract/error_catalog.hpp"
+#include "contract/tensor_view.hpp"
 #include "engine/backend.hpp"
 #include "engine/function_backend.hpp"
 #include "engine/operator.hpp"
 #include "engine/plugin_backend.hpp"
 #include "engine/refusal.hpp"
+#include "engine/restriction.hpp"
 #include "engine/run_case.hpp"
+#include "engine/suites.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::engine {
@@ -180,6 +185,116 @@ TEST(Envelope, DescribesTheIndexDtypesAsDeclared) {
     const std::string line = Envelope::from_c(declared, find_operator(name)).describe();
     EXPECT_NE(line.find(" idx {int32} "), std::string::npos) << name << ": " << line;
   }
+}
+
+// A backend of gdn_replayssm made of a step function, with the envelope SGLang's Triton kernel
+// was measured under in issue 34 (K >= 32, int32 indices, compact tensors) unless told.
+class GdnFunctionBackend final : public Backend {
+ public:
+  using Step = std::function<void(const StepArgs& host)>;
+  GdnFunctionBackend(Step step, Envelope envelope) : step_(std::move(step)), envelope_(envelope) {}
+  std::string name() const override { return "gdn-function"; }
+  const Envelope& envelope() const override { return envelope_; }
+  Profile profile() const override { return Profile::Triton; }
+  const OperatorDescription& op() const override { return find_operator("gdn_replayssm"); }
+  void step(const StepArgs& host) override { step_(host); }
+
+ private:
+  Step step_;
+  Envelope envelope_;
+};
+
+Envelope triton_gdn_envelope() {
+  kda_envelope declared{KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_INT32,
+                        32, int64_t{1} << 20, 1, int64_t{1} << 20, 0, 0, kDLCPU};
+  return Envelope::from_c(declared, find_operator("gdn_replayssm"));
+}
+
+// Issue 34: under a restriction to float32, a K >= 32 compact-only GDN backend was asked to
+// refuse "outside the envelope: " (no reason): K = 16 was the way out, and gdn_replayssm's cases
+// lift K to 32, back inside. Every outside case must name what lies outside, and exist only
+// where something does.
+TEST(Suites, AnOutsideCaseExistsOnlyWhereSomethingLiesOutsideAndSaysWhat) {
+  SuiteDraws draws;  // seed 1: envelope case 9 drew B = 1 and one slot, where env=1 was compact
+  draws.restriction = parse_restriction("act=f32 state=f32 ring=f32 out=f32");
+  const auto reasons = [&](const Envelope& e, std::string_view suite_name, int n) {
+    const GdnFunctionBackend b([](const StepArgs&) {}, e);
+    std::set<std::string> why;
+    for (int64_t i = 0; i < n; ++i) {
+      const PlannedCase p = plan_suite_case(*find_suite(suite_name), b, draws, i);
+      if (p.kind != PlannedCase::Kind::OutsideEnvelope) continue;
+      const std::string reason = e.excludes(p.config);
+      EXPECT_NE(reason, "") << suite_name << " case " << i << ": " << planned_line(p);
+      EXPECT_EQ(p.call, "outside the envelope: " + reason) << suite_name << " case " << i;
+      if (reason.rfind("strided layouts", 0) == 0)  // really strided: not a compact call over one slot
+        EXPECT_FALSE(is_contiguous(materialize(p.config).initial_state.dl())) << planned_line(p);
+      why.insert(reason);
+    }
+    return why;
+  };
+  const Envelope compact_only = triton_gdn_envelope();
+  EXPECT_EQ(reasons(compact_only, "envelope", 12), std::set<std::string>{"strided layouts (env=1) on a compact-only backend"});
+  EXPECT_EQ(reasons(compact_only, "kernel", 40), std::set<std::string>{"strided layouts (env=1) on a compact-only backend"});
+  // Strided too: nothing of a gdn_replayssm case lies outside, so no case asks a refusal.
+  Envelope strided = compact_only;
+  strided.strided = true;
+  EXPECT_TRUE(reasons(strided, "envelope", 12).empty());
+  EXPECT_TRUE(reasons(strided, "kernel", 40).empty());
+  const GdnFunctionBackend b([](const StepArgs&) {}, strided);
+  EXPECT_EQ(plan_suite_case(*find_suite("envelope"), b, draws, 0).kind, PlannedCase::Kind::NothingOutside);
+  // K >= 64: K = 32 stays outside, and says so.
+  Envelope k64 = strided;
+  k64.k_min = 64;
+  EXPECT_EQ(reasons(k64, "envelope", 12), std::set<std::string>{"K=32 outside 64..1048576"});
+}
+
+// Issue 34: an error input that only a harness extension refuses (G12-K0: the wrapper's
+// `q_dim % K` raises ZeroDivisionError; G16-short: SGLang's `d_cache.shape[2]` raises
+// IndexError) cannot be refused with the harness's own "[kda-harness]" text by a real
+// kernel: any refusal that writes nothing passes, and the note says which. A documented
+// input still wants the exact message.
+TEST(Suites, KernelContractAsksAnyRefusalWhereOnlyAnExtensionRefuses) {
+  const OperatorDescription& gdn = find_operator("gdn_replayssm");
+  // SGLang-like: the documented checks with their messages, a framework error elsewhere.
+  const auto wrapper_like = [&gdn](const StepArgs& a) {
+    try {
+      gdn.validate(a, kda::Backend::Any);
+    } catch (const ContractError& e) {
+      const CatalogEntry* entry = find_catalog_entry(e.id());
+      if (entry && entry->is_extension()) throw BackendRefusal("IndexError: tuple index out of range");
+      throw;
+    }
+  };
+  GdnFunctionBackend sglang(wrapper_like, triton_gdn_envelope());
+  GdnFunctionBackend accepts_all([](const StepArgs&) {}, triton_gdn_envelope());
+  GdnFunctionBackend wrong_text([](const StepArgs&) { throw BackendRefusal("ValueError: bad input"); }, triton_gdn_envelope());
+  const SuiteInfo& suite = *find_suite("kernel-contract");
+  SuiteDraws draws;
+  std::set<std::string> any_message_seen, exact_seen;
+  for (int64_t i = 0; i < 40; ++i) {
+    const PlannedCase p = plan_suite_case(suite, sglang, draws, i);
+    ASSERT_EQ(p.kind, PlannedCase::Kind::ErrorInput) << p.problem;
+    const std::string label = p.call.substr(std::string_view("error input ").size());
+    const bool extension = label == "G12-K0" || label == "G16-short";
+    const CaseReport r = run_suite_case(suite, sglang, draws, i);
+    EXPECT_TRUE(r.pass()) << label << ": " << r.failure;
+    if (extension) {
+      EXPECT_NE(r.note.find("refused with 'IndexError: tuple index out of range', nothing written (any message"),
+                std::string::npos)
+          << label << ": " << r.note;
+      any_message_seen.insert(label);
+    } else {
+      exact_seen.insert(label);
+    }
+    const CaseReport accepted = run_suite_case(suite, accepts_all, draws, i);
+    EXPECT_FALSE(accepted.pass()) << label;
+    EXPECT_NE(accepted.failure.find(extension ? "expected a refusal, any message" : "expected ValueError: "),
+              std::string::npos)
+        << label << ": " << accepted.failure;
+    EXPECT_EQ(run_suite_case(suite, wrong_text, draws, i).pass(), extension) << label;
+  }
+  EXPECT_EQ(any_message_seen, (std::set<std::string>{"G12-K0", "G16-short"}));
+  EXPECT_GE(exact_seen.size(), 20u);
 }
 
 }  // namespace

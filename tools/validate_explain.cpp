@@ -62,7 +62,10 @@ void tensor_values(std::vector<Value>& out, const std::string& name, const DLTen
     return;
   }
   out.push_back(sizes(name + ".shape", shape_of(*t)));
-  if (t->strides) out.push_back(sizes(name + ".strides", strides_of(*t)));
+  // Null strides are shown as what they mean: PyTorch's compact strides (a zero-size dim counts
+  // as 1), which checks of raw strides such as G10 compare.
+  out.push_back(t->strides ? sizes(name + ".strides", strides_of(*t))
+                           : sizes(name + ".strides", strides_of(*t), "null: compact, as torch.empty allocates"));
   out.push_back(word(name + ".dtype", dl_dtype_name(t->dtype)));
   out.push_back(word(name + ".device", device_text(t->device)));
 }

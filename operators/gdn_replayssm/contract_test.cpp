@@ -204,9 +204,21 @@ const std::vector<Row>& rows() {
       {"K = 0 with PyTorch's strides fails G10", [](CallSpec& s, Scalars&) {
          s.at("initial_state").reshape({5, 4, 32, 0}).strides = {128, 32, 1, 1}; },
        "G10", "`initial_state` must be contiguous in its [HV, V, K] inner dimensions; an arbitrary slot stride is supported."},
-      {"X-GDN-EMPTY-HEADS: V = 0", [](CallSpec& s, Scalars&) {
-         s.at("initial_state").reshape({5, 4, 0, 32}); s.at("d_cache").reshape({5, 4, 4, 0}); s.at("out").reshape({3, 1, 4, 0});
-         s.at("mixed_qkv").reshape({3, 128}); },
+      // Null strides are PyTorch's compact ones, zero-size dims counted as 1: (128, 32, 1, 1).
+      {"K = 0 with null strides fails G10", [](CallSpec& s, Scalars&) {
+         s.at("initial_state").reshape({5, 4, 32, 0}).null_strides = true; },
+       "G10", "`initial_state` must be contiguous in its [HV, V, K] inner dimensions; an arbitrary slot stride is supported."},
+      {"V = 0 with null strides fails G10 (PyTorch's: (128, 32, 32, 1))", [](CallSpec& s, Scalars&) {
+         s.at("initial_state").reshape({5, 4, 0, 32}).null_strides = true; s.at("d_cache").reshape({5, 4, 4, 0});
+         s.at("out").reshape({3, 1, 4, 0}); s.at("mixed_qkv").reshape({3, 128}); },
+       "G10", "`initial_state` must be contiguous in its [HV, V, K] inner dimensions; an arbitrary slot stride is supported."},
+      {"V = 0 with reshape()'s compact strides fails G10 too", [](CallSpec& s, Scalars&) {
+         s.at("initial_state").reshape({5, 4, 0, 32}); s.at("d_cache").reshape({5, 4, 4, 0});
+         s.at("out").reshape({3, 1, 4, 0}); s.at("mixed_qkv").reshape({3, 128}); },
+       "G10", "`initial_state` must be contiguous in its [HV, V, K] inner dimensions; an arbitrary slot stride is supported."},
+      {"X-GDN-EMPTY-HEADS: V = 0 with strides [s, 0, K, 1]", [](CallSpec& s, Scalars&) {
+         s.at("initial_state").reshape({5, 4, 0, 32}).strides = {128, 0, 32, 1}; s.at("d_cache").reshape({5, 4, 4, 0});
+         s.at("out").reshape({3, 1, 4, 0}); s.at("mixed_qkv").reshape({3, 128}); },
        "X-GDN-EMPTY-HEADS", nullptr},
       {"X-GDN-EMPTY-HEADS: HV = 0", [](CallSpec& s, Scalars&) {
          s.at("initial_state").reshape({5, 0, 32, 32}); s.at("d_cache").reshape({5, 0, 4, 32}); s.at("g_cache").reshape({5, 0, 4});
@@ -310,6 +322,45 @@ TEST(GdnContract, EachRowRaisesItsExactError) {
       ASSERT_NE(e, nullptr) << row.name;
       EXPECT_TRUE(raised_by_gdn(*e)) << o.id << " does not list gdn_replayssm";
     }
+  }
+}
+
+// Issue 34's zero-size class (12 of 12,000 generated calls, all K = 0 or V = 0 with null
+// strides): initial_state [2, 2, 64, 0] float16, k_cache [2, 1, 17, 0], mixed_qkv [2, 128]
+// with row stride 129, the rest valid. SGLang's wrapper raises G10, because PyTorch's compact
+// strides count a zero-size dim as 1: [2, 2, 64, 0] has (128, 64, 1, 1), not the (0, 0, 1)
+// after the slot that G10 wants. The harness answered V20 (G10 passed on (0, 0, 0, 1)).
+// The V = 0 twin (initial_state [2, 2, 0, 32], PyTorch's (64, 32, 32, 1)) fails G10 too.
+CallSpec zero_size_call(bool zero_k) {
+  CallConfig c;
+  c.B = 2, c.H = 1, c.group = 2, c.K = zero_k ? 0 : 32, c.V = zero_k ? 64 : 0, c.L = 17, c.slots = 2;
+  c.state = ScalarType::Float16;
+  CallSpec s = engine::gdn_valid_spec(c);
+  for (engine::TensorSpec* t : s.all()) t->null_strides = true;
+  engine::TensorSpec& qkv = s.at("mixed_qkv");
+  qkv.explicit_strides() = {qkv.shape[1] + 1, 1};
+  return s;
+}
+
+TEST(GdnContract, ZeroSizeHeadsWithNullStridesFailG10AsTheWrapperDoes) {
+  const CallSpec k0 = zero_size_call(true);
+  EXPECT_EQ(k0.at("initial_state").shape, (std::vector<int64_t>{2, 2, 64, 0}));
+  EXPECT_EQ(k0.at("k_cache").shape, (std::vector<int64_t>{2, 1, 17, 0}));
+  EXPECT_EQ(k0.at("mixed_qkv").shape, (std::vector<int64_t>{2, 128}));
+  EXPECT_EQ(k0.at("mixed_qkv").strides, (std::vector<int64_t>{129, 1}));
+  const CallSpec v0 = zero_size_call(false);
+  EXPECT_EQ(v0.at("initial_state").shape, (std::vector<int64_t>{2, 2, 0, 32}));
+  for (const CallSpec* call : {&k0, &v0}) {
+    const Outcome o = run(*call);
+    EXPECT_EQ(o.id, "G10");
+    EXPECT_EQ(o.message,
+              "`initial_state` must be contiguous in its [HV, V, K] inner dimensions; an arbitrary slot stride is supported.");
+    // The same answer with PyTorch's strides written out.
+    CallSpec written = *call;
+    written.at("initial_state").explicit_strides();
+    EXPECT_EQ(written.at("initial_state").strides,
+              (call == &k0 ? std::vector<int64_t>{128, 64, 1, 1} : std::vector<int64_t>{64, 32, 32, 1}));
+    EXPECT_EQ(run(written).id, "G10");
   }
 }
 

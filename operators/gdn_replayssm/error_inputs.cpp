@@ -53,11 +53,24 @@ void resize_slots(MutationTarget& t, int64_t slots) {
   t.dims.slots = slots;
 }
 
+// initial_state reshaped to t.dims with the inner strides G10 wants, (V*K, K, 1), after
+// PyTorch's slot stride: all PyTorch's own where V and K are >= 1, hand-made where one is 0
+// (PyTorch's strides of an empty state count zero-size dims as 1 and fail G10:
+// torch.empty((2, 2, 64, 0)).stride() is (128, 64, 1, 1), G10 wants (0, 0, 1) after the slot).
+TensorSpec& reshape_state(MutationTarget& t) {
+  const Dims& d = t.dims;
+  TensorSpec& state = t.spec.at("initial_state");
+  state.reshape({d.slots, d.HV, d.V, d.K});
+  state.strides[1] = d.V * d.K;
+  state.strides[2] = d.K;
+  return state;
+}
+
 // A new K: the state, the key ring and the q|k part of mixed_qkv follow it.
 void resize_k(MutationTarget& t, int64_t K) {
   Dims& d = t.dims;
   d.K = K;
-  t.spec.at("initial_state").reshape({d.slots, d.HV, d.V, K});
+  reshape_state(t);
   t.spec.at("k_cache").reshape({d.slots, d.H, d.L, K});
   t.spec.at("mixed_qkv").reshape({t.B, qkv_cols(d)});
 }
@@ -72,7 +85,7 @@ void empty_heads(MutationTarget& t, bool no_heads) {
   s.at("b").reshape({t.B, d.HV});
   s.at("A_log").reshape({d.HV});
   s.at("dt_bias").reshape({d.HV});
-  s.at("initial_state").reshape({d.slots, d.HV, d.V, d.K});
+  reshape_state(t);  // V = 0: strides [s, 0, K, 1], which pass G10 (PyTorch's own fail it)
   s.at("d_cache").reshape({d.slots, d.HV, d.L, d.V});
   s.at("g_cache").reshape({d.slots, d.HV, d.L});
   s.at("out").reshape({t.B, 1, d.HV, d.V});
@@ -170,10 +183,12 @@ std::vector<ErrorInput> wrapper_inputs() {
   }});
   in.push_back({"G12-K0", [](MutationTarget& t, uint32_t) -> Out {
     const Dims& d = t.dims;
-    // Strides [s, 0, 0, 1] pass G10; mixed_qkv keeps a positive even q|k part.
+    // mixed_qkv keeps a positive even q|k part.
     t.spec.at("mixed_qkv").reshape({t.B, d.HV * d.V + 2 * std::max<int64_t>(d.H * d.K, 1)});
-    t.spec.at("initial_state").reshape({d.slots, d.HV, d.V, 0});
+    // Hand-made strides [s, 0, 0, 1] pass G10 (PyTorch's own for K = 0, (HV*V, V, 1, 1), fail
+    // it); the wrapper's `q_dim % K` then raises ZeroDivisionError, no ValueError of its own.
     t.dims.K = 0;
+    reshape_state(t);
     return expect(gdn_error_id::kEmptyHeads);
   }});
   in.push_back({"G12", [](MutationTarget& t, uint32_t) -> Out {

@@ -1,8 +1,11 @@
 // The error inputs of gdn_replayssm (engine/error_inputs.hpp's rules): one per check of
 // spec/gdn-replayssm.md that a call's tensors can break, in the wrapper's order, then one per
-// metadata extension of the harness. "G12-K0" (K = 0, where G12 divides by K) raises
-// X-GDN-EMPTY-HEADS and "G16-short" (a d_cache under 3 dims) X-GDN-RING-RANK, each in the
-// place where the wrapper meets the framework error.
+// metadata extension of the harness. "G12-K0" (K = 0 with hand-made state strides
+// [s, 0, 0, 1], where G12 divides by K; PyTorch's own strides of such a state, which null
+// strides mean, fail G10) raises X-GDN-EMPTY-HEADS and "G16-short" (a d_cache under 3 dims)
+// X-GDN-RING-RANK, each in the place where the wrapper meets the framework error
+// (ZeroDivisionError, IndexError): the kernel-contract suite asks a backend for any refusal
+// there, not the harness's text.
 //
 // Not here, because a CallSpec carries tensors only, not the scalars that decide them: G9
 // and G28 (circular_replay), G29 (predecayed_k_cache), G31 and X-GDN-NK (nk), X-GDN-CIRCULAR;

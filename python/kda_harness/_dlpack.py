@@ -127,10 +127,10 @@ def shape_strides(t):
     if t.strides:
         strides = tuple(t.strides[i] for i in range(t.ndim))
     else:
-        strides, acc = [], 1
+        strides, acc = [], 1  # compact as torch.empty(shape) has it: a zero-size dim counts as 1
         for n in reversed(shape):
             strides.insert(0, acc)
-            acc *= n
+            acc *= max(n, 1)
         strides = tuple(strides)
     return shape, strides
 

@@ -4,7 +4,8 @@ wrapped as a host plugin of that operator (plugin.h's kda_plugin, built here wit
 whose step lends the harness's tensors to it as the caller's framework tensors on the
 caller's device, calls it with contract.md's keyword arguments (the operator's tensors),
 copies every tensor back, and turns a ValueError into a refusal carrying its text (which the
-kernel-contract suite compares with the catalog message). The suites and their runner are the
+kernel-contract suite compares with the catalog message; where only a harness extension refuses
+the input, any exception passes, as SGLang's wrapper meets a framework error there). The suites and their runner are the
 engine's (engine/suites.hpp), the ones `kda-harness check` runs."""
 import contextlib
 import ctypes

@@ -103,6 +103,69 @@ def test_the_numpy_step_passes_every_error_input():
     assert len(inputs) == CONTRACT and {"G12-K0", "G17", "G23", "G25", "G32"} <= inputs
 
 
+def wrapper_like_step(**call):
+    """The numpy step behind SGLang's wrapper as a real kernel meets the error inputs: the
+    documented checks with their messages, and a framework error (no "[kda-harness]" text)
+    where only a harness extension refuses the call (K = 0: ZeroDivisionError; a d_cache
+    under 3 dims: IndexError)."""
+    try:
+        kda_harness.validate(op=OP, **call)
+    except kda_harness.ContractError as e:
+        if str(e).startswith("[kda-harness]"):
+            raise IndexError("tuple index out of range") from None
+        raise
+    numpy_gdn_step.gdn_step(**call)
+
+
+def test_a_framework_error_where_only_an_extension_refuses_passes_the_contract_suite():
+    """Issue 34: G12-K0 and G16-short asked the harness's own message, which no real wrapper
+    raises; any refusal that writes nothing passes there, and the case says which it got."""
+    report = kda_harness.check(wrapper_like_step, op=OP, suites="kernel-contract", n=CONTRACT)
+    assert report.passed, str(report)
+    by_input = {c.replay.split("error input ")[1]: c for c in report.cases}
+    for label, extension in (("G12-K0", "X-GDN-EMPTY-HEADS"), ("G16-short", "X-GDN-RING-RANK")):
+        assert by_input[label].detail == ("refused with 'plugin:wrapper_like_step refused the call: IndexError: tuple "
+                                          "index out of range', nothing written (any message: only the harness's "
+                                          f"extension {extension} refuses {label})")
+    assert by_input["G17"].detail.startswith("refused with G17: GDN `a` must have shape")
+
+    def accepts(**call):
+        pass
+
+    failures = {c.replay.split("error input ")[1]: c.detail for c in kda_harness.check(
+        accepts, op=OP, suites="kernel-contract", n=CONTRACT).failures}
+    assert failures["G16-short"].startswith("accepted an invalid call; expected a refusal, any message (only the "
+                                            "harness's extension X-GDN-RING-RANK refuses it: [kda-harness] ")
+
+
+def compact_only_step(**call):
+    """The numpy step with SGLang's Triton envelope as issue 34 measured it (K >= 32, int32
+    indices, compact tensors): a strided call is refused."""
+    if not all(np.asarray(x).flags.c_contiguous for x in call.values() if isinstance(x, np.ndarray)):
+        raise ValueError("compact tensors only")
+    numpy_gdn_step.gdn_step(**call)
+
+
+def test_an_outside_case_exists_only_where_something_lies_outside_and_says_what():
+    """Issue 34: under a restriction to float32, a K >= 32 compact-only backend was asked to
+    refuse a call "outside the envelope: " with no reason (K = 16, which gdn_replayssm's cases
+    lift back to 32)."""
+    float32 = ("float32",)
+    restrict = kda_harness.Envelope(act_dtypes=float32, state_dtypes=float32, ring_dtypes=float32, out_dtypes=float32)
+    envelope = kda_harness.Envelope(k=(32, None), index_dtypes=("int32",), strided=False)
+    report = kda_harness.check(compact_only_step, op=OP, suites="envelope,kernel", n=10, envelope=envelope,
+                               restrict=restrict)
+    assert report.passed, str(report)
+    outside = [c.replay.split(" | ")[1] for c in report.cases if " | outside the envelope" in c.replay]
+    assert len(outside) == 11  # every envelope case and the kernel suite's case 8
+    assert set(outside) == {"outside the envelope: strided layouts (env=1) on a compact-only backend"}
+    strided = kda_harness.Envelope(k=(32, None), index_dtypes=("int32",))
+    report = kda_harness.check(numpy_gdn_step.gdn_step, op=OP, suites="envelope,kernel", n=10, envelope=strided,
+                               restrict=restrict)
+    assert report.passed, str(report)
+    assert not [c for c in report.cases if "outside the envelope" in c.replay]
+
+
 def test_the_planted_bug_fails_exactly_the_bounded_gate_cases():
     report = kda_harness.check(numpy_gdn_step.gdn_step_planted_bug, op=OP, suites="kernel", n=2 * ROLLOUTS)
     # A case whose rows are all padding computes no gate, so the bug cannot show there.

@@ -136,3 +136,19 @@ def test_runtime_values_on_request():
     with pytest.raises(kda_harness.ContractError) as raised:
         kda_harness.validate(**call, check_values=True)
     assert raised.value.id == "X-SLOT-INDEX"
+
+
+def test_null_strides_are_the_strides_torch_allocates():
+    """A DLTensor with null strides is compact as torch.empty(shape) has it: a zero-size dim
+    counts as 1 in the strides of the dims before it (issue 34: [2, 2, 64, 0] has
+    (128, 64, 1, 1)), not (0, 0, 0, 1)."""
+    import ctypes
+
+    from kda_harness import _abi, _dlpack
+
+    for shape, strides in (((2, 2, 64, 0), (128, 64, 1, 1)), ((0, 3), (3, 1)), ((4, 0, 5), (5, 5, 1)),
+                           ((3, 4), (4, 1))):
+        t = _abi.DLTensor()
+        t.ndim = len(shape)
+        t.shape = (ctypes.c_int64 * len(shape))(*shape)
+        assert _dlpack.shape_strides(t) == (shape, strides)

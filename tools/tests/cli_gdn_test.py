@@ -170,6 +170,45 @@ class GdnValidate(unittest.TestCase):
         self.assertIn("d_cache.device = cuda:1", r.stdout)
         self.assertIn("mixed_qkv.device = cuda:0", r.stdout)
 
+    def test_gdn_zero_size_heads_with_null_strides_fail_g10_as_the_wrapper_does(self):
+        """Issue 34: initial_state [2, 2, 64, 0] float16, k_cache [2, 1, 17, 0], mixed_qkv [2, 128]
+        with row stride 129, the rest valid and compact (null strides). SGLang's wrapper raises
+        G10: PyTorch's strides of [2, 2, 64, 0] are (128, 64, 1, 1), zero-size dims counted as 1,
+        not the (0, 0, 1) G10 wants; the harness answered V20, what the wrapper says only with
+        hand-made strides [s, 0, 0, 1] (G10 passes, then G11: no q|k part). Its V = 0 twin fails
+        G10 too; written out, PyTorch's strides give the same answer. With a q|k part and the
+        hand-made strides, the wrapper divides by zero at G12: the harness's extension there."""
+        def call(K, V):
+            slots, HV, H, L, B = 2, 2, 1, 17, 2
+            c = valid_call()
+            c.update(initial_state=tensor([slots, HV, V, K], "float16"),
+                     d_cache=tensor([slots, HV, L, V], "bfloat16"), k_cache=tensor([slots, H, L, K], "bfloat16"),
+                     g_cache=tensor([slots, HV, L], "float32"), out=tensor([B, 1, HV, V], "bfloat16"),
+                     mixed_qkv=tensor([B, 2 * H * K + HV * V], "bfloat16", [2 * H * K + HV * V + 1, 1]),
+                     a=tensor([B, HV], "bfloat16"), b=tensor([B, HV], "bfloat16"), A_log=tensor([HV], "float32"),
+                     dt_bias=tensor([HV], "float32"), ssm_state_indices=tensor([B]), write_pos=tensor([B]))
+            return c
+
+        g10 = catalog()["G10"]
+        k0, v0 = call(0, 64), call(32, 0)
+        self.assertEqual((k0["mixed_qkv"]["shape"], k0["k_cache"]["shape"]), ([2, 128], [2, 1, 17, 0]))
+        for name, c, torch_strides in (("K = 0", k0, [128, 64, 1, 1]), ("V = 0", v0, [64, 32, 32, 1])):
+            for strides in (None, torch_strides):
+                with self.subTest(call=name, strides=strides):
+                    c["initial_state"]["strides"] = strides
+                    r = validate(c)
+                    self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+                    self.assertEqual(r.stdout.splitlines()[:2], ["G10", g10["message"]])
+                    shown = f"initial_state.strides = {tup(*torch_strides)}"
+                    self.assertIn(shown + ("  (null: compact, as torch.empty allocates)" if strides is None else "\n"),
+                                  r.stdout)
+        k0["initial_state"]["strides"] = [128, 0, 0, 1]
+        r = validate(k0)
+        self.assertEqual(r.stdout.splitlines()[:1], ["V20"], r.stdout + r.stderr)
+        k0["mixed_qkv"] = tensor([2, 130], "bfloat16")
+        r = validate(k0)
+        self.assertEqual(r.stdout.splitlines()[:1], ["X-GDN-EMPTY-HEADS"], r.stdout + r.stderr)
+
     def test_gdn_scalars_are_keys_of_its_calls_only(self):
         call = valid_call()
         call["nk"] = "two"
