@@ -196,6 +196,31 @@ TEST(GoldenVerify, AnErrorCaseRefusedWithoutAContractErrorSaysWhatWasRaised) {
   EXPECT_NE(accepted.summary().find("FAILURE: accepted a call that must raise"), std::string::npos);
 }
 
+TEST(GoldenVerify, AnErrorCaseOutsideTheEnvelopeOrOnlyAnExtensionsIsOwedAnyRefusal) {
+  const auto own_words = [](const StepArgs&) { throw engine::BackendRefusal("plugin:own refused the call: no"); };
+  // bfloat16 activations sent to a float32-only backend: a refusal is all it owes.
+  const GoldenCase seed_error = generated("error_k_cache_hv_heads");
+  engine::Envelope f32_only;
+  f32_only.act_dtypes = KDA_DT_FLOAT32;
+  ASSERT_NE(f32_only.excludes(*seed_error.config), "");
+  const auto outside = verify_case(seed_error, FunctionBackend("f32-only", own_words, engine::Profile::Helion, f32_only));
+  EXPECT_TRUE(outside.pass()) << outside.summary();
+  EXPECT_NE(outside.note.find("any message: outside the backend's envelope: activation dtype bfloat16"),
+            std::string::npos) << outside.note;
+  EXPECT_FALSE(verify_case(seed_error, FunctionBackend("f32-only", [](const StepArgs&) {}, engine::Profile::Helion,
+                                                       f32_only)).pass());
+  // Only the harness's extension X-RING-SLOTS refuses this one: no wrapper raises its text.
+  const GoldenCase extension = generated("error_ring_slots");
+  const auto any = verify_case(extension, {"own-words", own_words});
+  EXPECT_TRUE(any.pass()) << any.summary();
+  EXPECT_NE(any.note.find("only the harness's extension X-RING-SLOTS"), std::string::npos) << any.note;
+  const auto writes = verify_case(extension, {"writes", [](const StepArgs& a) {
+                                                static_cast<std::byte*>(a.out->data)[0] = std::byte{0};
+                                                throw engine::BackendRefusal("no");
+                                              }});
+  EXPECT_FALSE(writes.pass());
+}
+
 TEST(GoldenVerify, FilesWithoutExpectedResultsAreJudgedByTheFloat64Model) {
   GoldenCase c = generated("rollout_gqa_9_tokens");
   for (auto it = c.tensors.begin(); it != c.tensors.end();)
