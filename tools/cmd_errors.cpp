@@ -4,6 +4,7 @@
 // --markdown: docs/errors.md (every operator's entries). --op: only the entries that operator
 // raises (the list, the records).
 #include <algorithm>
+#include <cctype>
 #include <iostream>
 
 #include "contract/error_catalog.hpp"
@@ -25,7 +26,10 @@ bool raised_by(const CatalogEntry& e, const std::string& op) {
 
 int run_errors(const ErrorsArgs& a) {
   if (!a.id.empty()) {
-    const CatalogEntry* e = find_catalog_entry(a.id);
+    // Ids are upper case ("R6", "X-SLOT-INDEX"); what a user types need not be.
+    std::string id = a.id;
+    std::transform(id.begin(), id.end(), id.begin(), [](unsigned char ch) { return static_cast<char>(std::toupper(ch)); });
+    const CatalogEntry* e = find_catalog_entry(id);
     if (!e) {
       std::cerr << "kda-harness errors: no catalog entry " << a.id << " (`kda-harness errors` lists them)\n";
       return kUsage;

@@ -247,6 +247,8 @@ class UserView(unittest.TestCase):
         r = run(["errors", "R99"])
         self.assertEqual(r.returncode, 2)
         self.assertIn("R99", r.stderr)
+        lower = run(["errors", "r6"])  # ids are looked up whatever their case
+        self.assertEqual((lower.returncode, lower.stdout), (0, run(["errors", "R6"]).stdout), lower.stderr)
 
     def test_records_are_enveloped_like_the_seed(self):
         r = run(["errors", "--records"])
