@@ -4,11 +4,14 @@ nothing, and arguments that do not make sense. Each test names the behaviour it 
 
 Run like cli_test.py (same environment variables; ctest registers each test by name).
 """
+import hashlib
 import json
 import os
+import re
 import resource
 import select
 import stat
+import struct
 import subprocess
 import sys
 import threading
@@ -228,6 +231,86 @@ class RegenFolder(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertFalse(os.path.exists(stale), "a stale temporary of regen was left")
         self.assertTrue(os.path.exists(foreign), "regen deleted a file it did not make")
+
+
+def index_values(header, body, name, value):
+    """body with every element of the index tensor `name` set to value."""
+    begin, end = header[name]["data_offsets"]
+    code = "i" if header[name]["dtype"] == "I32" else "q"
+    count = (end - begin) // struct.calcsize(code)
+    return body[:begin] + struct.pack(f"<{count}{code}", *([value] * count)) + body[end:]
+
+
+def reshaped(header, name, shape):
+    """header with tensor `name` declared of another shape of as many elements."""
+    header = json.loads(json.dumps(header))
+    header[name]["shape"] = shape
+    return header
+
+
+class LyingFiles(unittest.TestCase):
+    """A case file whose index values or expected shapes lie: `case FILE` and `golden verify`
+    say what is wrong and fail; they never read outside a tensor (they used to die of SIGSEGV)."""
+
+    STEP = "dtype_bf16_bf16_bf16_bf16"  # B=3 slots=4 L=3, kda_replayssm, 1 step
+    ROLLOUT = "gqa_ratio_1"             # 2 steps
+    PACKED = "packed_dtype_bf16_bf16_bf16"
+
+    def lies(self):
+        """(label, case, lie) for each lie; lie(header, body) -> (header, body)."""
+        huge = 2**31 - 1
+        return [
+            ("huge_write_pos", self.STEP, lambda h, b: (h, index_values(h, b, "write_pos", huge))),
+            ("negative_write_pos", self.STEP, lambda h, b: (h, index_values(h, b, "write_pos", -7))),
+            ("huge_slot", self.STEP, lambda h, b: (h, index_values(h, b, "ssm_state_indices", huge))),
+            ("huge_write_pos_at_step_1", self.ROLLOUT, lambda h, b: (h, index_values(h, b, "step1.write_pos", huge))),
+            ("packed_huge_write_pos", self.PACKED, lambda h, b: (h, index_values(h, b, "write_pos", huge))),
+            ("expected_k_ring_of_rank_2", self.STEP, lambda h, b: (reshaped(h, "expected.k_cache", [4, 24]), b)),
+            ("expected_d_ring_with_huge_slots", self.STEP,
+             lambda h, b: (reshaped(h, "expected.d_cache", [384, 1, 1, 1]), b)),
+            ("expected_state_of_rank_1", self.STEP, lambda h, b: (reshaped(h, "expected.initial_state", [1024]), b)),
+            ("expected_out_of_other_shape", self.STEP, lambda h, b: (reshaped(h, "expected.out", [1, 1, 6, 16]), b)),
+        ]
+
+    def lying_set(self, name):
+        """A copy of the golden set whose manifest lists only the lying cases, with their hashes."""
+        work = scratch(name)
+        os.makedirs(os.path.join(work, "cases"))
+        with open(os.path.join(GOLDEN, "manifest.json")) as fh:
+            manifest = json.load(fh)
+        by_name = {c["name"]: c for c in manifest["cases"]}
+        manifest["cases"] = []
+        for label, case, lie in self.lies():
+            header, body = read_safetensors(os.path.join(GOLDEN, "cases", case + ".safetensors"))
+            header, body = lie(header, body)
+            header["__metadata__"]["kda.name"] = label
+            path = os.path.join(work, "cases", label + ".safetensors")
+            write_safetensors(path, header, body)
+            with open(path, "rb") as fh:
+                data = fh.read()
+            manifest["cases"].append(dict(by_name[case], name=label, file=f"cases/{label}.safetensors",
+                                          bytes=len(data), sha256=hashlib.sha256(data).hexdigest()))
+        with open(os.path.join(work, "manifest.json"), "w") as fh:
+            json.dump(manifest, fh)
+        return work
+
+    def test_case_on_a_lying_file_fails_with_a_message(self):
+        work = self.lying_set("lying_case")
+        for label, _, _ in self.lies():
+            with self.subTest(label):
+                r = run(["case", os.path.join(work, "cases", label + ".safetensors")])
+                self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+                self.assertRegex(r.stdout + r.stderr, r"is no valid call|like the tensor it is compared with")
+
+    def test_golden_verify_of_lying_files_fails_each(self):
+        work = self.lying_set("lying_verify")
+        told = 0
+        for op in ("kda_replayssm", "kda_packed_decode"):  # verify judges one operator's cases
+            r = run(["golden", "verify", "--backend", "reference", "--op", op, "--manifest",
+                     os.path.join(work, "manifest.json")], timeout=300)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            told += len(re.findall(r"is no valid call|like the tensor it is compared with", r.stdout))
+        self.assertEqual(told, len(self.lies()))
 
 
 class NothingVerifiedIsNotAPass(unittest.TestCase):
