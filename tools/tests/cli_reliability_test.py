@@ -106,6 +106,89 @@ class ReportTargets(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn('"suite": "contract"', r.stdout)
 
+    def appended_log(self, name, target, stream="stdout"):
+        """Runs the contract suite with --json (or --junit for stderr) `target` while `stream`
+        is appended (>>) to a log holding one line; returns (exit status, log bytes, whether
+        the log is still the same file)."""
+        log = os.path.join(scratch(name), "ci.log")
+        with open(log, "wb") as fh:
+            fh.write(b"an earlier line\n")
+        inode = os.stat(log).st_ino
+        option = "--junit" if stream == "stderr" else "--json"
+        with open(log, "ab") as fh:
+            r = subprocess.run([HARNESS] + CONTRACT_ONLY + [option, target], timeout=120,
+                               stdout=fh if stream == "stdout" else subprocess.DEVNULL,
+                               stderr=fh if stream == "stderr" else subprocess.DEVNULL)
+        with open(log, "rb") as fh:
+            return r.returncode, fh.read(), os.stat(log).st_ino == inode
+
+    def test_report_to_dev_stdout_appended_to_a_log_keeps_the_log(self):
+        # It used to replace ci.log by rename: its earlier lines were gone.
+        for target in ("/dev/stdout", "/proc/self/fd/1", "/dev/fd/1"):
+            with self.subTest(target):
+                status, data, same = self.appended_log("append_" + target.replace("/", "_"), target)
+                self.assertEqual(status, 0, data)
+                self.assertTrue(same, "the log was replaced by another file")
+                self.assertTrue(data.startswith(b"an earlier line\n"), data[:200])
+                self.assertIn(b'"suite": "contract"', data)
+
+    def test_junit_to_dev_stderr_appended_to_a_log_keeps_the_log(self):
+        status, data, same = self.appended_log("append_stderr", "/dev/stderr", stream="stderr")
+        self.assertEqual(status, 0, data)
+        self.assertTrue(same and data.startswith(b"an earlier line\n"), data[:200])
+        self.assertIn(b"<testsuite", data)
+
+    def test_atomic_replace_refuses_what_it_may_not_replace(self):
+        folder = scratch("not_replaceable")
+        read_only = os.path.join(folder, "read-only.json")
+        with open(read_only, "w") as fh:
+            fh.write("kept")
+        os.chmod(read_only, 0o444)
+        linked = os.path.join(folder, "linked.json")
+        with open(linked, "w") as fh:
+            fh.write("kept")
+        os.link(linked, os.path.join(folder, "other-name.json"))
+        for target, why in ((read_only, "read-only"), (linked, "hard links")):
+            with self.subTest(target):
+                r = run(CONTRACT_ONLY + ["--json", target])
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(why, r.stderr)
+                with open(target) as fh:
+                    self.assertEqual(fh.read(), "kept")
+        self.assertEqual(sorted(os.listdir(folder)), ["linked.json", "other-name.json", "read-only.json"])
+
+    def test_atomic_replace_keeps_the_mode_and_takes_long_names(self):
+        folder = scratch("replace_mode")
+        target = os.path.join(folder, "r" * 250 + ".json")  # 255 bytes: no room for a temporary's suffix
+        with open(target, "w") as fh:
+            fh.write("old")
+        os.chmod(target, 0o640)
+        r = run(CONTRACT_ONLY + ["--json", target])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(stat.S_IMODE(os.stat(target).st_mode), 0o640)
+        with open(target) as fh:
+            self.assertEqual(json.load(fh)["suites"][0]["suite"], "contract")
+        self.assertEqual(os.listdir(folder), [os.path.basename(target)])
+
+    def test_regen_manifest_to_a_full_device_replaces_nothing(self):
+        # It used to replace every case file, then fail on the manifest, saying "nothing was
+        # replaced", and to leave its journal at /dev/full.regen-journal.
+        work = copy_golden("regen_dev_full")
+        cases = os.path.join(work, "cases")
+        os.remove(os.path.join(cases, sorted(os.listdir(cases))[0]))  # regen must write this file again
+        before = snapshot(work)
+        r = run(["golden", "regen", "--dir", cases, "--manifest", "/dev/full"], timeout=600)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("nothing was replaced", r.stderr)
+        self.assertEqual(snapshot(work), before)
+        self.assertFalse(os.path.exists("/dev/full.regen-journal"))
+
+    def test_regen_manifest_to_a_device_without_dir_is_a_usage_error(self):
+        r = run(["golden", "regen", "--manifest", "/dev/null"], timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("give --dir", r.stderr)
+        self.assertFalse(os.path.exists("/dev/cases"))
+
     def test_regen_manifest_symlink_is_kept(self):
         work = copy_golden("regen_manifest_link")
         os.rename(os.path.join(work, "manifest.json"), os.path.join(work, "real-manifest.json"))
@@ -154,6 +237,46 @@ class RegenFolder(unittest.TestCase):
                         "regen deleted a file no manifest listed")
         self.assertIn("model-00001-of-00002.safetensors", r.stdout)
         self.assertIn("left", r.stdout)
+
+    def test_regen_refuses_to_replace_a_foreign_manifest(self):
+        work = copy_golden("regen_foreign_manifest")
+        with open(os.path.join(work, "manifest.json"), "w") as fh:
+            fh.write('{"someone": "else"}')
+        before = snapshot(work)
+        r = self.regen(work)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("no golden manifest", r.stderr)
+        self.assertEqual(snapshot(work), before)
+
+    def test_regen_refuses_to_replace_a_case_file_no_manifest_listed(self):
+        work = copy_golden("regen_foreign_case")
+        with open(os.path.join(work, "manifest.json")) as fh:
+            manifest = json.load(fh)
+        foreign = manifest["cases"].pop(0)
+        with open(os.path.join(work, "manifest.json"), "w") as fh:
+            json.dump(manifest, fh)
+        with open(os.path.join(work, foreign["file"]), "wb") as fh:
+            fh.write(b"someone else's file")
+        before = snapshot(work)
+        r = self.regen(work)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("no previous manifest lists it", r.stderr)
+        self.assertEqual(snapshot(work), before)
+
+    def test_regen_dir_with_a_trailing_slash_writes_the_manifest_beside_it(self):
+        work = scratch("regen_trailing_slash")
+        r = run(["golden", "regen", "--dir", os.path.join(work, "cases") + "/"], timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(work, "manifest.json")))
+        self.assertFalse(os.path.exists(os.path.join(work, "cases", "manifest.json")))
+
+    def test_regen_dir_that_cannot_be_a_folder_is_exit_2(self):
+        folder = scratch("regen_dir_file")
+        a_file = os.path.join(folder, "a-file")
+        with open(a_file, "w") as fh:
+            fh.write("x")
+        r = run(["golden", "regen", "--dir", a_file, "--manifest", os.path.join(folder, "manifest.json")])
+        self.assertEqual(r.returncode, 2, r.stderr)
 
     def test_regen_removes_a_file_the_previous_manifest_listed(self):
         work = copy_golden("regen_listed")
