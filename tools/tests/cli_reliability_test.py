@@ -573,6 +573,11 @@ class BadArguments(unittest.TestCase):
             self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress", "--seed", seed],
                              "--seed")
 
+    def test_mutants_in_a_folder_that_is_not_there_is_a_usage_error(self):
+        r = run(["mutants", "--dir", os.path.join(WORK, "no-such-folder")])
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("is no folder", r.stderr)
+
     def test_negative_gpu_numbers_are_refused(self):
         self.assertUsage(["case", "--backend", "cuda:-1", "B=2"], "cuda:-1")
         self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress", "--gpus", "-1"], "-1")
