@@ -564,6 +564,12 @@ class BadArguments(unittest.TestCase):
                 self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress", option, value],
                                  option)
 
+    def test_case_timeout_must_be_a_finite_number(self):
+        # NaN used to be accepted, as no limit at all.
+        for value in ("nan", "inf", "-1"):
+            self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress",
+                              "--case-timeout", value], "--case-timeout")
+
     def test_case_counts_of_an_unknown_suite_are_refused(self):
         self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress", "--cases", "nosuite=5"],
                          "nosuite")
