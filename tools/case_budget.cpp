@@ -70,6 +70,8 @@ std::string invalid_config_field(const CaseConfig& c) {
   if (c.index_dtype != ScalarType::Int32 && c.index_dtype != ScalarType::Int64)
     return fmt::format("idx={} is not i32 or i64", name_of(c.index_dtype));
   if (c.lower_bound && !std::isfinite(*c.lower_bound)) return fmt::format("lb={} is not finite", *c.lower_bound);
+  if (c.lower_bound && *c.lower_bound > 0)
+    return fmt::format("lb={} is above 0: the gate lb * sigmoid(A x) would grow the state, not decay it", *c.lower_bound);
   if (c.steps < 1) return fmt::format("steps={} must be at least 1", c.steps);
   if (!(c.pad_fraction >= 0 && c.pad_fraction <= 1)) return fmt::format("pad={} is outside 0..1", c.pad_fraction);
   if (!(c.flush_prob >= 0 && c.flush_prob <= 1)) return fmt::format("flush={} is outside 0..1", c.flush_prob);

@@ -624,7 +624,7 @@ class BadArguments(unittest.TestCase):
 
     def test_case_refusal_names_the_field_that_is_wrong(self):
         for config, field in (("B=2 H=3 HV=4", "HV"), ("B=2 K=17", "K"), ("B=6 slots=5", "slots"),
-                              ("B=2 pad=1.5", "pad")):
+                              ("B=2 pad=1.5", "pad"), ("B=2 lb=100", "lb")):
             r = self.assertUsage(["case", config], field)
             self.assertIn("valid call: " + field + "=", r.stderr)
 
