@@ -284,11 +284,10 @@ def _run(plugin, options):
     report = ctypes.create_string_buffer(1 << 20)
     status = lib.kda_check_plugin(ctypes.byref(plugin.struct), ctypes.byref(options), report, len(report),
                                   ctypes.byref(needed), ctypes.byref(err))
-    if status == _abi.BUFFER_TOO_SMALL:  # runs the case again: only for very large reports
-        report = ctypes.create_string_buffer(needed.value)
-        status = lib.kda_check_plugin(ctypes.byref(plugin.struct), ctypes.byref(options), report, len(report),
-                                      ctypes.byref(needed), ctypes.byref(err))
     if plugin.interrupt is not None:
         raise plugin.interrupt
+    if status == _abi.BUFFER_TOO_SMALL:  # asking again would run the cases again (the C library bounds a case's report)
+        raise HarnessError(f"the report of {options.count} case(s) is {needed.value} bytes, over the "
+                           f"{len(report)}-byte buffer")
     _status.raise_for(status, err)
     return json.loads(report.value.decode())

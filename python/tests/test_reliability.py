@@ -150,3 +150,24 @@ def test_argument_errors_are_clear():
         kda_harness.reference_step(**case.kwargs() | {"scale": None})
     with pytest.raises(ValueError, match="device"):
         kda_harness.check(numpy_step.replayssm_step, n=1, device="tpu")
+
+
+
+def test_a_failure_with_a_message_of_megabytes_is_judged_once():
+    # A report over the 1 MiB buffer used to be asked for again, running the case again: a
+    # kernel failing once with a 2 MB message was reported passed, its step called twice.
+    def failing(message):
+        calls = []
+
+        def step(**kw):
+            calls.append(1)
+            raise RuntimeError(message)
+        return step, calls
+
+    short_step, short_calls = failing("no")
+    assert not kda_harness.check(short_step, suites="kernel", n=1).passed
+    long_step, long_calls = failing("x" * (2 << 20))
+    report = kda_harness.check(long_step, suites="kernel", n=1)
+    assert not report.passed
+    assert len(long_calls) == len(short_calls)
+    assert "more bytes left out" in str(report)
