@@ -195,6 +195,9 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     replay line and the run goes on (kda_harness/_isolate.py). Returns a CheckReport; Ctrl-C
     raises KeyboardInterrupt within a step."""
     device = _device_name(device)
+    if not config and not (isinstance(n, int) and not isinstance(n, bool) and n > 0):
+        raise ValueError(f"n must be a positive number of cases per suite, not {n!r} (a check of no case verifies nothing)")
+    seed = _abi.checked_seed(seed)
     if step_timeout is not None and not (isinstance(step_timeout, (int, float)) and 0 < step_timeout < float("inf")):
         raise ValueError(f"step_timeout must be a positive number of seconds or None, not {step_timeout!r}")
     given_profile, given_framework, given_envelope = profile, framework, envelope
@@ -258,7 +261,7 @@ def suite_case_line(suite, index, seed=1, op=None, envelope=None, restrict=None,
     invalid row)."""
     op = _operators.resolve(op)
     plugin = CallablePlugin(None, "planned", envelope or Envelope(), _abi.PROFILES["helion"], "numpy", None, op)
-    options = _abi.KdaCheckOptions(suites=",".join(suite_names(suite)).encode(), seed=seed, first=index, count=1,
+    options = _abi.KdaCheckOptions(suites=",".join(suite_names(suite)).encode(), seed=_abi.checked_seed(seed), first=index, count=1,
                                    work_budget=work_budget or 0.0, profile=-1, config=None,
                                    restriction=ctypes.pointer(restrict.to_c()) if restrict is not None else None)
     return _case_line(plugin, options)

@@ -171,3 +171,33 @@ def test_a_failure_with_a_message_of_megabytes_is_judged_once():
     assert not report.passed
     assert len(long_calls) == len(short_calls)
     assert "more bytes left out" in str(report)
+
+
+def test_a_check_of_no_case_is_refused():
+    # n = 0 or -5 judges nothing: that must never read as a pass.
+    for n in (0, -5):
+        with pytest.raises(ValueError, match="n must be a positive number"):
+            kda_harness.check(numpy_step.replayssm_step, suites="kernel", n=n)
+
+
+def test_the_wheel_command_refuses_a_check_of_no_case():
+    path = odd_plugin("bad_utf8")  # any plugin that loads
+    r = run_python(f"""
+        import sys
+        from kda_harness.__main__ import main
+        sys.exit(main(["check", "--backend", "plugin:{path}", "-n", "0"]))
+    """)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "n must be a positive number" in r.stderr
+
+
+def test_seeds_that_do_not_fit_a_uint64_are_refused():
+    # ctypes would wrap them silently into another seed.
+    for seed in (-1, 2**64):
+        with pytest.raises(ValueError, match="seed"):
+            kda_harness.check(numpy_step.replayssm_step, suites="kernel", n=1, seed=seed)
+        with pytest.raises(ValueError, match="seed"):
+            kda_harness.config_line(0, seed=seed)
+        with pytest.raises(ValueError, match="seed"):
+            kda_harness.suite_case_line("kernel", 0, seed=seed)
+    assert kda_harness.config_line(0, seed=2**64 - 1)
