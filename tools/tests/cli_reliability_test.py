@@ -263,6 +263,23 @@ class RegenFolder(unittest.TestCase):
         self.assertIn("no previous manifest lists it", r.stderr)
         self.assertEqual(snapshot(work), before)
 
+    def test_regen_neither_reads_nor_replaces_a_case_path_that_is_no_regular_file(self):
+        # A case-named FIFO without a writer blocked regen forever; a case-named symlink to
+        # /dev/zero (or /dev/full) was read until bad_alloc.
+        for kind in ("fifo", "symlink"):
+            with self.subTest(kind):
+                work = copy_golden("regen_odd_case_path_" + kind)
+                case = os.path.join(work, "cases", sorted(os.listdir(os.path.join(work, "cases")))[0])
+                os.remove(case)
+                if kind == "fifo":
+                    os.mkfifo(case)
+                else:
+                    os.symlink("/dev/zero", case)
+                r = self.regen(work)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn("is no regular file", r.stderr)
+                self.assertTrue(stat.S_ISFIFO(os.lstat(case).st_mode) if kind == "fifo" else os.path.islink(case))
+
     def test_regen_dir_with_a_trailing_slash_writes_the_manifest_beside_it(self):
         work = scratch("regen_trailing_slash")
         r = run(["golden", "regen", "--dir", os.path.join(work, "cases") + "/"], timeout=600)
