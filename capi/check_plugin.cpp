@@ -65,9 +65,24 @@ std::vector<const engine::SuiteInfo*> split_suites(const char* s) {
   return out;
 }
 
+// A case's detail holds what the backend said, which may be megabytes: its first kMaxDetail
+// bytes are kept (cut at a UTF-8 character boundary), so that the report of one case fits the
+// buffer a front end gives (the Python package's: 1 MiB) and never has to be asked for twice.
+constexpr std::size_t kMaxDetail = 64 * 1024;
+
+std::string bounded_detail(std::string detail) {
+  if (detail.size() <= kMaxDetail) return detail;
+  std::size_t cut = kMaxDetail;
+  while (cut > 0 && (static_cast<unsigned char>(detail[cut]) & 0xC0) == 0x80) --cut;  // a continuation byte
+  const std::size_t left_out = detail.size() - cut;
+  detail.resize(cut);
+  return detail + fmt::format(" ... ({} more bytes left out)", left_out);
+}
+
 nlohmann::json entry(const Outcome& o) {
-  return {{"suite", o.suite}, {"index", o.index}, {"pass", o.pass},         {"replay", o.replay},
-          {"detail", o.detail}, {"skipped", o.skipped}};
+  return {{"suite", o.suite},   {"index", o.index},
+          {"pass", o.pass},     {"replay", o.replay},
+          {"detail", bounded_detail(o.detail)}, {"skipped", o.skipped}};
 }
 
 // The plugin's backend as the options describe it (their profile, or the plugin's own).

@@ -139,7 +139,9 @@ bool is_valid_config(const CaseConfig& c) {
          is_power_of_two(c.V) && c.L >= 1 && c.slots >= c.B && is_float(c.act_dtype) &&
          is_float(c.state_dtype) && is_float(c.ring_dtype) && is_float(c.out_dtype) &&
          (c.index_dtype == ScalarType::Int32 || c.index_dtype == ScalarType::Int64) &&
-         (!c.lower_bound || std::isfinite(*c.lower_bound)) && c.steps >= 1 && c.pad_fraction >= 0 &&
+         // a bounded gate lower_bound * sigmoid(A x) decays the state only for lower_bound <= 0;
+         // above, it grows it by exp(lower_bound) a token (lb=100: inf, then NaN, in the reference)
+         (!c.lower_bound || (std::isfinite(*c.lower_bound) && *c.lower_bound <= 0)) && c.steps >= 1 && c.pad_fraction >= 0 &&
          c.pad_fraction <= 1 && c.flush_prob >= 0 && c.flush_prob <= 1 && c.L <= (int64_t{1} << 30);
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <array>
 #include <atomic>
+#include <cstdlib>
 #include <mutex>
 
 namespace kda::engine {
@@ -61,7 +62,20 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
   raise(sig);
 }
 
+std::atomic<bool> fail_exits_in_cases{true};
+
+void on_exit_in_case() {
+  if (!fail_exits_in_cases.load()) return;
+  if (std::none_of(slots.begin(), slots.end(), [](const Slot& s) { return s.live.load(); })) return;
+  put("\nkda-harness: exit() was called while running a case (by the backend): the case fails\n");
+  for (const Slot& s : slots)
+    if (s.live.load()) report_slot(s);
+  _exit(1);
+}
+
 }  // namespace
+
+void keep_exit_status_of_cases() { fail_exits_in_cases.store(false); }
 
 void install_fatal_signal_report() {
   static std::once_flag once;
@@ -71,6 +85,8 @@ void install_fatal_signal_report() {
     a.sa_flags = SA_SIGINFO;
     sigemptyset(&a.sa_mask);
     for (std::size_t i = 0; i < std::size(kSignals); ++i) sigaction(kSignals[i], &a, &previous_actions[i]);
+    std::atexit(on_exit_in_case);
+    std::at_quick_exit(on_exit_in_case);
   });
 }
 

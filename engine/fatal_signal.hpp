@@ -9,9 +9,16 @@
 
 namespace kda::engine {
 
-// Installs the handler for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT (once per process;
-// later calls do nothing).
+// Installs the handler for SIGSEGV, SIGBUS, SIGFPE, SIGILL and SIGABRT, and exit handlers
+// (atexit, at_quick_exit) for a backend that calls exit() or quick_exit() inside a case: that
+// would end the process with the status it chose, 0 included, and no summary, which reads as a
+// pass; the handler prints the cases in flight as above and ends the process with status 1
+// (a check failed). Once per process; later calls do nothing.
 void install_fatal_signal_report();
+
+// In a process that runs one case for a parent which judges its exit status (check
+// --isolate's child): exit() inside a case keeps the status the backend gave.
+void keep_exit_status_of_cases();
 
 // While alive, the calling thread runs the case `replay` replays (lines past a fixed length
 // are cut). Nests: the innermost is the one reported.

@@ -4,8 +4,11 @@
 //     check that names what is wrong, tools/case_budget.hpp's invalid_config_field, and the
 //     budget estimates that refuse a config before anything is allocated);
 //   - a call's JSON metadata (`kda-harness validate FILE`: parse_call_metadata with each
-//     operator's tensors and scalars, then that operator's validate()).
-// Every input goes through both. A finding: an exception other than the parsers' documented
+//     operator's tensors and scalars, then that operator's validate());
+//   - a case file (`kda-harness case FILE.safetensors`, `golden verify`: read_safetensors,
+//     decode, then verify_case on the CPU reference), which may lie about its offsets,
+//     shapes and index values (regressions/cli_input_fuzzer/*.safetensors).
+// Every input goes through all three. A finding: an exception other than the parsers' documented
 // ones (std::invalid_argument, MetadataError, ContractError), a config that does not read
 // back as itself from its own printed line, invalid_config_field and is_valid_config
 // disagreeing, a budget estimate that is negative or NaN, metadata whose printed JSON does not
@@ -13,14 +16,19 @@
 #include <cmath>
 #include <cstdint>
 #include <exception>
+#include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 
 #include "cases/case_config.hpp"
 #include "contract/contract_error.hpp"
 #include "contract/metadata_json.hpp"
+#include "engine/backend.hpp"
 #include "engine/operator.hpp"
 #include "fuzz/fuzz_finding.hpp"
+#include "golden/golden_case.hpp"
+#include "golden/golden_verify.hpp"
 #include "tools/case_budget.hpp"
 
 namespace {
@@ -89,11 +97,29 @@ void call_json(std::string_view text) {
   }
 }
 
+// A file that reads as a case is verified on the reference: whatever it claims, the verdict
+// is a report (verify_case turns every error into a failure), never a crash.
+void case_file(std::span<const std::byte> bytes) {
+  using namespace kda;
+  golden::GoldenCase c;
+  try {
+    c = golden::decode(golden::read_safetensors(bytes), "fuzzed");
+  } catch (const golden::SafetensorsError&) {
+    return;  // `case` reports a malformed file (exit 2)
+  } catch (const std::exception& e) {
+    found(std::string("reading a case file threw ") + e.what(), "(binary)");
+  }
+  if (!engine::has_operator(c.op)) return;
+  const std::unique_ptr<engine::Backend> backend = engine::make_backend("reference", engine::find_operator(c.op));
+  (void)golden::verify_case(c, *backend);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   config_line(text);
   call_json(text);
+  case_file({reinterpret_cast<const std::byte*>(data), size});
   return 0;
 }

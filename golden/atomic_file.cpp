@@ -6,7 +6,9 @@
 
 #include <atomic>
 #include <cerrno>
+#include <algorithm>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
@@ -21,8 +23,39 @@ namespace {
 
 fs::path temporary_for(const fs::path& target) {
   static std::atomic<unsigned> counter{0};
-  return target.parent_path() /
-         (target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+  return temporary_beside(target, ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+}
+
+// The descriptor of this process that path names (through /dev/stdout, /dev/fd/N,
+// /proc/self/fd/N and symlinks to them), or -1. Each symlink of the chain is followed by hand:
+// the kernel's own resolution of /proc/self/fd/N lands on the file the descriptor is open on.
+int named_descriptor(const fs::path& path) {
+  std::error_code ec;
+  const fs::path own = fs::canonical("/proc/self/fd", ec), own_thread = fs::canonical("/proc/thread-self/fd", ec);
+  fs::path p = path;
+  for (int hop = 0; hop < 40; ++hop) {  // the kernel's limit on symlinks in a path
+    const fs::path dir = fs::canonical(p.has_parent_path() ? p.parent_path() : fs::path("."), ec);
+    if (!ec && !own.empty() && (dir == own || dir == own_thread)) {
+      const std::string name = p.filename().string();
+      char* end = nullptr;
+      const long fd = std::strtol(name.c_str(), &end, 10);
+      if (name.empty() || *end != '\0' || fd < 0 || fd > INT_MAX || ::fcntl(static_cast<int>(fd), F_GETFD) < 0) return -1;
+      return static_cast<int>(fd);
+    }
+    if (!fs::is_symlink(p, ec)) return -1;
+    const fs::path target = fs::read_symlink(p, ec);
+    if (ec) return -1;
+    p = target.is_absolute() ? target : p.parent_path() / target;
+  }
+  return -1;
+}
+
+// Refuses a regular file that may not be replaced (atomic_file.hpp).
+void check_replaceable(const fs::path& target, const struct stat& st) {
+  if ((st.st_mode & 0222) == 0 || ::access(target.c_str(), W_OK) != 0)
+    fail(target, "it is read-only, not replaced", (st.st_mode & 0222) == 0 ? 0 : errno);
+  if (st.st_nlink > 1)
+    fail(target, "it has " + std::to_string(st.st_nlink) + " hard links, which replacing it would break", 0);
 }
 
 // Writes every byte to fd; false with errno set on a failed write.
@@ -48,7 +81,14 @@ std::span<const std::byte> as_bytes(std::string_view text) {
   return {reinterpret_cast<const std::byte*>(text.data()), text.size()};
 }
 
+fs::path temporary_beside(const fs::path& target, std::string_view suffix) {
+  std::string name = target.filename().string();
+  name.resize(std::min(name.size(), NAME_MAX - std::min<std::size_t>(suffix.size(), NAME_MAX)));
+  return target.parent_path() / (name + std::string(suffix));
+}
+
 OutputTarget resolve_output_target(const fs::path& path) {
+  if (const int fd = named_descriptor(path); fd >= 0) return {path, true, fd};
   struct stat link_st {};
   if (::lstat(path.c_str(), &link_st) != 0) {
     if (errno == ENOENT) return {path, false};  // a new file
@@ -66,6 +106,9 @@ OutputTarget resolve_output_target(const fs::path& path) {
 }
 
 void write_temporary(const fs::path& tmp, const fs::path& target, std::span<const std::byte> bytes) {
+  struct stat st {};
+  const bool exists = ::stat(target.c_str(), &st) == 0;
+  if (exists) check_replaceable(target, st);
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0) fail(target, "cannot create " + tmp.filename().string(), errno);
   const auto abandon = [&](const std::string& what) {
@@ -74,8 +117,13 @@ void write_temporary(const fs::path& tmp, const fs::path& target, std::span<cons
     ::unlink(tmp.c_str());
     fail(target, what, err);
   };
-  if (struct stat st {}; ::stat(target.c_str(), &st) == 0 && ::fchmod(fd, st.st_mode & 07777) != 0)
-    abandon("cannot keep its permissions");
+  if (exists) {  // the owner first: a change of owner clears the set-id bits
+    struct stat made {};
+    if (::fstat(fd, &made) != 0) abandon("cannot inspect " + tmp.filename().string());
+    if ((made.st_uid != st.st_uid || made.st_gid != st.st_gid) && ::fchown(fd, st.st_uid, st.st_gid) != 0)
+      abandon("cannot keep its owner, not replaced");
+    if (::fchmod(fd, st.st_mode & 07777) != 0) abandon("cannot keep its permissions");
+  }
   if (!write_all(fd, bytes)) abandon("write failed");
   if (::fsync(fd) != 0) abandon("fsync failed");
   if (::close(fd) != 0) {
@@ -93,7 +141,13 @@ void rename_over(const fs::path& tmp, const fs::path& target) {
   }
 }
 
-void write_through(const fs::path& path, std::span<const std::byte> bytes) {
+void write_through(const OutputTarget& target, std::span<const std::byte> bytes) {
+  const fs::path& path = target.path;
+  if (target.descriptor >= 0) {
+    std::fflush(nullptr);  // what this process printed there before comes first
+    if (!write_all(target.descriptor, bytes)) fail(path, "write failed", errno);
+    return;
+  }
   const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) fail(path, "cannot open it", errno);
   if (!write_all(fd, bytes)) {
@@ -106,7 +160,7 @@ void write_through(const fs::path& path, std::span<const std::byte> bytes) {
 
 void write_output_file(const fs::path& path, std::span<const std::byte> bytes) {
   const OutputTarget t = resolve_output_target(path);
-  if (t.write_through) return write_through(t.path, bytes);
+  if (t.write_through) return write_through(t, bytes);
   const fs::path tmp = temporary_for(t.path);
   write_temporary(tmp, t.path, bytes);
   rename_over(tmp, t.path);

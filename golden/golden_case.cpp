@@ -1,6 +1,7 @@
 #include "golden/golden_case.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <cstring>
 #include <nlohmann/json.hpp>
@@ -34,6 +35,14 @@ const HostTensor& GoldenCase::at(const std::string& tensor) const {
   auto it = tensors.find(tensor);
   if (it == tensors.end()) bad(fmt::format("case {} has no tensor {}", name, tensor));
   return it->second;
+}
+
+const HostTensor& GoldenCase::at(const std::string& tensor, ScalarType type, const std::vector<int64_t>& shape) const {
+  const HostTensor& t = at(tensor);
+  if (t.type() != type || t.shape() != shape)
+    bad(fmt::format("case {}: tensor {} is {} [{}], but must be {} [{}] like the tensor it is compared with", name, tensor,
+                    name_of(t.type()), fmt::join(t.shape(), ", "), name_of(type), fmt::join(shape, ", ")));
+  return t;
 }
 
 bool GoldenCase::has_expected() const { return has("expected.initial_state"); }

@@ -59,6 +59,9 @@ struct GoldenCase {
 
   bool has(const std::string& tensor) const { return tensors.count(tensor) != 0; }
   const HostTensor& at(const std::string& tensor) const;
+  // The tensor, which must have this dtype and shape (an expected tensor is indexed like the
+  // one it is compared with); SafetensorsError otherwise.
+  const HostTensor& at(const std::string& tensor, ScalarType type, const std::vector<int64_t>& shape) const;
   // True when the file carries expected results (golden cases do; a user's dump may not).
   bool has_expected() const;
 };

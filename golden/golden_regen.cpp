@@ -68,34 +68,43 @@ std::string RegenReport::summary() const {
   return s + detail;
 }
 
-// The case files the previous manifest listed, as absolute paths: the only ones regen removes.
-std::set<fs::path> previously_listed(const fs::path& manifest_path) {
+// The case files the previous manifest listed, as absolute paths: the only ones regen removes
+// or replaces. A manifest file that is no golden manifest is someone else's: regen refuses to
+// replace it (std::runtime_error).
+std::set<fs::path> previously_listed(const fs::path& manifest_path, bool manifest_is_file) {
   std::set<fs::path> listed;
-  if (!fs::is_regular_file(manifest_path)) return listed;  // none yet, or a FIFO/device it writes to
+  if (!manifest_is_file || !fs::exists(manifest_path)) return listed;  // none yet, or a FIFO/device it writes to
   try {
     for (const ManifestEntry& e : read_manifest(manifest_path).cases)
       listed.insert(fs::absolute(manifest_path.parent_path() / e.file).lexically_normal());
-  } catch (const std::exception&) {
-    // An unreadable manifest vouches for nothing: every unlisted file is left.
+  } catch (const std::exception& e) {
+    throw std::runtime_error(fmt::format("{} is no golden manifest ({}): regen does not replace it; move it away or "
+                                         "name another --manifest",
+                                         manifest_path.string(), e.what()));
   }
   return listed;
 }
 
 RegenReport regen(const RegenOptions& o) {
   RegenReport report;
-  std::vector<fs::path> targets{o.manifest, regen_journal_path(o.manifest)};
+  // The commit's journal goes beside the manifest's file; for a manifest written through (a
+  // device, a FIFO, an open descriptor) into the cases folder, which the commit changes.
+  const bool manifest_is_file = !resolve_output_target(o.manifest).write_through;
+  const fs::path anchor = manifest_is_file ? o.manifest : o.dir / "manifest.json";
+  std::vector<fs::path> targets{regen_journal_path(anchor)};
+  if (manifest_is_file) targets.push_back(o.manifest);
   for (const GoldenSpec& spec : golden_specs()) targets.push_back(o.dir / case_file_name(spec.name));
   if (o.dry_run) {
-    report.pending_commit = fs::exists(regen_journal_path(o.manifest));
+    report.pending_commit = fs::exists(regen_journal_path(anchor));
   } else {
     fs::create_directories(o.dir);
-    report.finished_commit = finish_interrupted_commit(o.manifest);
+    report.finished_commit = finish_interrupted_commit(anchor);
     report.stale_temporaries = static_cast<int64_t>(remove_stale_temporaries(targets).size());
   }
-  const std::set<fs::path> listed_before = previously_listed(o.manifest);
+  const std::set<fs::path> listed_before = previously_listed(o.manifest, manifest_is_file);
   // Every new file is staged before any is replaced, and the commit is one rename
   // (golden/regen_commit.hpp): a failed write or a kill leaves the previous set as it was.
-  RegenCommit commit(o.manifest);
+  RegenCommit commit(anchor);
   Manifest manifest;
   std::set<std::string> owned;
   for (const GoldenSpec& spec : golden_specs()) {
@@ -110,6 +119,10 @@ RegenReport regen(const RegenOptions& o) {
     if (!fs::exists(path)) {
       rc.status = RegenCase::Status::Added;
     } else {
+      // Only a regular file is read (a device or FIFO may never end) and only one the previous
+      // manifest listed is replaced (another is someone else's).
+      if (!fs::is_regular_file(path))
+        throw std::runtime_error(path.string() + " is no regular file: regen neither reads nor replaces it");
       const std::vector<std::byte> old = read_file_bytes(path);
       if (old != bytes) {
         rc.status = RegenCase::Status::Changed;
@@ -119,6 +132,9 @@ RegenReport regen(const RegenOptions& o) {
           rc.diff.metadata.push_back(std::string("(the old file was unreadable: ") + e.what() + ")");
         }
         if (rc.diff.empty()) rc.diff.metadata.push_back("(same content, different byte layout)");
+        if (!listed_before.count(fs::absolute(path).lexically_normal()))
+          throw std::runtime_error(path.string() + " differs from the case regen writes there and no previous manifest "
+                                   "lists it: regen does not replace it; move it away or choose another --dir");
       }
     }
     if (rc.status != RegenCase::Status::Unchanged && !o.dry_run) commit.stage(path, bytes);

@@ -1,6 +1,7 @@
 #include "golden/golden_verify.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <array>
@@ -105,6 +106,49 @@ void verify_error(const GoldenCase& c, engine::Backend& backend, engine::CaseRep
                             r.failure.empty() ? "" : "; and " + r.failure);
 }
 
+// [HV, V, K]: the shape of one slot's checkpoint (a state tensor without its slot dimension).
+std::vector<int64_t> slot_shape(const HostTensor& state) { return {state.shape().begin() + 1, state.shape().end()}; }
+
+// The call of step t as the float64 model reads it (ModelTracker: every slot's state and
+// rings, and each row's records up to its cursor), checked before anything reads it: only
+// the backend's step validates a call, after the model has read it, and a backend need not
+// validate at all. The dims come from the operator's contract on the call (its tensors'
+// shapes); the model's view of it (the operator's as_kda_call, else the call itself, whose
+// rings the plain packed decode does not validate) must have the state, rings and index
+// tensors of those dims, and index values that name a slot (or padding) and a record of the
+// ring (contract/runtime_values.cpp). A file that breaks any of this is no valid case.
+Dims checked_file_call(const engine::OperatorDescription& op, StepTensors& call, int64_t t) {
+  const auto invalid = [t](const std::string& why) {
+    return SafetensorsError(fmt::format("golden case: step {} is no valid call: {}", t, why));
+  };
+  if (call.d_cache.shape().size() != 4) throw invalid("d_cache is not 4-D");
+  Dims d = engine::case_dims(op, call);
+  std::vector<HostTensor> storage;
+  const StepArgs view = op.as_kda_call ? op.as_kda_call(call.args(), d, storage) : call.args();
+  const auto require = [&](std::string_view name, const DLTensor* x, const std::vector<int64_t>& shape) {
+    if (x == nullptr) return;
+    const std::vector<int64_t> has(x->shape, x->shape + x->ndim);
+    if (has != shape)
+      throw invalid(fmt::format("{} has shape [{}], the call's dims need [{}]", name, fmt::join(has, ", "),
+                                fmt::join(shape, ", ")));
+  };
+  require("initial_state", view.initial_state, {d.slots, d.HV, d.V, d.K});
+  require("d_cache", view.d_cache, {d.slots, d.HV, d.L, d.V});
+  require("k_cache", view.k_cache, {d.slots, d.H, d.L, d.K});
+  require("g_cache", view.g_cache, {d.slots, d.HV, d.L, d.K});
+  for (const auto& [name, x] : {std::pair{"ssm_state_indices", view.ssm_state_indices},
+                                std::pair{"write_pos", view.write_pos}, std::pair{"force_flush", view.force_flush}}) {
+    require(name, x, {d.B});
+    if (x != nullptr && x->dtype.code != kDLInt) throw invalid(fmt::format("{} is not an integer tensor", name));
+  }
+  try {
+    check_runtime_values(view, d);
+  } catch (const ContractError& e) {
+    throw invalid(fmt::format("{} {}", e.id(), e.what()));
+  }
+  return d;
+}
+
 // The file's expected tensors as the driver's oracle (or, for a file without them, the
 // float64 ReplaySSM model run alongside).
 class ExpectedOracle final : public engine::Oracle {
@@ -126,7 +170,8 @@ class ExpectedOracle final : public engine::Oracle {
     x_ = model_.step(v.tensors.args());
     const int64_t t = v.token;
     StepTensors& call = v.tensors;
-    const HostTensor* file_out = model_mode_ ? nullptr : &c_.at(step_name(c_, t, "expected.out"));
+    const HostTensor* file_out =
+        model_mode_ ? nullptr : &c_.at(step_name(c_, t, "expected.out"), call.out.type(), call.out.shape());
     if (file_out) {
       ++r.tensors_compared;
       r.tensors_bit_exact += same_elements(*file_out, call.out);
@@ -153,7 +198,9 @@ class ExpectedOracle final : public engine::Oracle {
           // The checkpoint just written: the stored per-step one (the final tensor covers the last step).
           std::vector<double> e;
           if (model_mode_) e = h.state_after;
-          else if (t + 1 < c_.steps) e = checkpoint_values(c_.at(checkpoint_name(c_, t, rs.slot)), hv);
+          else if (t + 1 < c_.steps)
+            e = checkpoint_values(
+                c_.at(checkpoint_name(c_, t, rs.slot), call.initial_state.type(), slot_shape(call.initial_state)), hv);
           if (!e.empty())
             fold(r.state, e, state_block(call.initial_state, rs.slot, hv), b_.state(h.mass), h.state_floor,
                  where + " (flush)");
@@ -226,12 +273,16 @@ engine::CaseReport verify_case(const GoldenCase& c, engine::Backend& backend) {
       r.failure = fmt::format("kda.call does not describe the case's tensors as a call of {}", backend.op().name);
       return r;
     }
-    const Dims d = engine::case_dims(backend.op(), call);
+    const Dims d = checked_file_call(backend.op(), call, 0);
     const bool model_mode = !c.has_expected();
     const CaseConfig bc = bounds_config(c, call, d);
     if (!c.config) r.config = bc;
     ExpectedOracle oracle(c, call, d, model_mode, bounds_for(bc, model_mode, backend.profile()), backend.op().as_kda_call);
-    engine::run_case({call, c.steps, [&](int64_t t) { load_step_inputs(c, t, call); }, false, nullptr}, backend, oracle, r);
+    const auto load = [&](int64_t t) {
+      load_step_inputs(c, t, call);
+      checked_file_call(backend.op(), call, t);
+    };
+    engine::run_case({call, c.steps, load, false, nullptr}, backend, oracle, r);
     // The harness's files hold what the CPU reference computed: it must reproduce them bit for
     // bit, not merely within the tolerance a kernel gets.
     if (!model_mode && backend.spec() == "reference" && c.generator == kGeneratorTag && r.failure.empty() &&

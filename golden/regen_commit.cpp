@@ -17,7 +17,7 @@ namespace {
 
 constexpr const char* kJournalFormat = "kda-golden-regen-journal/1";
 
-fs::path temporary_of(const fs::path& target) { return target.string() + std::string(kRegenTemporarySuffix); }
+fs::path temporary_of(const fs::path& target) { return temporary_beside(target, kRegenTemporarySuffix); }
 
 // Makes a rename in dir durable before the next step depends on it.
 void sync_folder(const fs::path& dir) {
@@ -58,7 +58,7 @@ RegenCommit::~RegenCommit() {
 void RegenCommit::stage(const fs::path& target, std::span<const std::byte> bytes) {
   const OutputTarget t = resolve_output_target(target);
   if (t.write_through) {
-    write_through_.emplace_back(t.path, std::vector<std::byte>(bytes.begin(), bytes.end()));
+    write_through_.emplace_back(t, std::vector<std::byte>(bytes.begin(), bytes.end()));
     return;
   }
   const fs::path abs = fs::absolute(t.path);
@@ -69,6 +69,9 @@ void RegenCommit::stage(const fs::path& target, std::span<const std::byte> bytes
 void RegenCommit::remove_at_commit(const fs::path& file) { removals_.push_back(fs::absolute(file)); }
 
 void RegenCommit::commit() {
+  // A device or FIFO cannot take part in a rename: it is written first, so that a write that
+  // fails there (--manifest /dev/full) leaves every file as it was.
+  for (const auto& [target, bytes] : write_through_) write_through(target, bytes);
   nlohmann::json journal = {{"format", kJournalFormat}, {"rename", nlohmann::json::array()}, {"remove", nlohmann::json::array()}};
   for (const auto& [tmp, target] : renames_) journal["rename"].push_back({tmp.string(), target.string()});
   for (const auto& f : removals_) journal["remove"].push_back(f.string());
@@ -80,8 +83,6 @@ void RegenCommit::commit() {
   renames_.clear();  // theirs now: the journal finishes them
   apply(journal);
   ::unlink(journal_.c_str());
-  // A device or FIFO cannot take part in a rename; it is written once the files are in place.
-  for (const auto& [path, bytes] : write_through_) write_through(path, bytes);
 }
 
 int finish_interrupted_commit(const fs::path& manifest) {

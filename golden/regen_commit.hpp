@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "golden/atomic_file.hpp"
+
 namespace kda::golden {
 
 inline constexpr std::string_view kRegenTemporarySuffix = ".regen-tmp";
@@ -30,7 +32,8 @@ class RegenCommit {
   ~RegenCommit();  // removes the temporaries of a commit that did not happen
 
   // Writes target's new bytes to its temporary (throws AtomicWriteError; nothing replaced).
-  // A symlink target is resolved (the link stays); a device or FIFO is written at commit.
+  // A symlink target is resolved (the link stays); a device, FIFO or open descriptor is
+  // written at commit, before anything is replaced.
   void stage(const std::filesystem::path& target, std::span<const std::byte> bytes);
   void remove_at_commit(const std::filesystem::path& file);
   void commit();
@@ -39,7 +42,7 @@ class RegenCommit {
   std::filesystem::path journal_;
   std::vector<std::pair<std::filesystem::path, std::filesystem::path>> renames_;  // (temporary, target)
   std::vector<std::filesystem::path> removals_;
-  std::vector<std::pair<std::filesystem::path, std::vector<std::byte>>> write_through_;
+  std::vector<std::pair<OutputTarget, std::vector<std::byte>>> write_through_;
 };
 
 // Finishes the commit a killed regen left beside manifest; the number of files it moved or

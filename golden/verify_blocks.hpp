@@ -104,7 +104,8 @@ struct FinalCheck {
             reference::Comparison& into);
 
  private:
-  const HostTensor& expected(const std::string& name) const;
+  // The final expected tensor of that name, checked to have actual's dtype and shape.
+  const HostTensor& expected(const std::string& name, const HostTensor& actual) const;
 };
 
 }  // namespace kda::golden

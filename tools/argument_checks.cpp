@@ -11,18 +11,28 @@
 
 namespace kda::cli {
 
-CLI::Validator finite_positive_at_most(double max) {
+namespace {
+
+// A finite number in (0, max], or [0, max] with zero allowed.
+CLI::Validator finite_at_most(double max, bool zero) {
   return CLI::Validator(
-      [max](std::string& text) -> std::string {
+      [max, zero](std::string& text) -> std::string {
         char* end = nullptr;
         const double x = std::strtod(text.c_str(), &end);
         if (text.empty() || end != text.c_str() + text.size()) return "not a number: " + text;
-        if (!std::isfinite(x) || x <= 0 || x > max)
-          return "must be a finite number above 0 and at most " + CLI::detail::to_string(max) + ", not " + text;
+        if (!std::isfinite(x) || x < 0 || (x == 0 && !zero) || x > max)
+          return std::string("must be a finite number ") + (zero ? "from 0" : "above 0") + " and at most " +
+                 CLI::detail::to_string(max) + ", not " + text;
         return "";
       },
-      "POSITIVE<=" + CLI::detail::to_string(max));
+      (zero ? "NONNEGATIVE<=" : "POSITIVE<=") + CLI::detail::to_string(max));
 }
+
+}  // namespace
+
+CLI::Validator finite_positive_at_most(double max) { return finite_at_most(max, false); }
+
+CLI::Validator finite_non_negative_at_most(double max) { return finite_at_most(max, true); }
 
 std::optional<uint64_t> parse_seed(const std::string& text) {
   uint64_t seed = 0;

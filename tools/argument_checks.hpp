@@ -15,6 +15,8 @@ namespace kda::cli {
 
 // A number in (0, max], finite.
 CLI::Validator finite_positive_at_most(double max);
+// A number in [0, max], finite (CLI11's NonNegativeNumber lets NaN through).
+CLI::Validator finite_non_negative_at_most(double max);
 
 // A seed: decimal digits only, at most 2^64 - 1; nullopt otherwise.
 std::optional<uint64_t> parse_seed(const std::string& text);

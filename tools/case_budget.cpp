@@ -15,6 +15,8 @@ constexpr double kGap = 257;
 
 }  // namespace
 
+double case_work(const CaseConfig& c) { return rollout_work(c) + kStepWork * static_cast<double>(c.steps); }
+
 double case_tensor_bytes(const CaseConfig& c) {
   const double B = c.B, H = c.H, HV = c.HV, K = c.K, V = c.V, L = c.L, S = c.slots;
   const double gap = c.envelope ? kGap : 0;
@@ -39,7 +41,7 @@ std::string over_budget(const CaseConfig& c, double memory_budget_mib, double wo
     return fmt::format("the case needs about {:.0f} MiB, over the memory budget of {:.0f} MiB; raise --memory-budget "
                        "(MiB) to run it on a machine that has the memory",
                        mib, memory_budget_mib);
-  const double work = rollout_work(c);
+  const double work = case_work(c);
   if (work > work_budget)
     return fmt::format("the case is {:.3g} units of reference work ({} steps), over the work budget of {:.3g} (a few "
                        "minutes); lower steps, or raise --work-budget to run it",
@@ -68,6 +70,8 @@ std::string invalid_config_field(const CaseConfig& c) {
   if (c.index_dtype != ScalarType::Int32 && c.index_dtype != ScalarType::Int64)
     return fmt::format("idx={} is not i32 or i64", name_of(c.index_dtype));
   if (c.lower_bound && !std::isfinite(*c.lower_bound)) return fmt::format("lb={} is not finite", *c.lower_bound);
+  if (c.lower_bound && *c.lower_bound > 0)
+    return fmt::format("lb={} is above 0: the gate lb * sigmoid(A x) would grow the state, not decay it", *c.lower_bound);
   if (c.steps < 1) return fmt::format("steps={} must be at least 1", c.steps);
   if (!(c.pad_fraction >= 0 && c.pad_fraction <= 1)) return fmt::format("pad={} is outside 0..1", c.pad_fraction);
   if (!(c.flush_prob >= 0 && c.flush_prob <= 1)) return fmt::format("flush={} is outside 0..1", c.flush_prob);

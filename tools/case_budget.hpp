@@ -28,6 +28,15 @@ double case_tensor_bytes(const CaseConfig& c);
 // state and rings the rollout keeps (model, plain recurrence, error budget).
 double case_memory_bytes(const CaseConfig& c);
 
+// What one step costs besides its arithmetic (rollout_work counts B * HV * V * K * (L / 2 + 2)),
+// in the same units: filling the step's inputs, the backend's call, the footprint check and the
+// oracle's bookkeeping: tens of microseconds a step, all a case of tiny sizes costs. Without
+// it "K=1 V=1 ... steps=3999999999" counted as 1e10 (the default budget, minutes) and ran for
+// hours; with it the default budget allows about 1e7 tiny steps.
+inline constexpr double kStepWork = 1e3;
+// The reference work of a `case` run: rollout_work plus kStepWork a step.
+double case_work(const CaseConfig& c);
+
 // Empty when the config fits both budgets, else the message that says why and how to run it.
 std::string over_budget(const CaseConfig& c, double memory_budget_mib, double work_budget);
 

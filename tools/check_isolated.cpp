@@ -185,6 +185,7 @@ SuiteResult run_suite_isolated(const SuiteSpec& spec, const Progress& progress, 
       if (pid < 0) throw std::runtime_error(std::string("fork: ") + strerror(errno));
       if (pid == 0) {
         ::close(fds[0]);
+        engine::keep_exit_status_of_cases();  // the parent reports how the child ended
         run_child(spec, next, worker, fds[1]);
       }
       ::close(fds[1]);

@@ -5,11 +5,19 @@
 namespace kda::cli {
 namespace {
 
-// XML 1.0 text: the five special characters escaped, control characters other than tab and
-// newline (not allowed in XML 1.0) replaced by '?'.
+// XML 1.0 text: the five special characters escaped; the characters XML 1.0 does not allow,
+// control characters other than tab and newline and the noncharacters U+FFFE and U+FFFF
+// (UTF-8 EF BF BE and EF BF BF), replaced by '?'.
 std::string xml(const std::string& text) {
   std::string s;
-  for (unsigned char c : text) {
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const auto at = [&](std::size_t j) { return j < text.size() ? static_cast<unsigned char>(text[j]) : 0; };
+    if (c == 0xEF && at(i + 1) == 0xBF && (at(i + 2) & 0xFE) == 0xBE) {
+      s += '?';
+      i += 2;
+      continue;
+    }
     switch (c) {
       case '&': s += "&amp;"; break;
       case '<': s += "&lt;"; break;

@@ -146,7 +146,7 @@ void register_case(CLI::App& app) {
                   "Refuse a config line whose estimated memory exceeds this many MiB (default 4096)")
       ->check(finite_positive_at_most(kMaxMemoryBudgetMiB));
   cmd->add_option("--work-budget", a->work_budget,
-                  "Refuse a config line of more reference work than this (rollout_work; default 1e10, a few minutes)")
+                  "Refuse a config line of more reference work than this (rollout_work plus 1e3 a step; default 1e10, a few minutes)")
       ->check(finite_positive_at_most(kMaxWorkBudget));
   cmd->callback([a] {
     const bool file = std::filesystem::is_regular_file(a->target) || a->target.ends_with(".safetensors");

@@ -302,7 +302,7 @@ void register_check(CLI::App& app) {
                 "abort, device fault or hang (--case-timeout) fails that case with its replay line and the run goes on");
   cmd->add_option("--case-timeout", a->case_timeout,
                   "With --isolate, seconds a case may run before it counts as hung and is killed (default: no limit)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_non_negative_at_most(1e9));
   cmd->add_option("--restrict", a->restriction,
                   "Sample the backend suites only here, inside the backend's envelope, claiming nothing about what "
                   "it refuses (the envelope suite still tests the declared envelope): items K=128, K=32..128, V=..64, "

@@ -28,18 +28,31 @@ struct GoldenArgs {
   bool dry_run = false, verbose = false;
 };
 
+// --dir as given, without trailing separators: "cases/" is the folder "cases", whose manifest
+// is beside it, not inside.
+fs::path dir_of(const GoldenArgs& a) {
+  fs::path d(a.dir);
+  while (!d.has_filename() && d.has_relative_path()) d = d.parent_path();
+  return d;
+}
+
 fs::path manifest_for(const GoldenArgs& a) {
   if (!a.manifest.empty()) return a.manifest;
-  if (!a.dir.empty()) return fs::path(a.dir).parent_path() / "manifest.json";
+  if (!a.dir.empty()) return dir_of(a).parent_path() / "manifest.json";
   return golden::default_manifest_path();
 }
 
 int run_regen(const GoldenArgs& a) {
   golden::RegenOptions o;
   o.manifest = manifest_for(a);
-  o.dir = a.dir.empty() ? o.manifest.parent_path() / "cases" : fs::path(a.dir);
+  o.dir = a.dir.empty() ? o.manifest.parent_path() / "cases" : dir_of(a);
   o.dry_run = a.dry_run;
   try {
+    if (a.dir.empty() && golden::resolve_output_target(o.manifest).write_through) {
+      std::cerr << "kda-harness golden regen: --manifest " << o.manifest.string()
+                << " is no file to put cases/ beside: give --dir\n";
+      return kUsage;
+    }
     const golden::RegenReport r = golden::regen(o);
     std::cout << r.summary();
     if (a.dry_run && r.changed()) std::cout << "(dry run: nothing written)\n";
@@ -47,9 +60,12 @@ int run_regen(const GoldenArgs& a) {
   } catch (const golden::AtomicWriteError& e) {
     std::cerr << "kda-harness golden regen: " << e.what() << " (nothing was replaced)\n";
     return kUsage;
-  } catch (const std::exception& e) {
+  } catch (const golden::GenerationError& e) {  // the generator's own check of a spec: a check failed
     std::cerr << "kda-harness golden regen: " << e.what() << "\n";
     return kFail;
+  } catch (const std::exception& e) {  // a folder or file regen may not use, no memory, ...
+    std::cerr << "kda-harness golden regen: " << e.what() << "\n";
+    return kUsage;
   }
 }
 

@@ -94,6 +94,10 @@ int run_mutants(const MutantsArgs& a) {
     }
   }
   const std::filesystem::path dir = a.dir.empty() ? default_plugin_dir() : std::filesystem::path(a.dir);
+  if (std::error_code ec; !std::filesystem::is_directory(dir, ec)) {
+    std::cerr << "kda-harness mutants: --dir " << dir.string() << " is no folder\n";
+    return kUsage;
+  }
   const FoundPlugins found = find_plugins(dir, family);
   if (found.mutants.empty()) {
     std::cout << fmt::format("kda-harness mutants: no {} mutant plugins ({}*.so) in {}{}\n", a.backend,

@@ -2,6 +2,7 @@
 the operators, and `check` of a plugin library through this package's C library. The full
 command line (validate, case, golden, mutants, ...) is the CMake build's tools/kda-harness."""
 import argparse
+import os
 import sys
 
 from . import _lib, check, load_plugin, operators
@@ -46,7 +47,12 @@ def main(argv=None):
         except ValueError as e:  # an unknown operator or suite
             print(f"kda-harness: {e}", file=sys.stderr)
             return 2
-        print(report)
+        try:
+            print(report, flush=True)
+        except OSError as e:  # stdout is a full disk, a closed pipe, /dev/full
+            print(f"kda-harness: cannot write the report: {e}", file=sys.stderr)
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # what is left unflushed goes nowhere
+            return 2
         return 0 if report.passed else 1
     parser.print_help()
     return 2

@@ -101,6 +101,14 @@ class KdaDims(ctypes.Structure):
     _fields_ = [(name, c_int64) for name in ("B", "H", "HV", "K", "V", "L", "slots")]
 
 
+def checked_seed(seed):
+    """seed as the C library's uint64 takes it; ctypes would wrap -1 or 2**64 silently into
+    another seed, so anything else is a ValueError."""
+    if not (isinstance(seed, int) and not isinstance(seed, bool) and 0 <= seed < 2**64):
+        raise ValueError(f"seed must be an integer in 0 .. 2**64 - 1, not {seed!r}")
+    return seed
+
+
 class KdaCheckOptions(ctypes.Structure):
     _fields_ = [
         ("suites", c_char_p),

@@ -60,7 +60,7 @@ def config_line(index, seed=1, op=None, work_budget=None, envelope=None, restric
     if restrict is not None:
         envelope = (envelope or Envelope()).narrowed(restrict)
     env = ctypes.byref(envelope.to_c()) if envelope is not None else None
-    status = _lib.lib().kda_cases(op.encode(), seed, index, work_budget or 0.0, env, line, len(line), ctypes.byref(err))
+    status = _lib.lib().kda_cases(op.encode(), _abi.checked_seed(seed), index, work_budget or 0.0, env, line, len(line), ctypes.byref(err))
     _status.raise_for(status, err)
     return line.value.decode()
 

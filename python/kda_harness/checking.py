@@ -202,6 +202,9 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     replay line and the run goes on (kda_harness/_isolate.py). Returns a CheckReport; Ctrl-C
     raises KeyboardInterrupt within a step."""
     device = _device_name(device)
+    if not config and not (isinstance(n, int) and not isinstance(n, bool) and n > 0):
+        raise ValueError(f"n must be a positive number of cases per suite, not {n!r} (a check of no case verifies nothing)")
+    seed = _abi.checked_seed(seed)
     if step_timeout is not None and not (isinstance(step_timeout, (int, float)) and 0 < step_timeout < float("inf")):
         raise ValueError(f"step_timeout must be a positive number of seconds or None, not {step_timeout!r}")
     given_profile, given_framework, given_envelope = profile, framework, envelope
@@ -270,7 +273,7 @@ def suite_case_line(suite, index, seed=1, op=None, envelope=None, restrict=None,
     invalid row)."""
     op = _operators.resolve(op)
     plugin = CallablePlugin(None, "planned", envelope or Envelope(), _abi.PROFILES["helion"], "numpy", None, op)
-    options = _abi.KdaCheckOptions(suites=",".join(suite_names(suite)).encode(), seed=seed, first=index, count=1,
+    options = _abi.KdaCheckOptions(suites=",".join(suite_names(suite)).encode(), seed=_abi.checked_seed(seed), first=index, count=1,
                                    work_budget=work_budget or 0.0, profile=-1, config=None,
                                    restriction=ctypes.pointer(restrict.to_c()) if restrict is not None else None,
                                    model=model.encode() if model else None)
@@ -297,11 +300,10 @@ def _run(plugin, options):
     report = ctypes.create_string_buffer(1 << 20)
     status = lib.kda_check_plugin(ctypes.byref(plugin.struct), ctypes.byref(options), report, len(report),
                                   ctypes.byref(needed), ctypes.byref(err))
-    if status == _abi.BUFFER_TOO_SMALL:  # runs the case again: only for very large reports
-        report = ctypes.create_string_buffer(needed.value)
-        status = lib.kda_check_plugin(ctypes.byref(plugin.struct), ctypes.byref(options), report, len(report),
-                                      ctypes.byref(needed), ctypes.byref(err))
     if plugin.interrupt is not None:
         raise plugin.interrupt
+    if status == _abi.BUFFER_TOO_SMALL:  # asking again would run the cases again (the C library bounds a case's report)
+        raise HarnessError(f"the report of {options.count} case(s) is {needed.value} bytes, over the "
+                           f"{len(report)}-byte buffer")
     _status.raise_for(status, err)
     return json.loads(report.value.decode())

@@ -15,7 +15,10 @@ class PluginCallable:
     def __init__(self, path):
         self.path = str(path)
         self._lib = ctypes.CDLL(self.path)
-        describe = self._lib.kda_plugin_describe
+        try:
+            describe = self._lib.kda_plugin_describe
+        except AttributeError:
+            raise ValueError(f"{self.path} is no plugin: it does not export kda_plugin_describe (plugin.h)") from None
         describe.restype, describe.argtypes = ctypes.POINTER(_abi.KdaPlugin), []
         pointer = describe()
         # The harness's one loader decides what it takes (a null step or operator, an unknown

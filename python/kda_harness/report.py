@@ -69,13 +69,14 @@ class CheckReport:
 
     @property
     def passed(self):
-        return not self.failures
+        """Every case passed, and there was one at least: a report of no case verified nothing."""
+        return bool(self.cases) and not self.failures
 
     def raise_if_failed(self):
         """Raises AssertionError with every failure (message, replay lines, traceback) if any
         case failed; returns the report otherwise."""
         __tracebackhide__ = True  # pytest shows the caller's line, not this frame and its `self` cut short
-        if self.failures:
+        if not self.passed:
             raise AssertionError(str(self))
         return self
 

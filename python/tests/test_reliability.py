@@ -21,7 +21,8 @@ def run_python(code, timeout=300, **popen):
     """Runs code in a fresh interpreter with this package importable (a crash there cannot take
     the test session with it)."""
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")]))
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, capture_output=True, text=True,
+    popen.setdefault("stdout", subprocess.PIPE)
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, stderr=subprocess.PIPE, text=True,
                           timeout=timeout, **popen)
 
 
@@ -150,3 +151,75 @@ def test_argument_errors_are_clear():
         kda_harness.reference_step(**case.kwargs() | {"scale": None})
     with pytest.raises(ValueError, match="device"):
         kda_harness.check(numpy_step.replayssm_step, n=1, device="tpu")
+
+
+def test_a_check_of_no_case_is_refused():
+    # n = 0 or -5 judges nothing: that must never read as a pass.
+    for n in (0, -5):
+        with pytest.raises(ValueError, match="n must be a positive number"):
+            kda_harness.check(numpy_step.replayssm_step, suites="kernel", n=n)
+
+
+def test_the_wheel_command_refuses_a_check_of_no_case():
+    path = odd_plugin("bad_utf8")  # any plugin that loads
+    r = run_python(f"""
+        import sys
+        from kda_harness.__main__ import main
+        sys.exit(main(["check", "--backend", "plugin:{path}", "-n", "0"]))
+    """)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "n must be a positive number" in r.stderr
+
+
+def test_seeds_that_do_not_fit_a_uint64_are_refused():
+    # ctypes would wrap them silently into another seed.
+    for seed in (-1, 2**64):
+        with pytest.raises(ValueError, match="seed"):
+            kda_harness.check(numpy_step.replayssm_step, suites="kernel", n=1, seed=seed)
+        with pytest.raises(ValueError, match="seed"):
+            kda_harness.config_line(0, seed=seed)
+        with pytest.raises(ValueError, match="seed"):
+            kda_harness.suite_case_line("kernel", 0, seed=seed)
+    assert kda_harness.config_line(0, seed=2**64 - 1)
+
+
+def test_a_failure_with_a_message_of_megabytes_is_judged_once():
+    # A report over the 1 MiB buffer used to be asked for again, running the case again: a
+    # kernel failing once with a 2 MB message was reported passed, its step called twice.
+    def failing(message):
+        calls = []
+
+        def step(**kw):
+            calls.append(1)
+            raise RuntimeError(message)
+        return step, calls
+
+    short_step, short_calls = failing("no")
+    assert not kda_harness.check(short_step, suites="kernel", n=1).passed
+    long_step, long_calls = failing("x" * (2 << 20))
+    report = kda_harness.check(long_step, suites="kernel", n=1)
+    assert not report.passed
+    assert len(long_calls) == len(short_calls)
+    assert "more bytes left out" in str(report)
+
+
+def test_the_wheel_command_says_why_a_library_is_no_plugin():
+    r = run_python("""
+        import sys
+        from kda_harness.__main__ import main
+        sys.exit(main(["check", "--backend", "plugin:libm.so.6", "-n", "1"]))
+    """)
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert "kda_plugin_describe" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_the_wheel_command_fails_cleanly_when_it_cannot_write_the_report():
+    path = odd_plugin("bad_utf8")
+    with open("/dev/full", "w") as full:
+        r = run_python(f"""
+            import sys
+            from kda_harness.__main__ import main
+            sys.exit(main(["check", "--backend", "plugin:{path}", "--suites", "kernel", "-n", "1"]))
+        """, stdout=full)
+    assert r.returncode == 2, r.stderr
+    assert "cannot write the report" in r.stderr and "Traceback" not in r.stderr, r.stderr

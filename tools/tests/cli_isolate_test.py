@@ -86,6 +86,17 @@ class FatalSignal(unittest.TestCase):
         if m.group(1).startswith("kda-harness case"):
             self.assertRegex(m.group(1), r" V=2 ")
 
+    def test_without_isolate_an_exit_0_inside_a_case_fails_the_run(self):
+        # A plugin calling exit(0) mid-case must not end the run with status 0 and no summary.
+        with_mode("exit0")
+        r = run(KERNEL + ["-j", "1"], timeout=300)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        m = re.search(r"kda-harness: exit\(\) was called while running a case \(by the backend\): the case fails\n"
+                      r"  replay: (kda-harness .*)\n", r.stderr)
+        self.assertIsNotNone(m, r.stderr)
+        if m.group(1).startswith("kda-harness case"):
+            self.assertRegex(m.group(1), r" V=2 ")
+
 
 if __name__ == "__main__":
     cli_test.main(sys.modules[__name__])

@@ -4,11 +4,14 @@ nothing, and arguments that do not make sense. Each test names the behaviour it 
 
 Run like cli_test.py (same environment variables; ctest registers each test by name).
 """
+import hashlib
 import json
 import os
+import re
 import resource
 import select
 import stat
+import struct
 import subprocess
 import sys
 import threading
@@ -103,6 +106,89 @@ class ReportTargets(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn('"suite": "contract"', r.stdout)
 
+    def appended_log(self, name, target, stream="stdout"):
+        """Runs the contract suite with --json (or --junit for stderr) `target` while `stream`
+        is appended (>>) to a log holding one line; returns (exit status, log bytes, whether
+        the log is still the same file)."""
+        log = os.path.join(scratch(name), "ci.log")
+        with open(log, "wb") as fh:
+            fh.write(b"an earlier line\n")
+        inode = os.stat(log).st_ino
+        option = "--junit" if stream == "stderr" else "--json"
+        with open(log, "ab") as fh:
+            r = subprocess.run([HARNESS] + CONTRACT_ONLY + [option, target], timeout=120,
+                               stdout=fh if stream == "stdout" else subprocess.DEVNULL,
+                               stderr=fh if stream == "stderr" else subprocess.DEVNULL)
+        with open(log, "rb") as fh:
+            return r.returncode, fh.read(), os.stat(log).st_ino == inode
+
+    def test_report_to_dev_stdout_appended_to_a_log_keeps_the_log(self):
+        # It used to replace ci.log by rename: its earlier lines were gone.
+        for target in ("/dev/stdout", "/proc/self/fd/1", "/dev/fd/1"):
+            with self.subTest(target):
+                status, data, same = self.appended_log("append_" + target.replace("/", "_"), target)
+                self.assertEqual(status, 0, data)
+                self.assertTrue(same, "the log was replaced by another file")
+                self.assertTrue(data.startswith(b"an earlier line\n"), data[:200])
+                self.assertIn(b'"suite": "contract"', data)
+
+    def test_junit_to_dev_stderr_appended_to_a_log_keeps_the_log(self):
+        status, data, same = self.appended_log("append_stderr", "/dev/stderr", stream="stderr")
+        self.assertEqual(status, 0, data)
+        self.assertTrue(same and data.startswith(b"an earlier line\n"), data[:200])
+        self.assertIn(b"<testsuite", data)
+
+    def test_atomic_replace_refuses_what_it_may_not_replace(self):
+        folder = scratch("not_replaceable")
+        read_only = os.path.join(folder, "read-only.json")
+        with open(read_only, "w") as fh:
+            fh.write("kept")
+        os.chmod(read_only, 0o444)
+        linked = os.path.join(folder, "linked.json")
+        with open(linked, "w") as fh:
+            fh.write("kept")
+        os.link(linked, os.path.join(folder, "other-name.json"))
+        for target, why in ((read_only, "read-only"), (linked, "hard links")):
+            with self.subTest(target):
+                r = run(CONTRACT_ONLY + ["--json", target])
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn(why, r.stderr)
+                with open(target) as fh:
+                    self.assertEqual(fh.read(), "kept")
+        self.assertEqual(sorted(os.listdir(folder)), ["linked.json", "other-name.json", "read-only.json"])
+
+    def test_atomic_replace_keeps_the_mode_and_takes_long_names(self):
+        folder = scratch("replace_mode")
+        target = os.path.join(folder, "r" * 250 + ".json")  # 255 bytes: no room for a temporary's suffix
+        with open(target, "w") as fh:
+            fh.write("old")
+        os.chmod(target, 0o640)
+        r = run(CONTRACT_ONLY + ["--json", target])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(stat.S_IMODE(os.stat(target).st_mode), 0o640)
+        with open(target) as fh:
+            self.assertEqual(json.load(fh)["suites"][0]["suite"], "contract")
+        self.assertEqual(os.listdir(folder), [os.path.basename(target)])
+
+    def test_regen_manifest_to_a_full_device_replaces_nothing(self):
+        # It used to replace every case file, then fail on the manifest, saying "nothing was
+        # replaced", and to leave its journal at /dev/full.regen-journal.
+        work = copy_golden("regen_dev_full")
+        cases = os.path.join(work, "cases")
+        os.remove(os.path.join(cases, sorted(os.listdir(cases))[0]))  # regen must write this file again
+        before = snapshot(work)
+        r = run(["golden", "regen", "--dir", cases, "--manifest", "/dev/full"], timeout=600)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("nothing was replaced", r.stderr)
+        self.assertEqual(snapshot(work), before)
+        self.assertFalse(os.path.exists("/dev/full.regen-journal"))
+
+    def test_regen_manifest_to_a_device_without_dir_is_a_usage_error(self):
+        r = run(["golden", "regen", "--manifest", "/dev/null"], timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("give --dir", r.stderr)
+        self.assertFalse(os.path.exists("/dev/cases"))
+
     def test_regen_manifest_symlink_is_kept(self):
         work = copy_golden("regen_manifest_link")
         os.rename(os.path.join(work, "manifest.json"), os.path.join(work, "real-manifest.json"))
@@ -151,6 +237,63 @@ class RegenFolder(unittest.TestCase):
                         "regen deleted a file no manifest listed")
         self.assertIn("model-00001-of-00002.safetensors", r.stdout)
         self.assertIn("left", r.stdout)
+
+    def test_regen_refuses_to_replace_a_foreign_manifest(self):
+        work = copy_golden("regen_foreign_manifest")
+        with open(os.path.join(work, "manifest.json"), "w") as fh:
+            fh.write('{"someone": "else"}')
+        before = snapshot(work)
+        r = self.regen(work)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("no golden manifest", r.stderr)
+        self.assertEqual(snapshot(work), before)
+
+    def test_regen_refuses_to_replace_a_case_file_no_manifest_listed(self):
+        work = copy_golden("regen_foreign_case")
+        with open(os.path.join(work, "manifest.json")) as fh:
+            manifest = json.load(fh)
+        foreign = manifest["cases"].pop(0)
+        with open(os.path.join(work, "manifest.json"), "w") as fh:
+            json.dump(manifest, fh)
+        with open(os.path.join(work, foreign["file"]), "wb") as fh:
+            fh.write(b"someone else's file")
+        before = snapshot(work)
+        r = self.regen(work)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("no previous manifest lists it", r.stderr)
+        self.assertEqual(snapshot(work), before)
+
+    def test_regen_neither_reads_nor_replaces_a_case_path_that_is_no_regular_file(self):
+        # A case-named FIFO without a writer blocked regen forever; a case-named symlink to
+        # /dev/zero (or /dev/full) was read until bad_alloc.
+        for kind in ("fifo", "symlink"):
+            with self.subTest(kind):
+                work = copy_golden("regen_odd_case_path_" + kind)
+                case = os.path.join(work, "cases", sorted(os.listdir(os.path.join(work, "cases")))[0])
+                os.remove(case)
+                if kind == "fifo":
+                    os.mkfifo(case)
+                else:
+                    os.symlink("/dev/zero", case)
+                r = self.regen(work)
+                self.assertEqual(r.returncode, 2, r.stderr)
+                self.assertIn("is no regular file", r.stderr)
+                self.assertTrue(stat.S_ISFIFO(os.lstat(case).st_mode) if kind == "fifo" else os.path.islink(case))
+
+    def test_regen_dir_with_a_trailing_slash_writes_the_manifest_beside_it(self):
+        work = scratch("regen_trailing_slash")
+        r = run(["golden", "regen", "--dir", os.path.join(work, "cases") + "/"], timeout=600)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.exists(os.path.join(work, "manifest.json")))
+        self.assertFalse(os.path.exists(os.path.join(work, "cases", "manifest.json")))
+
+    def test_regen_dir_that_cannot_be_a_folder_is_exit_2(self):
+        folder = scratch("regen_dir_file")
+        a_file = os.path.join(folder, "a-file")
+        with open(a_file, "w") as fh:
+            fh.write("x")
+        r = run(["golden", "regen", "--dir", a_file, "--manifest", os.path.join(folder, "manifest.json")])
+        self.assertEqual(r.returncode, 2, r.stderr)
 
     def test_regen_removes_a_file_the_previous_manifest_listed(self):
         work = copy_golden("regen_listed")
@@ -228,6 +371,86 @@ class RegenFolder(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertFalse(os.path.exists(stale), "a stale temporary of regen was left")
         self.assertTrue(os.path.exists(foreign), "regen deleted a file it did not make")
+
+
+def index_values(header, body, name, value):
+    """body with every element of the index tensor `name` set to value."""
+    begin, end = header[name]["data_offsets"]
+    code = "i" if header[name]["dtype"] == "I32" else "q"
+    count = (end - begin) // struct.calcsize(code)
+    return body[:begin] + struct.pack(f"<{count}{code}", *([value] * count)) + body[end:]
+
+
+def reshaped(header, name, shape):
+    """header with tensor `name` declared of another shape of as many elements."""
+    header = json.loads(json.dumps(header))
+    header[name]["shape"] = shape
+    return header
+
+
+class LyingFiles(unittest.TestCase):
+    """A case file whose index values or expected shapes lie: `case FILE` and `golden verify`
+    say what is wrong and fail; they never read outside a tensor (they used to die of SIGSEGV)."""
+
+    STEP = "dtype_bf16_bf16_bf16_bf16"  # B=3 slots=4 L=3, kda_replayssm, 1 step
+    ROLLOUT = "gqa_ratio_1"             # 2 steps
+    PACKED = "packed_dtype_bf16_bf16_bf16"
+
+    def lies(self):
+        """(label, case, lie) for each lie; lie(header, body) -> (header, body)."""
+        huge = 2**31 - 1
+        return [
+            ("huge_write_pos", self.STEP, lambda h, b: (h, index_values(h, b, "write_pos", huge))),
+            ("negative_write_pos", self.STEP, lambda h, b: (h, index_values(h, b, "write_pos", -7))),
+            ("huge_slot", self.STEP, lambda h, b: (h, index_values(h, b, "ssm_state_indices", huge))),
+            ("huge_write_pos_at_step_1", self.ROLLOUT, lambda h, b: (h, index_values(h, b, "step1.write_pos", huge))),
+            ("packed_huge_write_pos", self.PACKED, lambda h, b: (h, index_values(h, b, "write_pos", huge))),
+            ("expected_k_ring_of_rank_2", self.STEP, lambda h, b: (reshaped(h, "expected.k_cache", [4, 24]), b)),
+            ("expected_d_ring_with_huge_slots", self.STEP,
+             lambda h, b: (reshaped(h, "expected.d_cache", [384, 1, 1, 1]), b)),
+            ("expected_state_of_rank_1", self.STEP, lambda h, b: (reshaped(h, "expected.initial_state", [1024]), b)),
+            ("expected_out_of_other_shape", self.STEP, lambda h, b: (reshaped(h, "expected.out", [1, 1, 6, 16]), b)),
+        ]
+
+    def lying_set(self, name):
+        """A copy of the golden set whose manifest lists only the lying cases, with their hashes."""
+        work = scratch(name)
+        os.makedirs(os.path.join(work, "cases"))
+        with open(os.path.join(GOLDEN, "manifest.json")) as fh:
+            manifest = json.load(fh)
+        by_name = {c["name"]: c for c in manifest["cases"]}
+        manifest["cases"] = []
+        for label, case, lie in self.lies():
+            header, body = read_safetensors(os.path.join(GOLDEN, "cases", case + ".safetensors"))
+            header, body = lie(header, body)
+            header["__metadata__"]["kda.name"] = label
+            path = os.path.join(work, "cases", label + ".safetensors")
+            write_safetensors(path, header, body)
+            with open(path, "rb") as fh:
+                data = fh.read()
+            manifest["cases"].append(dict(by_name[case], name=label, file=f"cases/{label}.safetensors",
+                                          bytes=len(data), sha256=hashlib.sha256(data).hexdigest()))
+        with open(os.path.join(work, "manifest.json"), "w") as fh:
+            json.dump(manifest, fh)
+        return work
+
+    def test_case_on_a_lying_file_fails_with_a_message(self):
+        work = self.lying_set("lying_case")
+        for label, _, _ in self.lies():
+            with self.subTest(label):
+                r = run(["case", os.path.join(work, "cases", label + ".safetensors")])
+                self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+                self.assertRegex(r.stdout + r.stderr, r"is no valid call|like the tensor it is compared with")
+
+    def test_golden_verify_of_lying_files_fails_each(self):
+        work = self.lying_set("lying_verify")
+        told = 0
+        for op in ("kda_replayssm", "kda_packed_decode"):  # verify judges one operator's cases
+            r = run(["golden", "verify", "--backend", "reference", "--op", op, "--manifest",
+                     os.path.join(work, "manifest.json")], timeout=300)
+            self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+            told += len(re.findall(r"is no valid call|like the tensor it is compared with", r.stdout))
+        self.assertEqual(told, len(self.lies()))
 
 
 class NothingVerifiedIsNotAPass(unittest.TestCase):
@@ -358,6 +581,12 @@ class BadArguments(unittest.TestCase):
                 self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress", option, value],
                                  option)
 
+    def test_case_timeout_must_be_a_finite_number(self):
+        # NaN used to be accepted, as no limit at all.
+        for value in ("nan", "inf", "-1"):
+            self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress",
+                              "--case-timeout", value], "--case-timeout")
+
     def test_case_counts_of_an_unknown_suite_are_refused(self):
         self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress", "--cases", "nosuite=5"],
                          "nosuite")
@@ -366,6 +595,11 @@ class BadArguments(unittest.TestCase):
         for seed in ("-1", "18446744073709551616", "1e3"):
             self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress", "--seed", seed],
                              "--seed")
+
+    def test_mutants_in_a_folder_that_is_not_there_is_a_usage_error(self):
+        r = run(["mutants", "--dir", os.path.join(WORK, "no-such-folder")])
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn("is no folder", r.stderr)
 
     def test_negative_gpu_numbers_are_refused(self):
         self.assertUsage(["case", "--backend", "cuda:-1", "B=2"], "cuda:-1")
@@ -407,7 +641,7 @@ class BadArguments(unittest.TestCase):
 
     def test_case_refusal_names_the_field_that_is_wrong(self):
         for config, field in (("B=2 H=3 HV=4", "HV"), ("B=2 K=17", "K"), ("B=6 slots=5", "slots"),
-                              ("B=2 pad=1.5", "pad")):
+                              ("B=2 pad=1.5", "pad"), ("B=2 lb=100", "lb")):
             r = self.assertUsage(["case", config], field)
             self.assertIn("valid call: " + field + "=", r.stderr)
 

@@ -126,6 +126,12 @@ class Defects(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("--work-budget", r.stderr)
 
+    def test_case_of_billions_of_tiny_steps_is_bounded(self):
+        # Each step costs a fixed amount besides its arithmetic: 4e9 steps of K = V = 1 are hours.
+        r = run(["case", "B=1 H=1 HV=1 K=1 V=1 L=1 slots=1 steps=3999999999"], timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--work-budget", r.stderr)
+
     def test_golden_regen_that_cannot_write_changes_nothing(self):
         work = copy_golden("regen_full_disk")
         cases = os.path.join(work, "cases")

@@ -2,8 +2,8 @@
 // signal report: it forwards every call to the CPU example plugin (KDA_CRASHING_PLUGIN_INNER,
 // loaded with dlopen) except calls whose `out` has V = 2, on which it dies as
 // KDA_CRASHING_PLUGIN_MODE says (an environment variable read at that call): "overflow"
-// (a heap buffer overrun that glibc's free() aborts on, the default), "segv", "hang" or
-// "exit".
+// (a heap buffer overrun that glibc's free() aborts on, the default), "segv", "hang", "exit"
+// (status 3) or "exit0" (status 0, as a plugin that gives up quietly).
 #include <dlfcn.h>
 #include <kda_harness/plugin.h>
 #include <unistd.h>
@@ -42,8 +42,8 @@ bool crashes_on(const kda_call* call) {
     *nothing = 1;
   } else if (m == "hang") {
     for (;;) pause();
-  } else if (m == "exit") {
-    std::exit(3);
+  } else if (m == "exit" || m == "exit0") {
+    std::exit(m == "exit" ? 3 : 0);
   }
   // A write past the end of a heap block, then free(): glibc's heap checks abort the process.
   char* volatile block = static_cast<char*>(std::malloc(24));

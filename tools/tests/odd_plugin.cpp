@@ -25,7 +25,7 @@ constexpr kda_envelope envelope() {
 const kda_plugin kPlugin = {
     KDA_PLUGIN_ABI_VERSION,
 #if defined(KDA_ODD_PLUGIN_BAD_UTF8)
-    "odd-\xff\xfe-name",
+    "odd-\xff\xfe-name-\xef\xbf\xbe\xef\xbf\xbf",  // invalid UTF-8, then U+FFFE and U+FFFF (no XML characters)
 #else
     "odd",
 #endif
