@@ -71,6 +71,15 @@ class ReportTargets(unittest.TestCase):
         self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced")
         self.assertEqual(json.loads(b"".join(got))["suites"][0]["suite"], "contract")
 
+    def test_report_into_a_fifo_nobody_reads_fails_at_once(self):
+        # It used to block forever in open().
+        fifo = os.path.join(scratch("fifo_no_reader"), "report.fifo")
+        os.mkfifo(fifo)
+        r = run(CONTRACT_ONLY + ["--json", fifo], timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("no process reads the FIFO", r.stderr)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+
     def test_report_into_a_character_device_keeps_the_device(self):
         folder = scratch("chardev")
         null, full = os.path.join(folder, "null"), os.path.join(folder, "full")
