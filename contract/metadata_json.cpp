@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <charconv>
-#include <set>
 #include <string>
 #include <vector>
 
+#include "contract/json_keys.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/step_fields.hpp"
 
@@ -164,19 +164,12 @@ StepTensors parse_call_metadata(std::string_view json_text, std::span<const std:
 
 StepTensors parse_call_metadata(std::string_view json_text, std::span<const std::string_view> tensors,
                                 std::span<const std::string_view> scalars) {
-  // JSON leaves duplicate keys undefined and nlohmann keeps the last one silently: a call
-  // that names a tensor twice is ambiguous, so each object's keys are tracked while parsing.
-  std::vector<std::set<std::string>> keys;
-  const json::parser_callback_t unique_keys = [&keys](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) keys.emplace_back();
-    if (event == json::parse_event_t::object_end) keys.pop_back();
-    if (event == json::parse_event_t::key && !keys.back().insert(parsed.get<std::string>()).second)
-      bad(fmt::format("duplicate key \"{}\" in one JSON object", parsed.get<std::string>()));
-    return true;
-  };
+  // A call that names a tensor twice is ambiguous (contract/json_keys.hpp).
+  if (const auto duplicate = duplicate_json_key(json_text))
+    bad(fmt::format("duplicate key \"{}\" in one JSON object", *duplicate));
   json j;
   try {
-    j = json::parse(json_text, unique_keys);
+    j = json::parse(json_text);
   } catch (const json::exception& e) {  // a syntax error, or a number out of range (1e99999)
     bad(std::string("malformed JSON: ") + e.what());
   }

@@ -148,8 +148,15 @@ void write_through(const OutputTarget& target, std::span<const std::byte> bytes)
     if (!write_all(target.descriptor, bytes)) fail(path, "write failed", errno);
     return;
   }
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) fail(path, "cannot open it", errno);
+  // Opened without waiting: a FIFO no process reads fails at once (ENXIO) instead of blocking
+  // forever; the writes then wait as usual for a slow reader.
+  const int fd = ::open(path.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) fail(path, errno == ENXIO ? "no process reads the FIFO" : "cannot open it", errno);
+  if (const int flags = ::fcntl(fd, F_GETFL); flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
+    const int err = errno;
+    ::close(fd);
+    fail(path, "cannot open it", err);
+  }
   if (!write_all(fd, bytes)) {
     const int err = errno;
     ::close(fd);

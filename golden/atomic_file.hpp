@@ -13,7 +13,7 @@
 // - a symlink is never replaced: what it resolves to is written by these same rules (a regular
 //   file there atomically, under its resolved path); a symlink to nothing is refused.
 // - anything else (a device such as /dev/null, a FIFO, a socket) is opened and written
-//   through: it stays what it was.
+//   through: it stays what it was. A FIFO that no process reads is refused at once.
 // Every failure throws AtomicWriteError, naming the path and the reason.
 #pragma once
 #include <cstddef>

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <bit>
 #include <fstream>
-#include <set>
 
+#include "contract/json_keys.hpp"
 #include "golden/atomic_file.hpp"
 
 namespace kda::golden {
@@ -43,22 +43,13 @@ int64_t checked_numel(const std::vector<int64_t>& shape) {
 // Parses the header JSON, rejecting duplicate keys in any object (the format disallows
 // them; nlohmann would silently keep the last one).
 nlohmann::json parse_header(std::string_view text) {
-  std::vector<std::set<std::string>> open;
-  std::string duplicate;
-  auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-    using E = nlohmann::json::parse_event_t;
-    if (event == E::object_start) open.emplace_back();
-    else if (event == E::object_end) open.pop_back();
-    else if (event == E::key && !open.back().insert(parsed.get<std::string>()).second) duplicate = parsed.get<std::string>();
-    return true;
-  };
+  if (const auto duplicate = duplicate_json_key(text)) bad("duplicate key \"" + *duplicate + "\" in the header");
   nlohmann::json header;
   try {
-    header = nlohmann::json::parse(text.begin(), text.end(), callback);
+    header = nlohmann::json::parse(text.begin(), text.end());
   } catch (const nlohmann::json::exception& e) {
     bad(std::string("header is not valid UTF-8 JSON: ") + e.what());
   }
-  if (!duplicate.empty()) bad("duplicate key \"" + duplicate + "\" in the header");
   if (!header.is_object()) bad("header is not a JSON object");
   return header;
 }

@@ -233,7 +233,9 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     if config:
         runs = [options(",".join(suite_names(suites)) if suites else "", 0, 0)]
     else:
-        runs = [options(suite, i, 1) for suite in suite_names(suites) for i in range(first, first + n)]
+        names = suite_names(suites)  # a bad name is a ValueError before anything runs
+        # made one at a time: n may be millions (a list of them took gigabytes before case 0)
+        runs = (options(suite, i, 1) for suite in names for i in range(first, first + n))
     results, backend_name, profile_code, claims = [], name, profile, ""
     def crashed(run, why):  # the report of a case whose child died
         suite = run.suites.decode() or "kernel"

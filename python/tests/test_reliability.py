@@ -223,3 +223,19 @@ def test_the_wheel_command_fails_cleanly_when_it_cannot_write_the_report():
         """, stdout=full)
     assert r.returncode == 2, r.stderr
     assert "cannot write the report" in r.stderr and "Traceback" not in r.stderr, r.stderr
+
+
+def test_a_check_of_millions_of_cases_starts_without_gigabytes():
+    # check(n=4e6) made every case's options before case 0 (gigabytes); the first step stops it here.
+    r = run_python("""
+        import resource, kda_harness
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        def step(**kw):
+            raise KeyboardInterrupt
+        try:
+            kda_harness.check(step, suites="kernel", n=4_000_000)
+        except KeyboardInterrupt:
+            print("stopped at the first step")
+    """)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "stopped at the first step" in r.stdout

@@ -21,7 +21,7 @@ import xml.etree.ElementTree as ET
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import cli_test  # noqa: E402
-from cli_test import (GOLDEN, HARNESS, WORK, copy_golden, read_safetensors, run, scratch, snapshot,  # noqa: E402
+from cli_test import (GOLDEN, HARNESS, WORK, copy_golden, example, read_safetensors, run, scratch, snapshot,  # noqa: E402
                       write_safetensors)
 
 CONTRACT_ONLY = ["check", "--suites", "contract", "--cases", "contract=5", "--no-progress"]
@@ -70,6 +70,15 @@ class ReportTargets(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode), "the FIFO was replaced")
         self.assertEqual(json.loads(b"".join(got))["suites"][0]["suite"], "contract")
+
+    def test_report_into_a_fifo_nobody_reads_fails_at_once(self):
+        # It used to block forever in open().
+        fifo = os.path.join(scratch("fifo_no_reader"), "report.fifo")
+        os.mkfifo(fifo)
+        r = run(CONTRACT_ONLY + ["--json", fifo], timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("no process reads the FIFO", r.stderr)
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
 
     def test_report_into_a_character_device_keeps_the_device(self):
         folder = scratch("chardev")
@@ -586,6 +595,26 @@ class BadArguments(unittest.TestCase):
         for value in ("nan", "inf", "-1"):
             self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress",
                               "--case-timeout", value], "--case-timeout")
+
+    def test_json_with_many_objects_in_one_object_is_read_in_linear_time(self):
+        # The duplicate-key check went through nlohmann's parser callback, which scans the
+        # enclosing object again at every inner object's end: 40k object keys took 8 s in
+        # validate, a 40k-tensor case file 14 s. Both are refused or judged at once now.
+        folder = scratch("many_keys")
+        call = example("validate_call.json")
+        call.update({f"k{i}": {"a": i} for i in range(150_000)})
+        path = os.path.join(folder, "call.json")
+        with open(path, "w") as fh:
+            json.dump(call, fh)
+        start = time.monotonic()
+        self.assertUsage(["validate", path], "unknown key", timeout=30)
+        header, body = read_safetensors(os.path.join(GOLDEN, "cases", "dtype_bf16_bf16_bf16_bf16.safetensors"))
+        header.update({f"empty{i}": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]} for i in range(150_000)})
+        path = os.path.join(folder, "many.safetensors")
+        write_safetensors(path, header, body)
+        r = run(["case", path], timeout=30)
+        self.assertIn(r.returncode, (0, 1), r.stderr)
+        self.assertLess(time.monotonic() - start, 30)
 
     def test_case_counts_of_an_unknown_suite_are_refused(self):
         self.assertUsage(["check", "--suites", "contract", "--cases", "contract=5", "--no-progress", "--cases", "nosuite=5"],
