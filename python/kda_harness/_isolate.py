@@ -32,8 +32,9 @@ def run_forked(run_case, timeout=None):
             os.close(r)
             try:
                 payload = json.dumps(run_case())
-            except BaseException as e:  # the parent raises it again
-                payload = json.dumps({"error": f"{type(e).__name__}: {e}"})
+            except BaseException as e:  # the parent raises it again (a Ctrl-C as a KeyboardInterrupt)
+                payload = json.dumps({"error": f"{type(e).__name__}: {e}",
+                                      "interrupted": isinstance(e, KeyboardInterrupt)})
             data = payload.encode()
             while data:
                 data = data[os.write(w, data):]

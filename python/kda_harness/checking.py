@@ -252,6 +252,9 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
                 if why:
                     data = crashed(run, why)
                 elif "error" in data:
+                    # Ctrl-C reaches the child too: the run stops as it would without isolate.
+                    if plugin.interrupt is not None or data.get("interrupted"):
+                        raise plugin.interrupt or KeyboardInterrupt()
                     raise HarnessError(data["error"])
                 plugin.tracebacks = data.get("tracebacks", [])
             else:

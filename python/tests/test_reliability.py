@@ -239,3 +239,20 @@ def test_a_check_of_millions_of_cases_starts_without_gigabytes():
     """)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "stopped at the first step" in r.stdout
+
+
+def test_ctrl_c_in_an_isolated_case_stops_the_run():
+    # The child's KeyboardInterrupt came back as HarnessError("KeyboardInterrupt: "): pytest went on.
+    r = run_python("""
+        import kda_harness
+        def step(**kw):
+            raise KeyboardInterrupt
+        try:
+            kda_harness.check(step, suites="kernel", n=3, isolate=True)
+        except KeyboardInterrupt:
+            print("interrupted")
+        except kda_harness.HarnessError as e:
+            print("harness error", e)
+    """)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.strip() == "interrupted", r.stdout + r.stderr
