@@ -18,7 +18,9 @@
 #include <thread>
 
 #include "engine/fatal_signal.hpp"
+#include "engine/backend_cases.hpp"
 #include "engine/production_shapes.hpp"
+#include "engine/replayssm_sample_space.hpp"
 #include "engine/restriction.hpp"
 #include "golden/atomic_file.hpp"
 #include "golden/golden_set.hpp"
@@ -205,6 +207,18 @@ int run_check(const CheckArgs& a) {
   o.work_budget = a.work_budget;
   o.gpu_work_budget = a.gpu_work_budget;
   o.probe_invalid_rows = a.probe_invalid_indices;
+  if (!a.restriction.empty()) {
+    // A restriction that leaves the backend suites no case is the user's mistake, not a failed check.
+    engine::Envelope region;
+    if (!o.plugin.empty()) region = engine::make_backend(o.plugin, *o.op)->envelope();
+    try {
+      engine::draw_backend_case(o.seed, 0, engine::limits::check_cases(o.gpu_work_budget),
+                                engine::narrowed(region, o.restriction), o.model ? &*o.model : nullptr);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "kda-harness check: --restrict " << a.restriction << ": " << e.what() << "\n";
+      return kUsage;
+    }
+  }
   o.manifest = a.manifest.empty() ? golden::default_manifest_path() : std::filesystem::path(a.manifest);
   if (a.stats) {
     engine::Envelope region;  // our kernel takes the whole contract and flags invalid rows in its row status

@@ -255,6 +255,14 @@ class ProductionShapes(unittest.TestCase):
             self.assertEqual(r.returncode, 2, (model, r.stderr))
             self.assertIn(message, r.stderr)
 
+    def test_a_restriction_that_leaves_no_case_is_a_usage_error(self):
+        # Every case used to be drawn, fail "no case fits" and exit 1, as if the kernel were wrong.
+        for op in ("kda_replayssm", "gdn_replayssm"):
+            r = run(["check", "--op", op, "--suites", "kernel", "--cases", "kernel=2", "--restrict", "K=3",
+                     "--no-progress"])
+            self.assertEqual(r.returncode, 2, (op, r.stdout, r.stderr))
+            self.assertIn("--restrict K=3: no case fits: no power of two K in 3..3", r.stderr)
+
     def test_a_plugin_check_says_what_it_claims_of_invalid_rows(self):
         if not PLUGIN:
             self.skipTest("KDA_CPU_PLUGIN is not set")
