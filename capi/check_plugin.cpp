@@ -87,7 +87,8 @@ nlohmann::json entry(const Outcome& o) {
 
 // The plugin's backend as the options describe it (their profile, or the plugin's own).
 std::unique_ptr<engine::Backend> backend_of(const kda_plugin& plugin, const kda_check_options& opt) {
-  kda_plugin described = plugin;
+  engine::check_plugin_description(&plugin, plugin.name != nullptr ? plugin.name : "plugin");
+  kda_plugin described = engine::read_plugin_description(plugin);  // a version 1 description is shorter
   if (opt.profile >= 0) described.profile = opt.profile;
   return engine::plugin_backend(described, plugin.name != nullptr ? plugin.name : "plugin");
 }

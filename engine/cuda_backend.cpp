@@ -9,7 +9,6 @@
 
 #include "engine/device_mirror.hpp"
 #include "engine/gpu_probe.hpp"
-#include "engine/plugin_backend.hpp"
 #include "kernels/gdn_replayssm_decode.hpp"
 #include "kernels/packed_decode.hpp"
 #include "kernels/replayssm_decode.hpp"
@@ -113,7 +112,7 @@ class CudaKernelBackend final : public Backend {
 class CudaPluginBackend final : public Backend {
  public:
   CudaPluginBackend(const kda_plugin& p, const std::string& what)
-      : p_(p), what_(what), name_(fmt::format("plugin:{}", p.name ? p.name : what)), envelope_(plugin_envelope(p)) {}
+      : p_(p), what_(what), name_(fmt::format("plugin:{}", p.name ? p.name : what)), envelope_(Envelope::of_plugin(p)) {}
   std::string name() const override { return name_; }
   std::string spec() const override { return "plugin:" + what_; }
   const Envelope& envelope() const override { return envelope_; }

@@ -107,6 +107,12 @@ Envelope Envelope::from_c(const kda_envelope& e, const OperatorDescription& op) 
   return v;
 }
 
+Envelope Envelope::of_plugin(const kda_plugin& p) {
+  Envelope e = from_c(p.envelope, find_operator(p.op));
+  e.invalid_rows = p.invalid_rows == KDA_INVALID_ROWS_RAISE ? InvalidRows::Raise : InvalidRows::None;
+  return e;
+}
+
 std::string Envelope::excludes(const CaseConfig& c) const {
   if (!in(act_dtypes, c.act_dtype)) return fmt::format("activation dtype {}", name_of(c.act_dtype));
   if (!in(state_dtypes, c.state_dtype)) return fmt::format("state dtype {}", name_of(c.state_dtype));

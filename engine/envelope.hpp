@@ -57,6 +57,8 @@ struct Envelope {
   // The declared envelope of a plugin of `op`: for an operator without rings the ring dtypes
   // and l_max mean nothing (they are not ways out of it).
   static Envelope from_c(const kda_envelope& e, const OperatorDescription& op);
+  // A plugin's (read_plugin_description's copy): its envelope and what it declares of invalid rows.
+  static Envelope of_plugin(const kda_plugin& p);
   // "" when the config lies inside, else the first reason it does not ("state dtype bfloat16").
   std::string excludes(const CaseConfig& c) const;
   // The config moved inside: each dtype outside its set replaced by one inside (chosen by

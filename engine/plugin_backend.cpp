@@ -99,12 +99,6 @@ kda_plugin read_plugin_description(const kda_plugin& p) {
   return d;
 }
 
-Envelope plugin_envelope(const kda_plugin& p) {
-  Envelope e = Envelope::from_c(p.envelope, find_operator(p.op));
-  e.invalid_rows = p.invalid_rows == KDA_INVALID_ROWS_RAISE ? InvalidRows::Raise : InvalidRows::None;
-  return e;
-}
-
 void check_plugin_description(const kda_plugin* p, const std::string& what) {
   if (p == nullptr) throw std::runtime_error(what + ": kda_plugin_describe() returned NULL");
   if (p->abi_version < KDA_PLUGIN_ABI_VERSION_MIN || p->abi_version > KDA_PLUGIN_ABI_VERSION)
@@ -131,7 +125,7 @@ namespace {
 class CpuPluginBackend final : public Backend {
  public:
   CpuPluginBackend(const kda_plugin& p, std::string what)
-      : p_(p), what_(what), name_(fmt::format("plugin:{}", escaped_utf8(p.name ? p.name : what))), envelope_(plugin_envelope(p)) {}
+      : p_(p), what_(what), name_(fmt::format("plugin:{}", escaped_utf8(p.name ? p.name : what))), envelope_(Envelope::of_plugin(p)) {}
   std::string name() const override { return name_; }
   std::string spec() const override { return "plugin:" + what_; }
   const Envelope& envelope() const override { return envelope_; }

@@ -20,8 +20,6 @@ void check_plugin_description(const kda_plugin* description, const std::string& 
 // The description as this harness reads it: a version 1 plugin's copied up to the fields it
 // has (invalid_rows: KDA_INVALID_ROWS_NONE). Call after check_plugin_description's version check.
 kda_plugin read_plugin_description(const kda_plugin& p);
-// Its envelope, with what it declares of invalid rows.
-Envelope plugin_envelope(const kda_plugin& p);
 // A backend over a description the caller owns (a Python callable's, built with ctypes);
 // `what` names it in reports.
 std::unique_ptr<Backend> plugin_backend(const kda_plugin& description, const std::string& what);
