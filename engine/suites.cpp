@@ -250,20 +250,21 @@ PlannedCase plan_suite_case(const SuiteInfo& suite, const Backend& b, const Suit
   const Envelope region = narrowed(b.envelope(), draws.restriction);
   const uint64_t seed = draws.seed + suite.seed_offset;
   const bool contract = suite.name == "kernel-contract";
+  const bool draws_rollouts = suite.name == "kernel" || suite.name == "kernel-truth";  // what --model shapes
   CaseConfig drawn;
   try {
     drawn = draw_backend_case(seed, static_cast<uint64_t>(i),
                               limits::check_cases(contract ? kErrorInputWorkBudget : draws.work_budget), region,
-                              draws.model && suite.name.rfind("kernel", 0) == 0 && !contract ? &*draws.model : nullptr);
+                              draws.model && draws_rollouts ? &*draws.model : nullptr);
   } catch (const std::invalid_argument& e) {
     p.problem = std::string(e.what()) + ": " + region.describe();
     return p;
   }
   const OperatorDescription& op = b.op();
   const auto outside = [&](int64_t n) {
-    // Only the ways out that stay out once the operator fits the call: gdn_replayssm lifts K
-    // to 32 (G32), so K = k_min / 2 is no way out of a K >= 32 envelope; such a call is inside,
-    // has no reason to be refused, and a correct backend computes it.
+    // Only the ways out that stay out once the operator fits the call: an operator whose fit
+    // lifts a head dim (to a minimum its contract requires) can carry K = k_min / 2 back inside
+    // the envelope, where a correct backend computes it.
     std::vector<CaseConfig> calls;
     for (const CaseConfig& c : b.envelope().just_outside(drawn)) {
       CaseConfig fitted = op.fit_case(c);

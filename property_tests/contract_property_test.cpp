@@ -65,7 +65,7 @@ RC_GTEST_PROP(ContractProperty, ValidCallsPassAndEarliestMutationWins, ()) {
 }
 
 // strides of torch.empty(shape), written out independently of contract/tensor_view: stride d
-// is the product of max(size, 1) over the later dims (issue 34: [2, 2, 64, 0] has
+// is the product of max(size, 1) over the later dims (e.g. [2, 2, 64, 0] has
 // (128, 64, 1, 1)). Shapes here are small (no saturation).
 std::vector<int64_t> torch_empty_strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> s(shape.size(), 1);

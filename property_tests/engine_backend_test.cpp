@@ -188,7 +188,7 @@ TEST(Envelope, DescribesTheIndexDtypesAsDeclared) {
 }
 
 // A backend of gdn_replayssm made of a step function, with the envelope SGLang's Triton kernel
-// was measured under in issue 34 (K >= 32, int32 indices, compact tensors) unless told.
+// declares (K >= 32, int32 indices, compact tensors) unless told.
 class GdnFunctionBackend final : public Backend {
  public:
   using Step = std::function<void(const StepArgs& host)>;

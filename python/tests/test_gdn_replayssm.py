@@ -139,7 +139,7 @@ def test_a_framework_error_where_only_an_extension_refuses_passes_the_contract_s
 
 
 def compact_only_step(**call):
-    """The numpy step with SGLang's Triton envelope as issue 34 measured it (K >= 32, int32
+    """The numpy step with SGLang's Triton kernel's envelope (K >= 32, int32
     indices, compact tensors): a strided call is refused."""
     if not all(np.asarray(x).flags.c_contiguous for x in call.values() if isinstance(x, np.ndarray)):
         raise ValueError("compact tensors only")

@@ -140,7 +140,7 @@ def test_runtime_values_on_request():
 
 def test_null_strides_are_the_strides_torch_allocates():
     """A DLTensor with null strides is compact as torch.empty(shape) has it: a zero-size dim
-    counts as 1 in the strides of the dims before it (issue 34: [2, 2, 64, 0] has
+    counts as 1 in the strides of the dims before it (e.g. [2, 2, 64, 0] has
     (128, 64, 1, 1)), not (0, 0, 0, 1)."""
     import ctypes
 
