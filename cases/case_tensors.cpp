@@ -93,7 +93,9 @@ void fill_parameters(CaseTensors& t) {
 }
 
 // Slots: a seeded permutation; each non-padding row takes the next one (with pad_ends, the
-// last slot is left to none). Cursors: random in [0, L-1] (random_cursors) or 0.
+// last slot is left to none). Cursors: random in [0, L-1] (random_cursors) or 0. Circular
+// bases: random in [0, L-1] for live rows; a padding row's is never read, so half of them
+// hold a value no ring has (negative or past L).
 void fill_indices(CaseTensors& t) {
   const CaseConfig& c = t.config;
   std::vector<int64_t> order(c.slots);
@@ -101,13 +103,18 @@ void fill_indices(CaseTensors& t) {
   const Counter so(c.seed, Stream::SlotOrder);
   std::sort(order.begin(), order.end(), [&](int64_t x, int64_t y) { return so.bits(x) < so.bits(y); });
   if (c.pad_ends) std::stable_partition(order.begin(), order.end(), [&](int64_t s) { return s != c.slots - 1; });
-  const Counter pad(c.seed, Stream::Padding), cur(c.seed, Stream::Cursor);
+  const Counter pad(c.seed, Stream::Padding), cur(c.seed, Stream::Cursor), cb(c.seed, Stream::CacheBase);
   int64_t next = 0;
   for (int64_t row = 0; row < c.B; ++row) {
     const bool padding = (c.pad_ends && (row == 0 || row == c.B - 1)) || pad.bernoulli(row, c.pad_fraction);
     t.ssm_state_indices.set_linear(row, padding ? -1.0 : static_cast<double>(order[next++]));
     const int64_t cursor = c.random_cursors ? static_cast<int64_t>(cur.below(row, c.L)) : 0;
     t.write_pos.set_linear(row, static_cast<double>(cursor));
+    if (t.cache_base) {
+      const uint64_t draw = cb.below(row, static_cast<uint64_t>(c.L));
+      const int64_t wild = cb.bits(~static_cast<uint64_t>(row)) % 2 ? -1 - static_cast<int64_t>(draw) : c.L + static_cast<int64_t>(draw);
+      t.cache_base->set_linear(row, static_cast<double>(padding && row % 2 ? wild : static_cast<int64_t>(draw)));
+    }
   }
 }
 
@@ -151,7 +158,7 @@ void for_rows(int64_t rows, double elements, const FillRow& fill_row) {
 // A named slot: a random checkpoint and, for j < cursor, plausible ring records (what past
 // tokens would have stored). Records at and past the cursor stay NaN. A_log and dt_bias:
 // the values the parameter tensors hold.
-void fill_slot(CaseTensors& t, int64_t slot, int64_t cursor, std::span<const double> A_log,
+void fill_slot(CaseTensors& t, int64_t slot, const RingCursor& ring, std::span<const double> A_log,
                std::span<const double> dt_bias) {
   const CaseConfig& c = t.config;
   const int64_t V = c.V, K = c.K, L = c.L;
@@ -164,7 +171,8 @@ void fill_slot(CaseTensors& t, int64_t slot, int64_t cursor, std::span<const dou
   }
   const Counter dr(c.seed, Stream::DRing, slot), kr(c.seed, Stream::KRing, slot);
   const int64_t gates = gate_width(c);
-  for (int64_t j = 0; j < cursor; ++j) {
+  for (int64_t logical = 0; logical < ring.write_pos; ++logical) {
+    const int64_t j = ring.phys(logical);  // the record's physical slot, which also keys its values
     const values::GateLogits logits(c, ~static_cast<uint64_t>(slot * L + j));
     for (int64_t hv = 0; hv < c.HV; ++hv) {
       const int64_t dbase = ((slot * c.HV + hv) * L + j) * V;
@@ -227,6 +235,9 @@ CaseTensors materialize(const CaseConfig& c) {
   t.ssm_state_indices = HostTensor(c.index_dtype, {B});
   t.write_pos = HostTensor(ScalarType::Int32, {B});
   if (c.force_flush) t.force_flush = HostTensor(ScalarType::Int32, {B});
+  t.circular_replay = c.circular;
+  t.prefix_gate_cache = c.prefix_gates;
+  if (c.circular) t.cache_base = HostTensor(ScalarType::Int32, {B});
   for (HostTensor* p : {&t.mixed_qkv, &t.a, &t.b, &t.initial_state, &t.d_cache, &t.k_cache, &t.g_cache, &t.out}) poison(*p);
 
   fill_parameters(t);
@@ -235,7 +246,7 @@ CaseTensors materialize(const CaseConfig& c) {
   const std::vector<double> A_log = values_of(t.A_log), dt_bias = values_of(t.dt_bias);
   for_rows(B, static_cast<double>(B * HV * V * K), [&](int64_t row) {
     const auto slot = static_cast<int64_t>(t.ssm_state_indices.get_linear(row));
-    if (slot >= 0) fill_slot(t, slot, static_cast<int64_t>(t.write_pos.get_linear(row)), A_log, dt_bias);
+    if (slot >= 0) fill_slot(t, slot, ring_cursor(t, row), A_log, dt_bias);
   });
   fill_token(t, 0);
   return t;
@@ -289,13 +300,27 @@ void fill_token(CaseTensors& t, int64_t token) {
   t.token = token;
 }
 
+RingCursor ring_cursor(const StepTensors& t, int64_t row) {
+  RingCursor r;
+  r.circular = t.circular_replay;
+  r.L = t.d_cache.shape()[2];
+  r.write_pos = static_cast<int64_t>(t.write_pos.get_linear(row));
+  r.base = t.circular_replay && t.cache_base ? static_cast<int64_t>(t.cache_base->get_linear(row)) : 0;
+  return r;
+}
+
+void set_ring_cursor(StepTensors& t, int64_t row, const RingCursor& r) {
+  t.write_pos.set_linear(row, static_cast<double>(r.write_pos));
+  if (t.circular_replay && t.cache_base) t.cache_base->set_linear(row, static_cast<double>(r.base));
+}
+
 void advance_cursors(CaseTensors& t) {
   const CaseConfig& c = t.config;
   for (int64_t row = 0; row < c.B; ++row) {
     if (t.ssm_state_indices.get_linear(row) < 0) continue;
-    const auto wp = static_cast<int64_t>(t.write_pos.get_linear(row));
-    const bool flushed = wp == c.L - 1 || (t.force_flush && t.force_flush->get_linear(row) != 0);
-    t.write_pos.set_linear(row, flushed ? 0.0 : static_cast<double>(wp + 1));
+    const RingCursor ring = ring_cursor(t, row);
+    const bool forced = t.force_flush && t.force_flush->get_linear(row) != 0;
+    set_ring_cursor(t, row, ring.after(ring.step(forced)));
   }
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cases/case_config.hpp"
+#include "contract/ring_protocol.hpp"
 #include "contract/step_tensors.hpp"
 
 namespace kda {
@@ -31,8 +32,13 @@ struct CaseTensors : StepTensors {
 CaseTensors materialize(const CaseConfig& config);
 // Fills the per-token inputs (mixed_qkv, a, b, force_flush) for token t.
 void fill_token(CaseTensors& c, int64_t t);
-// The caller's protocol after a step: write_pos = 0 where the row flushed (cursor == L-1 or
-// force_flush != 0), else write_pos + 1. Padding rows keep their value.
+// The caller's protocol after a step (contract/ring_protocol.hpp): each live row's write_pos
+// (and, in a circular ring, cache_base) advanced by the kind of step it took. Padding rows
+// keep their values.
 void advance_cursors(CaseTensors& c);
+// Row `row`'s ring position as the tensors hold it (write_pos, cache_base, L, the mode), and
+// back (cache_base written only in a circular ring).
+RingCursor ring_cursor(const StepTensors& t, int64_t row);
+void set_ring_cursor(StepTensors& t, int64_t row, const RingCursor& r);
 
 }  // namespace kda

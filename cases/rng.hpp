@@ -19,7 +19,7 @@ constexpr uint64_t mix64(uint64_t x) {
 // Which tensor or decision a number is for; each has its own stream.
 enum class Stream : uint64_t {
   Qkv = 1, GateLogits, BetaLogits, ALog, DtBias, Scale, State, DRing, KRing, GRing,
-  Padding, SlotOrder, Cursor, Flush, HeadMagnitude, Adversarial
+  Padding, SlotOrder, Cursor, Flush, HeadMagnitude, Adversarial, CacheBase
 };
 
 class Counter {

@@ -28,6 +28,7 @@ inline constexpr const char* kBackendCpu = "X-BACKEND-CPU";   // reference given
 inline constexpr const char* kBackendCuda = "X-BACKEND-CUDA"; // kernel given non-CUDA tensors
 inline constexpr const char* kSlotIndex = "X-SLOT-INDEX";     // runtime: slot index >= slots
 inline constexpr const char* kWritePos = "X-WRITE-POS";       // runtime: write_pos outside [0, L-1]
+inline constexpr const char* kCacheBase = "X-CACHE-BASE";     // runtime: circular cache_base outside [0, L-1]
 inline constexpr const char* kDuplicateSlot = "X-DUP-SLOT";   // runtime: two rows, one slot
 }  // namespace error_id
 

@@ -25,6 +25,8 @@ void check_runtime_values(const StepArgs& args, const Dims& dims) {
   const DLTensor& idx = *args.ssm_state_indices;
   require_host(idx, "ssm_state_indices", dims.B);
   if (args.write_pos) require_host(*args.write_pos, "write_pos", dims.B);
+  const DLTensor* base = args.circular_replay ? args.cache_base : nullptr;  // read only under circular replay
+  if (base) require_host(*base, "cache_base", dims.B);
 
   std::unordered_set<int64_t> seen;
   for (int64_t row = 0; row < dims.B; ++row) {
@@ -34,6 +36,10 @@ void check_runtime_values(const StepArgs& args, const Dims& dims) {
     if (args.write_pos) {
       const int64_t pos = index_value(*args.write_pos, row);
       if (pos < 0 || pos > dims.L - 1) throw ContractError(error_id::kWritePos, catalog_message(error_id::kWritePos));
+    }
+    if (base) {
+      const int64_t b = index_value(*base, row);
+      if (b < 0 || b > dims.L - 1) throw ContractError(error_id::kCacheBase, catalog_message(error_id::kCacheBase));
     }
     if (!seen.insert(slot).second) throw ContractError(error_id::kDuplicateSlot, catalog_message(error_id::kDuplicateSlot));
   }

@@ -194,6 +194,9 @@ CaseConfig draw_backend_case(uint64_t seed, uint64_t index, const SampleLimits& 
     if (batches || rollout_work(wider) <= budget) c = wider;
   }
   if (is_padded_ends_index(index) && c.B >= 3) c.pad_ends = true;
+  // The ring variants the region serves (an operator without them fits them away later).
+  if ((region.ring_modes & KDA_RING_CIRCULAR) == 0) c.circular = false;
+  if ((region.ring_modes & KDA_RING_LINEAR) == 0) c.circular = true;
   if (!is_valid_config(c) || (!is_pow2(c.K) && model == nullptr) || !region.excludes(c).empty())
     throw std::logic_error("draw_backend_case drew a case outside its region: " + to_string(c) + " (" +
                            region.excludes(c) + ")");

@@ -21,7 +21,9 @@ class EmulationBackend final : public Backend {
   Profile profile() const override { return profile_; }
   bool rounds_directed() const override { return directed_; }
   const OperatorDescription& op() const override { return op_; }
+  // The emulations model the linear ring only (reference/profile_emulation.hpp).
   void step(const StepArgs& host) override {
+    if (host.circular_replay) throw std::invalid_argument("outside the envelope: the emulations model linear rings only");
     op_.emulated_step(emulation_, op_.bind(host));
   }
 

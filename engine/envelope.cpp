@@ -110,6 +110,7 @@ Envelope Envelope::from_c(const kda_envelope& e, const OperatorDescription& op) 
 Envelope Envelope::of_plugin(const kda_plugin& p) {
   Envelope e = from_c(p.envelope, find_operator(p.op));
   e.invalid_rows = p.invalid_rows == KDA_INVALID_ROWS_RAISE ? InvalidRows::Raise : InvalidRows::None;
+  e.ring_modes = p.ring_modes == 0 ? KDA_RING_LINEAR : p.ring_modes;
   return e;
 }
 
@@ -123,6 +124,8 @@ std::string Envelope::excludes(const CaseConfig& c) const {
   if (c.V < v_min || c.V > v_max) return fmt::format("V={} outside {}..{}", c.V, v_min, v_max);
   if (l_max > 0 && c.L > l_max) return fmt::format("L={} above {}", c.L, l_max);
   if (!strided && c.envelope) return "strided layouts (env=1) on a compact-only backend";
+  if (c.circular && (ring_modes & KDA_RING_CIRCULAR) == 0) return "a circular ring (circ=1) on a linear-ring backend";
+  if (!c.circular && (ring_modes & KDA_RING_LINEAR) == 0) return "a linear ring (circ=0) on a circular-ring backend";
   return "";
 }
 
@@ -137,6 +140,8 @@ std::optional<CaseConfig> Envelope::fit(CaseConfig c) const {
   c.V = clamp_pow2(c.V, v_min, v_max);
   if (l_max > 0) c.L = std::min(c.L, l_max);
   if (!strided) c.envelope = false;
+  if ((ring_modes & KDA_RING_CIRCULAR) == 0) c.circular = false;
+  if ((ring_modes & KDA_RING_LINEAR) == 0) c.circular = true;
   if (!excludes(c).empty()) return std::nullopt;
   return c;
 }
@@ -175,14 +180,20 @@ std::vector<CaseConfig> Envelope::just_outside(const CaseConfig& c) const {
   // A strided layout with two slots at least: the slot stride is the one every operator's
   // envelope layout pads, and over one slot (with one row) every tensor would be contiguous.
   if (!strided) out.push_back(c), out.back().envelope = true, out.back().slots = std::max<int64_t>(c.slots, 2);
+  if ((ring_modes & KDA_RING_CIRCULAR) == 0) out.push_back(c), out.back().circular = true;
+  if ((ring_modes & KDA_RING_LINEAR) == 0) out.push_back(c), out.back().circular = false;
   return out;
 }
 
 std::string Envelope::describe() const {
-  return fmt::format("act {} state {} ring {} out {} idx {} K {}..{} V {}..{}{} {} {} invalid-rows {}",
+  const std::string rings = ring_modes == KDA_RING_LINEAR ? ""
+                            : ring_modes == KDA_RING_CIRCULAR ? " rings {circular}"
+                                                              : " rings {linear,circular}";
+  return fmt::format("act {} state {} ring {} out {} idx {} K {}..{} V {}..{}{} {} {} invalid-rows {}{}",
                      set_name(act_dtypes), set_name(state_dtypes), set_name(ring_dtypes), set_name(out_dtypes),
                      set_name(index_dtypes), k_min, k_max, v_min, v_max, l_max > 0 ? fmt::format(" L<={}", l_max) : "",
-                     strided ? "strided" : "compact-only", device == Device::Cuda ? "cuda" : "cpu", name_of(invalid_rows));
+                     strided ? "strided" : "compact-only", device == Device::Cuda ? "cuda" : "cpu", name_of(invalid_rows),
+                     rings);
 }
 
 }  // namespace kda::engine

@@ -50,6 +50,9 @@ struct Envelope {
   int64_t l_max = 0;  // 0: no limit
   bool strided = true;
   Device device = Device::Cpu;
+  // plugin.h's KDA_RING_* bits: the ring variants it serves. A variant the operator has
+  // (OperatorDescription::ring_modes) and this lacks is a way out of the envelope.
+  uint32_t ring_modes = KDA_RING_LINEAR;
   // Not a region the cases are drawn in: what the backend claims of invalid rows (a
   // restriction's is ignored).
   InvalidRows invalid_rows = InvalidRows::None;
@@ -66,7 +69,8 @@ struct Envelope {
   // off for compact-only backends. nullopt when no config fits (an empty dtype set).
   std::optional<CaseConfig> fit(CaseConfig c) const;
   // Configs just outside the envelope, one per way out it has (a dtype it lacks, K or V
-  // beyond its range, a strided layout for a compact-only backend), each otherwise valid.
+  // beyond its range, a strided layout for a compact-only backend, a ring variant it does not
+  // serve), each otherwise valid (a variant the operator lacks is fitted away by its fit_case).
   std::vector<CaseConfig> just_outside(const CaseConfig& inside) const;
   // One line: "act {f32,bf16,f16} state {...} ... K 16..256 V 1..256 L<=64 strided cpu".
   std::string describe() const;

@@ -11,6 +11,8 @@ const char* feature_name(Feature f) {
     case Feature::ForcedFlush: return "forced flush";
     case Feature::Padding: return "padding row";
     case Feature::DivergentCursors: return "divergent cursors";
+    case Feature::HistoryCheckpoint: return "history checkpoint";
+    case Feature::WrappedWindow: return "wrapped window";
   }
   return "?";
 }
@@ -33,12 +35,16 @@ void note_features(const CaseTensors& t, int64_t step, std::set<Feature>& seen) 
       continue;
     }
     ++active;
-    const auto cursor = static_cast<int64_t>(t.write_pos.get_linear(row));
+    const RingCursor ring = ring_cursor(t, row);
+    const int64_t cursor = ring.write_pos;
     cursors.insert(cursor);
     const bool forced = t.force_flush && t.force_flush->get_linear(row) != 0;
-    if (cursor == c.L - 1) seen.insert(Feature::NaturalFlush);
+    const RingStep kind = ring.step(forced);
+    if (kind == RingStep::History) seen.insert(Feature::HistoryCheckpoint);
+    else if (cursor == c.L - 1) seen.insert(Feature::NaturalFlush);
     else if (forced) seen.insert(Feature::ForcedFlush);
     else seen.insert(Feature::Append);
+    if (ring.circular && ring.base + cursor >= c.L && kind != RingStep::Full) seen.insert(Feature::WrappedWindow);
   }
   if (step == 0 && active >= 3 && static_cast<int64_t>(cursors.size()) == active) seen.insert(Feature::DivergentCursors);
 }

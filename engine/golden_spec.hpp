@@ -24,6 +24,8 @@ enum class Feature {
   ForcedFlush,       // a row below L-1 with force_flush != 0
   Padding,           // a row with slot -1
   DivergentCursors,  // at step 0, every non-padding row (at least 3) at a different cursor
+  HistoryCheckpoint, // a circular ring's row at cursor L-1, not forced (L > 1): the state before the token stored
+  WrappedWindow,     // a circular ring's row whose window or appended record wraps past physical slot L-1
 };
 const char* feature_name(Feature f);
 

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "contract/ring_protocol.hpp"
 #include "contract/tensor_view.hpp"
 #include "reference/tensor_io.hpp"
 
@@ -82,7 +83,8 @@ class PerturbBackend final : public Backend {
   }
 
   // The blocks of the target tensor this call writes: out rows of live rows; checkpoints of
-  // flushing rows; ring records at the cursor of appending rows (keys once per query head).
+  // flushing rows (a history checkpoint too); ring records where appending rows write them
+  // (contract/ring_protocol.hpp; keys once per query head).
   std::vector<WrittenBlock> written(const StepArgs& a) const {
     std::vector<WrittenBlock> w;
     const DLTensor* t = target(a);
@@ -95,18 +97,23 @@ class PerturbBackend final : public Backend {
       const int64_t slot = index_value(*a.ssm_state_indices, row);
       const int64_t cursor = a.write_pos ? index_value(*a.write_pos, row) : 0;
       if (slot < 0 || slot >= slots || cursor < 0 || cursor >= L) continue;  // padding or refused
-      const bool flush = cursor == L - 1 || (a.force_flush && index_value(*a.force_flush, row) != 0);
+      const bool circular = a.circular_replay && a.cache_base;
+      const RingCursor ring{circular, L, cursor, circular ? index_value(*a.cache_base, row) : 0};
+      if (ring.base < 0 || ring.base >= L) continue;  // refused
+      const RingStep kind = ring.step(a.force_flush && index_value(*a.force_flush, row) != 0);
+      const bool checkpoint = kind != RingStep::Append, flush = kind == RingStep::Full;
+      const int64_t record = ring.phys(cursor);
       for (int64_t hv = 0; hv < HV; ++hv) {
         const int64_t heads = p_.tensor == "k" ? H : HV, head = p_.tensor == "k" ? hv / (HV / H) : hv;
         if (p_.tensor == "k" && hv % (HV / H) != 0) continue;
         if (p_.tensor == "out") w.push_back({(row * HV + hv) * V, V, 1});  // out is contiguous (V8)
-        else if (p_.tensor == "state" && flush)
+        else if (p_.tensor == "state" && checkpoint)
           for (int64_t e = 0; e < V; ++e)
             w.push_back({slot * stride(state, 0) + hv * stride(state, 1) + e * stride(state, 2), K, stride(state, 3)});
         else if (p_.tensor != "state" && p_.tensor != "out" && !flush && head < heads) {
           const bool scalar_gates = t->ndim == 3;  // g_cache [slots, HV, L]: one gate per record
           const int64_t n = p_.tensor == "d" ? V : scalar_gates ? 1 : K;
-          w.push_back({slot * stride(*t, 0) + head * stride(*t, 1) + cursor * stride(*t, 2), n,
+          w.push_back({slot * stride(*t, 0) + head * stride(*t, 1) + record * stride(*t, 2), n,
                        scalar_gates ? 1 : stride(*t, 3)});
         }
       }

@@ -95,7 +95,10 @@ void check_envelope(const kda_envelope& e, const OperatorDescription& op, const 
 
 kda_plugin read_plugin_description(const kda_plugin& p) {
   kda_plugin d{};  // a version 1 plugin's invalid_rows: KDA_INVALID_ROWS_NONE
-  std::memcpy(&d, &p, p.abi_version >= 2 ? sizeof(kda_plugin) : offsetof(kda_plugin, invalid_rows));
+  std::memcpy(&d, &p, p.abi_version >= 3   ? sizeof(kda_plugin)
+                      : p.abi_version == 2 ? offsetof(kda_plugin, ring_modes)
+                                           : offsetof(kda_plugin, invalid_rows));
+  if (d.ring_modes == 0) d.ring_modes = KDA_RING_LINEAR;  // an older plugin, or none declared
   return d;
 }
 
@@ -108,6 +111,8 @@ void check_plugin_description(const kda_plugin* p, const std::string& what) {
   if (d.invalid_rows != KDA_INVALID_ROWS_NONE && d.invalid_rows != KDA_INVALID_ROWS_RAISE)
     throw std::runtime_error(fmt::format("{}: invalid_rows {} is neither KDA_INVALID_ROWS_NONE (0) nor "
                                          "KDA_INVALID_ROWS_RAISE (1)", what, d.invalid_rows));
+  if ((d.ring_modes & ~KDA_RING_ALL) != 0)
+    throw std::runtime_error(fmt::format("{}: ring_modes {:#x} holds bits that are no KDA_RING_*", what, d.ring_modes));
   if (p->step == nullptr || p->last_error == nullptr) throw std::runtime_error(what + ": step or last_error is NULL");
   if (p->op == nullptr || !has_operator(p->op))
     throw std::runtime_error(fmt::format("{}: implements operator '{}', not one of {}", what, p->op ? p->op : "(null)",

@@ -11,6 +11,7 @@ class ReferenceBackend final : public Backend {
   ReferenceBackend(std::string name, reference::Rounding rounding, const OperatorDescription& op)
       : name_(std::move(name)), rounding_(rounding), op_(op) {
     envelope_.invalid_rows = InvalidRows::Raise;  // the reference step checks the runtime values
+    envelope_.ring_modes = KDA_RING_ALL;          // every ring variant an operator has
   }
   std::string name() const override { return name_; }
   const Envelope& envelope() const override { return envelope_; }

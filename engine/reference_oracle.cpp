@@ -115,7 +115,7 @@ class StepBudgets {
       reference::ErrorBudget budget(reference::from_stored_records(side == 0 ? backend_ : reference_), dims);
       budget.start(p.slot, hv, model.checkpoint(p.slot, hv), model.d_records(p.slot, hv), model.k_records(p.slot, hv),
                    model.g_records(p.slot, hv), p.cursor);
-      b[side] = budget.token(p.slot, hv, before, h, after, p.flush);
+      b[side] = budget.token(p.slot, hv, before, h, after, p.flush, nullptr, p.history ? &before : nullptr);
       max_gate_mass = std::max(max_gate_mass, budget.max_gate_mass());
     }
     HeadBound r;
@@ -198,12 +198,12 @@ void compare_step(CaseTensors& ref, StepTensors& gpu, const Dims& dims, const st
       const HeadBound& b = bounds[row * dims.HV + hv];
       out.add_record(row, 0, hv, b.out_floor, b.out,
                      fmt::format("out[{}, 0, {}] ({} row {}: slot {}, value head {})", row, hv, where, row, p.slot, hv));
-      if (p.flush) {
+      if (p.writes_checkpoint())
         state.add_state(p.slot, hv, b.state_floor, b.state,
-                        fmt::format("initial_state[{}, {}] {}", p.slot, hv, label("value head", row, p.slot, hv, -1)));
-        continue;
-      }
-      const int64_t j = p.cursor;
+                        fmt::format("initial_state[{}, {}] {}", p.slot, hv,
+                                    label(p.history ? "history checkpoint, value head" : "value head", row, p.slot, hv, -1)));
+      if (!p.appends()) continue;
+      const int64_t j = p.record;
       d.add_record(p.slot, hv, j, b.d_floor, b.d,
                    fmt::format("d_cache[{}, {}, {}] {}", p.slot, hv, j, label("value head", row, p.slot, hv, j)));
       g.add_record(p.slot, hv, j, g_floor, rec.g,
@@ -225,6 +225,7 @@ void compare_step(CaseTensors& ref, StepTensors& gpu, const Dims& dims, const st
 void copy_indices_as_reference_sees(const StepTensors& gpu, CaseTensors& ref, const std::vector<RowPlan>& plans) {
   ref.ssm_state_indices.copy_bytes_from(gpu.ssm_state_indices);
   ref.write_pos.copy_bytes_from(gpu.write_pos);
+  if (ref.cache_base) ref.cache_base->copy_bytes_from(*gpu.cache_base);
   for (std::size_t row = 0; row < plans.size(); ++row)
     if (plans[row].status != 0) ref.ssm_state_indices.set_linear(static_cast<int64_t>(row), -1);
 }

@@ -21,6 +21,7 @@ class ModelBackend final : public Backend, public OwnResults {
  public:
   ModelBackend(const OperatorDescription& op, StepTensors& tensors, const Dims& dims)
       : op_(op), tensors_(tensors), dims_(dims) {
+    envelope_.ring_modes = KDA_RING_ALL;
     const StepArgs args = kda_args();
     params_ = reference::load_params<double>(args, dims_);
     model_ = reference::ReplayModel<double>::from_tensors(args, dims_);
@@ -32,7 +33,7 @@ class ModelBackend final : public Backend, public OwnResults {
     const StepArgs args = kda_args();
     const auto force = args.force_flush ? reference::io::read_indices(*args.force_flush) : std::vector<int64_t>(dims_.B, 0);
     out_ = model_.step(params_, reference::load_token<double>(args, dims_), reference::io::read_indices(*args.write_pos),
-                       force);
+                       force, args.circular_replay);
   }
   const reference::Matrix<double>& out() const override { return out_; }
   reference::Matrix<double> checkpoint(int64_t slot, int64_t hv) const override { return model_.checkpoint(slot, hv); }

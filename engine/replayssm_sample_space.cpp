@@ -98,6 +98,10 @@ CaseConfig sample_case(Chooser& ch, const SampleLimits& lim) {
   c.random_cursors = ch.coin(3, 1);
   c.values = ch.coin(1, 4) ? ValueMode::Adversarial : ValueMode::WellConditioned;
   c.seed = ch.bits();
+  // The ring variants (drawn last: every earlier field draws as before): operators without
+  // them fit them away.
+  c.circular = ch.coin(1, 2);
+  c.prefix_gates = ch.coin(1, 3);
   fit_budget(c, lim);
   return c;
 }

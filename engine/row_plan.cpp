@@ -154,9 +154,10 @@ std::string why_not(const std::string& name, const std::vector<int64_t>& i, cons
   for (std::size_t row = 0; row < plans.size(); ++row) {
     const RowPlan& p = plans[row];
     if (!p.accepted() || p.slot != i[0]) continue;
-    if (name == "initial_state") return fmt::format("row {} appends to slot {} (record {}): its checkpoint must not change", row, p.slot, p.cursor);
+    if (name == "initial_state") return fmt::format("row {} appends to slot {} (record {}): its checkpoint must not change", row, p.slot, p.record);
     if (p.flush) return fmt::format("row {} flushes slot {}: no ring record may change", row, p.slot);
-    return fmt::format("row {} appends record {} of slot {}, not record {}", row, p.cursor, p.slot, i[2]);
+    const std::string logical = p.ring.circular ? fmt::format(" (window position {}, cache_base {})", p.cursor, p.ring.base) : "";
+    return fmt::format("row {} appends record {}{} of slot {}, not record {}", row, p.record, logical, p.slot, i[2]);
   }
   return fmt::format("no accepted row names slot {} this step", i[0]);
 }
@@ -196,9 +197,15 @@ std::vector<RowPlan> plan_rows(const StepArgs& a, const Dims& dims) {
     }
     ++uses[p.slot];
     p.cursor = index_value(*a.write_pos, r);
+    const bool circular = a.circular_replay && a.cache_base != nullptr;
+    p.ring = RingCursor{circular, dims.L, p.cursor, circular ? index_value(*a.cache_base, r) : 0};
     if (p.slot >= dims.slots) p.status |= cuda::kRowSlotOutOfRange;
     if (p.cursor < 0 || p.cursor >= dims.L) p.status |= cuda::kRowCursorOutOfRange;
-    p.flush = p.cursor == dims.L - 1 || (a.force_flush != nullptr && index_value(*a.force_flush, r) != 0);
+    if (p.ring.base < 0 || p.ring.base >= dims.L) p.status |= cuda::kRowCursorOutOfRange;
+    const RingStep step = p.ring.step(a.force_flush != nullptr && index_value(*a.force_flush, r) != 0);
+    p.flush = step == RingStep::Full;
+    p.history = step == RingStep::History;
+    p.record = p.ring.phys(p.cursor);
   }
   for (RowPlan& p : plans)
     if (p.slot >= 0 && uses[p.slot] > 1) p.status |= cuda::kRowDuplicateSlot;
@@ -249,12 +256,12 @@ std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, c
   for (const RowPlan& p : plans) {
     if (!p.accepted()) continue;
     for (int64_t hv = 0; hv < dims.HV; ++hv) {
-      if (p.flush) {
+      if (p.writes_checkpoint())
         for (int64_t v = 0; v < dims.V; ++v) allow_row(state, *a.initial_state, p.slot, hv, v);
-      } else {
-        allow_row(d, *a.d_cache, p.slot, hv, p.cursor);
-        allow_row(g, *a.g_cache, p.slot, hv, p.cursor);
-        if (hv % group == 0) allow_row(k, *a.k_cache, p.slot, hv / group, p.cursor);
+      if (p.appends()) {
+        allow_row(d, *a.d_cache, p.slot, hv, p.record);
+        allow_row(g, *a.g_cache, p.slot, hv, p.record);
+        if (hv % group == 0) allow_row(k, *a.k_cache, p.slot, hv / group, p.record);
       }
     }
   }

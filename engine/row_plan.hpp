@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "contract/step_args.hpp"
+#include "contract/ring_protocol.hpp"
 #include "contract/step_fields.hpp"
 #include "kernels/row_status.hpp"
 
@@ -17,14 +18,21 @@ namespace kda::engine {
 
 struct RowPlan {
   int64_t slot = -1;
-  int64_t cursor = 0;
+  int64_t cursor = 0;  // write_pos: the records in the window
   int32_t status = 0;  // kda::cuda::RowStatus flags
-  bool flush = false;
+  bool flush = false;    // a full checkpoint: the state after the token, no ring write
+  bool history = false;  // a circular ring's history checkpoint: the state before the token, and an append
+  int64_t record = 0;    // the physical ring slot an append (or history step) writes: phys(cursor)
+  RingCursor ring;       // the row's ring position (mode, L, write_pos, cache_base)
   bool accepted() const { return status == 0; }  // non-padding and not rejected
   bool rejected() const { return (status & cuda::kRowRejectedMask) != 0; }
+  bool writes_checkpoint() const { return flush || history; }
+  bool appends() const { return !flush; }
+  RingStep step() const { return flush ? RingStep::Full : history ? RingStep::History : RingStep::Append; }
 };
 
-// From host-resident ssm_state_indices / write_pos / force_flush.
+// From host-resident ssm_state_indices / write_pos / force_flush (and cache_base under
+// circular_replay: a live row's base outside [0, L-1] is rejected as a cursor out of range).
 std::vector<RowPlan> plan_rows(const StepArgs& host, const Dims& dims);
 
 // The storage bytes of every tensor of a call before a step (a step may write no byte of an
@@ -40,9 +48,10 @@ WrittenBytes snapshot_written(const StepArgs& host);
 void snapshot_written(const StepArgs& host, WrittenBytes& into);
 
 // "" when every byte that changed between `before` and the tensors of `after` lies inside an
-// element the step may write for the plans' accepted rows (out: every element; flush: the
-// row's checkpoint [slot, hv]; append: d/g records [slot, hv, cursor] and the k record
-// [slot, h, cursor]); else a description of the first byte changed outside.
+// element the step may write for the plans' accepted rows (out: every element; a checkpoint
+// (full or history): the row's [slot, hv]; an append (or history step): d/g records
+// [slot, hv, record] and the k record [slot, h, record]); else a description of the first
+// byte changed outside.
 std::string footprint_violation(const WrittenBytes& before, const StepArgs& after, const Dims& dims,
                                 const std::vector<RowPlan>& plans);
 

@@ -5,6 +5,7 @@
 #include <new>
 #include <optional>
 
+#include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
 #include "engine/host_guards.hpp"
 #include "engine/phase_times.hpp"
@@ -25,12 +26,12 @@ std::string status_mismatch(const std::vector<RowPlan>& plans, const std::vector
   return "";
 }
 
-// The caller's protocol after a step: an accepted row's cursor goes to 0 after a flush, else
-// one on; padding and rejected rows keep theirs.
-void advance_cursors(HostTensor& write_pos, const std::vector<RowPlan>& plans) {
+// The caller's protocol after a step (contract/ring_protocol.hpp): an accepted row's
+// write_pos (and circular cache_base) advanced by the step it took; padding and rejected rows
+// keep theirs.
+void advance_cursors(StepTensors& t, const std::vector<RowPlan>& plans) {
   for (std::size_t row = 0; row < plans.size(); ++row)
-    if (plans[row].accepted())
-      write_pos.set_linear(static_cast<int64_t>(row), plans[row].flush ? 0.0 : static_cast<double>(plans[row].cursor + 1));
+    if (plans[row].accepted()) set_ring_cursor(t, static_cast<int64_t>(row), plans[row].ring.after(plans[row].step()));
 }
 
 CaseReport run_config(const CaseConfig& given, Backend& backend, const std::string& against,
@@ -87,6 +88,7 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     if (token > 0 && play.load) timed(Phase::Fill, [&] { play.load(token); });
     // A mutation lasts one step: afterwards the case's own indices and cursors return.
     const HostTensor indices = t.ssm_state_indices, cursors = t.write_pos;
+    const std::optional<HostTensor> bases = t.cache_base;
     if (play.mutate) play.mutate(token);
     // The rows are planned as ReplaySSM's; the backend gets the arguments its operator takes.
     dims = case_dims(op, t);
@@ -151,6 +153,7 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
       for (const RowPlan& p : plans) r.rejected_rows += p.rejected();
       t.ssm_state_indices.copy_bytes_from(indices);
       t.write_pos.copy_bytes_from(cursors);
+      if (bases) t.cache_base->copy_bytes_from(*bases);
       continue;
     }
     if (!refused.empty()) {
@@ -173,9 +176,13 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     if (!r.pass()) return;
     t.ssm_state_indices.copy_bytes_from(indices);
     t.write_pos.copy_bytes_from(cursors);
-    if (play.advance_cursors) advance_cursors(t.write_pos, plans);
-    for (std::size_t row = 0; row < plans.size(); ++row)  // the end check sees the advanced cursors
+    if (bases) t.cache_base->copy_bytes_from(*bases);
+    if (play.advance_cursors) advance_cursors(t, plans);
+    for (std::size_t row = 0; row < plans.size(); ++row) {  // the end check sees the advanced cursors
       plans[row].cursor = static_cast<int64_t>(t.write_pos.get_linear(static_cast<int64_t>(row)));
+      plans[row].ring.write_pos = plans[row].cursor;
+      if (bases) plans[row].ring.base = static_cast<int64_t>(t.cache_base->get_linear(static_cast<int64_t>(row)));
+    }
   }
   if (!before) return;
   timed(Phase::Compare, [&] { oracle.finish({play.steps, "end of rollout", t, dims, plans, *before}, r); });

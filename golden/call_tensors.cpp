@@ -5,7 +5,8 @@
 namespace kda::golden {
 
 bool per_step_input(std::string_view name) {
-  return name == "mixed_qkv" || name == "a" || name == "b" || name == "write_pos" || name == "force_flush";
+  return name == "mixed_qkv" || name == "a" || name == "b" || name == "write_pos" || name == "force_flush" ||
+         name == "cache_base";
 }
 
 std::vector<std::pair<std::string_view, HostTensor*>> held_tensors(StepTensors& call) {
@@ -39,6 +40,8 @@ StepTensors load_call(const GoldenCase& c) {
   call.scale = c.scale;
   call.use_qk_l2norm_in_kernel = c.l2norm;
   call.lower_bound = c.lower_bound;
+  call.circular_replay = c.circular_replay;
+  call.prefix_gate_cache = c.prefix_gate_cache;
   return call;
 }
 

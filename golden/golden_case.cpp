@@ -108,6 +108,8 @@ SafetensorsFile encode(const GoldenCase& c) {
   m["kda.scale"] = format_double(c.scale);
   m["kda.use_qk_l2norm_in_kernel"] = c.l2norm ? "true" : "false";
   m["kda.lower_bound"] = c.lower_bound ? format_double(*c.lower_bound) : "none";
+  if (c.circular_replay) m["kda.circular_replay"] = "true";
+  if (c.prefix_gate_cache) m["kda.prefix_gate_cache"] = "true";
   if (!c.call_json.empty()) m["kda.call"] = c.call_json;
   if (!c.generator.empty()) m["kda.generator"] = c.generator;
   if (c.op != default_op()) m["kda.op"] = c.op;
@@ -152,6 +154,11 @@ GoldenCase decode(const SafetensorsFile& file, const std::string& fallback_name)
   c.l2norm = l2 == "true";
   const std::string lb = get("kda.lower_bound", "none");
   if (lb != "none") c.lower_bound = parse_double("kda.lower_bound", lb);
+  for (auto [key, flag] : {std::pair{"kda.circular_replay", &c.circular_replay}, std::pair{"kda.prefix_gate_cache", &c.prefix_gate_cache}}) {
+    const std::string v = get(key, "false");
+    if (v != "true" && v != "false") bad(std::string(key) + " must be true or false, not " + v);
+    *flag = v == "true";
+  }
   c.call_json = get("kda.call", "");
   c.generator = get("kda.generator", "");
   c.op = get("kda.op", default_op());

@@ -40,6 +40,8 @@ GoldenCase header_of(const GoldenSpec& spec, CaseTensors& t) {
   c.scale = t.scale;
   c.l2norm = spec.config.l2norm;
   c.lower_bound = spec.config.lower_bound;
+  c.circular_replay = t.circular_replay;
+  c.prefix_gate_cache = t.prefix_gate_cache;
   c.generator = kGeneratorTag;
   c.op = spec.op;
   const engine::OperatorDescription& op = engine::find_operator(spec.op);
@@ -126,9 +128,9 @@ GoldenCase generate_case(const GoldenSpec& spec) {
     c.tensors.emplace(step_name(c, step, "expected.out"), t.out);
     for (int64_t row = 0; row < spec.config.B && step + 1 < c.steps; ++row) {
       const auto slot = static_cast<int64_t>(t.ssm_state_indices.get_linear(row));
-      const auto cursor = static_cast<int64_t>(t.write_pos.get_linear(row));
-      const bool flush = cursor == spec.config.L - 1 || (t.force_flush && t.force_flush->get_linear(row) != 0);
-      if (slot >= 0 && flush) c.tensors.emplace(checkpoint_name(c, step, slot), checkpoint_of(t.initial_state, slot));
+      const bool forced = t.force_flush && t.force_flush->get_linear(row) != 0;
+      const bool checkpoint = slot >= 0 && ring_cursor(t, row).step(forced) != RingStep::Append;  // full or history
+      if (checkpoint) c.tensors.emplace(checkpoint_name(c, step, slot), checkpoint_of(t.initial_state, slot));
     }
     advance_cursors(t);
   }

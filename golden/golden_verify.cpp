@@ -193,7 +193,7 @@ class ExpectedOracle final : public engine::Oracle {
         const HeadStep& h = rs.heads[hv];
         r.max_gate_mass = std::max(r.max_gate_mass, h.mass);
         fold(r.out, expected, actual, b_.out(h.mass), h.out_floor, where, note);
-        if (rs.flush) {
+        if (rs.checkpoint()) {
           written_state_[{rs.slot, hv, -1}] = {h.state_floor, b_.state(h.mass), fmt::format("step {} row {}", t, row)};
           // The checkpoint just written: the stored per-step one (the final tensor covers the last step).
           std::vector<double> e;
@@ -203,15 +203,16 @@ class ExpectedOracle final : public engine::Oracle {
                 c_.at(checkpoint_name(c_, t, rs.slot), call.initial_state.type(), slot_shape(call.initial_state)), hv);
           if (!e.empty())
             fold(r.state, e, state_block(call.initial_state, rs.slot, hv), b_.state(h.mass), h.state_floor,
-                 where + " (flush)");
-        } else {
+                 where + (rs.history ? " (history checkpoint)" : " (flush)"));
+        }
+        if (!rs.flush) {
           const reference::RecordBounds rec = b_.records(h.mass);
           const std::string who = fmt::format("step {} row {}", t, row);
-          written_d_[{rs.slot, hv, rs.cursor}] = {h.d_floor, rec.d, who};
-          written_g_[{rs.slot, hv, rs.cursor}] = {reference::record_floor(gates_per_record_, ScalarType::Float32), rec.g,
+          written_d_[{rs.slot, hv, rs.record}] = {h.d_floor, rec.d, who};
+          written_g_[{rs.slot, hv, rs.record}] = {reference::record_floor(gates_per_record_, ScalarType::Float32), rec.g,
                                                   who};
           if (hv % group == 0)
-            written_k_[{rs.slot, hv / group, rs.cursor}] = {reference::record_floor(d_.K, b_.ring_dtype), rec.k, who};
+            written_k_[{rs.slot, hv / group, rs.record}] = {reference::record_floor(d_.K, b_.ring_dtype), rec.k, who};
         }
       }
     }

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "contract/ring_protocol.hpp"
 #include "contract/tensor_view.hpp"
 #include "reference/compare.hpp"
 #include "reference/plain_recurrence.hpp"
@@ -125,6 +126,8 @@ StepExpectation ModelTracker::step(const StepArgs& call) {
   const auto token = reference::load_token<double>(args, d_);
   const auto write_pos = read_ints(args.write_pos, d_.B, 0);
   const auto force = read_ints(args.force_flush, d_.B, 0);
+  const bool circular = call.circular_replay && call.cache_base;  // the view holds the rings in logical order
+  const auto bases = read_ints(circular ? call.cache_base : nullptr, d_.B, 0);
   StepExpectation x;
   x.rows.resize(d_.B);
   for (int64_t row = 0; row < d_.B; ++row) {
@@ -132,12 +135,17 @@ StepExpectation ModelTracker::step(const StepArgs& call) {
     rs.slot = token.slot[row];
     if (rs.slot < 0) continue;
     rs.cursor = write_pos[row];
-    rs.flush = rs.cursor == d_.L - 1 || force[row] != 0;
+    const RingCursor ring{circular, d_.L, rs.cursor, bases[row]};
+    const RingStep kind = ring.step(force[row] != 0);
+    rs.flush = kind == RingStep::Full;
+    rs.history = kind == RingStep::History;
+    rs.record = ring.phys(rs.cursor);
     for (int64_t hv = 0; hv < d_.HV; ++hv) {
       HeadStep h;
       const auto head = reference::prepare_head(params_, token, row, hv);
       reference::Matrix<double> S = model_.rebuilt_state(rs.slot, hv, rs.cursor);
       const double decayed = (S * head.g.array().exp().matrix().asDiagonal()).norm();
+      if (rs.history) h.state_after.assign(S.data(), S.data() + S.size());  // the state before the token
       h.d_floor = std::abs(head.beta) * std::max(head.v.norm(), decayed * head.k.norm() / std::sqrt(static_cast<double>(d_.K)));
       const reference::Vector<double> o = reference::plain_head_update(S, head);  // S: the state after the token
       h.o.assign(o.data(), o.data() + o.size());
@@ -147,12 +155,12 @@ StepExpectation ModelTracker::step(const StepArgs& call) {
       const std::pair<int64_t, int64_t> key{rs.slot, hv};
       const double g = head.g.cwiseAbs().maxCoeff();
       seen_mass_[key] = std::max(seen_mass_[key], ring_mass_[key] + g);
-      ring_mass_[key] = rs.flush ? 0.0 : ring_mass_[key] + g;
+      ring_mass_[key] = rs.flush ? 0.0 : rs.history ? g : ring_mass_[key] + g;
       h.mass = seen_mass_[key];
       rs.heads.push_back(std::move(h));
     }
   }
-  model_.step(params_, token, write_pos, force);
+  model_.step(params_, token, write_pos, force, args.circular_replay);
   return x;
 }
 

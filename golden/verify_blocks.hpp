@@ -40,11 +40,14 @@ struct HeadStep {
   double out_floor = 0;   // reference::output_floor of the head
   double state_floor = 0; // reference::state_floor
   double d_floor = 0;     // the natural scale of the delta: |beta| max(||v||, ||S|| ||k|| / sqrt(K))
-  std::vector<double> o, state_after;  // the float64 model's output and (on flush) checkpoint
+  std::vector<double> o, state_after;  // the float64 model's output and (on a checkpoint) the state stored
 };
 struct RowStep {
   int64_t slot = -1, cursor = 0;
-  bool flush = false;
+  bool flush = false;    // a full checkpoint
+  bool history = false;  // a circular ring's history checkpoint (the state before the token) and an append
+  int64_t record = 0;    // the physical ring slot an append writes
+  bool checkpoint() const { return flush || history; }
   std::vector<HeadStep> heads;  // per hv (empty for padding rows)
 };
 struct StepExpectation {

@@ -20,8 +20,8 @@ std::vector<std::string> expected_ids() {
     if (i != 2 && i != 6 && i != 11 && i != 13 && i != 16) ids.push_back(fmt::format("G{}", i));
   for (const char* x : {error_id::kViewA, error_id::kFloatDtype, error_id::kIndexDtype, error_id::kRingSlots,
                         error_id::kStrides, error_id::kExtents, error_id::kBackendCpu, error_id::kBackendCuda,
-                        "X-GDN-RING-RANK", "X-GDN-EMPTY-HEADS", "X-GDN-NK", "X-GDN-CIRCULAR", "X-GDN-GATE-STRIDES",
-                        "X-GDN-DEVICE", error_id::kSlotIndex, error_id::kWritePos, error_id::kDuplicateSlot})
+                        "X-GDN-RING-RANK", "X-GDN-EMPTY-HEADS", "X-GDN-NK", "X-GDN-GATE-STRIDES",
+                        "X-GDN-DEVICE", error_id::kSlotIndex, error_id::kWritePos, error_id::kCacheBase, error_id::kDuplicateSlot})
     ids.push_back(x);
   return ids;
 }

@@ -207,7 +207,9 @@ class GdnFunctionBackend final : public Backend {
 Envelope triton_gdn_envelope() {
   kda_envelope declared{KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_INT32,
                         32, int64_t{1} << 20, 1, int64_t{1} << 20, 0, 0, kDLCPU};
-  return Envelope::from_c(declared, find_operator("gdn_replayssm"));
+  Envelope e = Envelope::from_c(declared, find_operator("gdn_replayssm"));
+  e.ring_modes = KDA_RING_ALL;  // both ring variants: the only ways out are the declared sizes and layouts
+  return e;
 }
 
 // Issue 34: under a restriction to float32, a K >= 32 compact-only GDN backend was asked to

@@ -45,10 +45,14 @@ class RcChooser final : public engine::Chooser {
   uint64_t bits() override { return *rc::gen::resize(kNominalSize, rc::gen::arbitrary<uint64_t>()); }
 };
 
-inline rc::Gen<CaseConfig> gen_case(const engine::SampleLimits& limits) {
-  return rc::gen::exec([limits] {
+// A case of `op` (its fit_case applied: kda_replayssm's by default, whose rings are linear);
+// nullptr: the shared sample space's draw as it is (ring variants included).
+inline rc::Gen<CaseConfig> gen_case(const engine::SampleLimits& limits,
+                                    const engine::OperatorDescription* op = &engine::default_operator()) {
+  return rc::gen::exec([limits, op] {
     RcChooser c;
-    return engine::sample_case(c, limits);
+    const CaseConfig drawn = engine::sample_case(c, limits);
+    return op ? op->fit_case(drawn) : drawn;
   });
 }
 

@@ -94,7 +94,7 @@ TEST(CaseConfig, Validity) {
 
 TEST(CaseTensors, MaterializedCasesAreValidDeterministicAndPoisoned) {
   check_property("materialize", 300, [] {
-    const CaseConfig c = *gen_case(engine::limits::reference_suites(64, 2e7));
+    const CaseConfig c = *gen_case(engine::limits::reference_suites(64, 2e7), nullptr);
     CaseTensors t = materialize(c);
     const Dims dims = validate(t.args(), Backend::Cpu);
     check_runtime_values(t.args(), dims);
@@ -116,10 +116,16 @@ TEST(CaseTensors, MaterializedCasesAreValidDeterministicAndPoisoned) {
       if (!c.random_cursors) RC_ASSERT(cursor == 0);
       if (slot < 0) { RC_ASSERT(slot == -1); continue; }
       RC_ASSERT(named.insert(slot).second);
+      // The window's records (at their physical slots: from cache_base, wrapping, in a circular ring).
+      const RingCursor ring = ring_cursor(t, row);
+      RC_ASSERT(ring.base >= 0 && ring.base < c.L && (c.circular || ring.base == 0));
+      std::set<int64_t> window;
+      for (int64_t j = 0; j < cursor; ++j) window.insert(ring.phys(j));
       for (int64_t j = 0; j < c.L; ++j) {
-        RC_ASSERT(std::isnan(t.d_cache.get({slot, 0, j, 0})) == (j >= cursor));
-        RC_ASSERT(std::isnan(t.g_cache.get({slot, c.HV - 1, j, c.K - 1})) == (j >= cursor));
-        RC_ASSERT(std::isnan(t.k_cache.get({slot, c.H - 1, j, 0})) == (j >= cursor));
+        const bool unwritten = window.count(j) == 0;
+        RC_ASSERT(std::isnan(t.d_cache.get({slot, 0, j, 0})) == unwritten);
+        RC_ASSERT(std::isnan(t.g_cache.get({slot, c.HV - 1, j, c.K - 1})) == unwritten);
+        RC_ASSERT(std::isnan(t.k_cache.get({slot, c.H - 1, j, 0})) == unwritten);
       }
       RC_ASSERT(std::isfinite(t.initial_state.get({slot, c.HV - 1, c.V - 1, c.K - 1})));
     }

@@ -1,5 +1,6 @@
 #include "reference/replayssm_model.hpp"
 
+#include "contract/ring_protocol.hpp"
 #include "reference/replay_head.hpp"
 #include "reference/tensor_io.hpp"
 
@@ -58,7 +59,8 @@ Matrix<Scalar> ReplayModel<Scalar>::rebuilt_state(int64_t slot, int64_t hv, int6
 
 template <class Scalar>
 Matrix<Scalar> ReplayModel<Scalar>::step(const LayerParams<Scalar>& params, const TokenInputs<Scalar>& token,
-                                         std::span<const int64_t> write_pos, std::span<const int64_t> force_flush) {
+                                         std::span<const int64_t> write_pos, std::span<const int64_t> force_flush,
+                                         bool circular) {
   const Dims& d = dims_;
   const int64_t group = d.HV / d.H;
   Matrix<Scalar> out = Matrix<Scalar>::Zero(d.B, d.HV * d.V);
@@ -67,22 +69,33 @@ Matrix<Scalar> ReplayModel<Scalar>::step(const LayerParams<Scalar>& params, cons
     const int64_t slot = token.slot[row];
     if (slot < 0) continue;
     const int64_t cursor = write_pos[row];
-    const bool flush = cursor == d.L - 1 || (!force_flush.empty() && force_flush[row] != 0);
+    const RingStep kind = RingCursor{circular, d.L, cursor, 0}.step(!force_flush.empty() && force_flush[row] != 0);
+    // The record goes to the unread row `cursor`; the model's rings are in logical order, so
+    // after a history checkpoint (the window restarts with the token's record, the caller's
+    // cursor goes to 1) it moves to row 0 once every head has read the window.
+    const int64_t at = cursor;
     for (int64_t hv = 0; hv < d.HV; ++hv) {
       const int64_t i = slot * d.HV + hv, h = hv / group;
       Matrix<Scalar> S = rebuilt_state(slot, hv, cursor);
+      if (kind == RingStep::History) S0_[i] = S;
       const HeadToken<Scalar> t = prepare_head(params, token, row, hv);
       replay_token(S, t, o, dv);
       out.row(row).segment(hv * d.V, d.V) = o.transpose();
-      if (flush) {
+      if (kind == RingStep::Full) {
         S.noalias() += dv * t.k.transpose();
         S0_[i] = S;
       } else {
-        D_[i].row(cursor) = dv.transpose();
-        G_[i].row(cursor) = t.g.transpose();
-        if (hv % group == 0) Kr_[slot * d.H + h].row(cursor) = t.k.transpose();
+        D_[i].row(at) = dv.transpose();
+        G_[i].row(at) = t.g.transpose();
+        if (hv % group == 0) Kr_[slot * d.H + h].row(at) = t.k.transpose();
       }
     }
+    if (kind != RingStep::History) continue;
+    for (int64_t hv = 0; hv < d.HV; ++hv) {
+      D_[slot * d.HV + hv].row(0) = D_[slot * d.HV + hv].row(at);
+      G_[slot * d.HV + hv].row(0) = G_[slot * d.HV + hv].row(at);
+    }
+    for (int64_t h = 0; h < d.H; ++h) Kr_[slot * d.H + h].row(0) = Kr_[slot * d.H + h].row(at);
   }
   return out;
 }

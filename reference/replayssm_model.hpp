@@ -24,8 +24,11 @@ class ReplayModel {
 
   // One step for a batch. write_pos and force_flush are per row (force_flush may be empty =
   // absent). Returns out [B, HV*V]; padding rows give zeros. Rows must name distinct slots.
+  // `circular`: the rings are a circular ring's, held in logical order (the caller rotated
+  // them in: record j at j), so a natural flush is a history checkpoint (circular-replay.md).
   Matrix<Scalar> step(const LayerParams<Scalar>& params, const TokenInputs<Scalar>& token,
-                      std::span<const int64_t> write_pos, std::span<const int64_t> force_flush);
+                      std::span<const int64_t> write_pos, std::span<const int64_t> force_flush,
+                      bool circular = false);
 
   // The state S of (slot, hv) as the step rebuilds it from the checkpoint and the first
   // `cursor` ring records.

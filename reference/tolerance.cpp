@@ -282,21 +282,14 @@ void ErrorBudget::decayed_key_product(const Matrix<double>& S_before, const Head
 
 ErrorBudget::TokenBounds ErrorBudget::token(int64_t slot, int64_t hv, const Matrix<double>& S_before,
                                             const HeadToken<double>& h, const Matrix<double>& S_after, bool flush,
-                                            const Vector<double>* output) {
+                                            const Vector<double>* output, const Matrix<double>* history) {
   decayed_key_product(S_before, h, work_.Sk);
-  return token_from_key_product(slot, hv, work_.Sk, h, S_after, flush, output);
+  return token_from_key_product(slot, hv, work_.Sk, h, S_after, flush, output, history);
 }
 
-ErrorBudget::TokenBounds ErrorBudget::token_from_key_product(int64_t slot, int64_t hv, const Vector<double>& Sk,
-                                                             const HeadToken<double>& h, const Matrix<double>& S_after,
-                                                             bool flush, const Vector<double>* output) {
-  Entry& e = entries_[slot * dims_.HV + hv];
+void ErrorBudget::rebuild_error(const Entry& e, const Vector<double>& gate_mass, Vector<double>& E, Vector<double>& rebuilt) {
   Work& w = work_;
   const int64_t K = dims_.K;
-  // Decay every part by the token's gate (per column), then gather the parts per column.
-  w.decay = h.g.array().exp();
-  e.checkpoint_columns.array() *= w.decay.array();
-  e.checkpoint_error.array() *= w.decay.array();
   w.records_sq.setZero(K);
   w.records_sum.setZero(K);
   w.inherited.setZero(K);
@@ -304,24 +297,66 @@ ErrorBudget::TokenBounds ErrorBudget::token_from_key_product(int64_t slot, int64
   const double tiny = rates_.subnormal_ring + rates_.subnormal_product;  // per element of d_j and w_j
   const double sqrtV = std::sqrt(static_cast<double>(dims_.V));
   for (std::size_t j = 0; j < e.record_d_norms.size(); ++j) {
-    e.record_w[j].array() *= w.decay.array();
     w.records_sq += (e.record_d_norms[j] * e.record_w[j]).cwiseAbs2();
     w.records_sum += e.record_d_norms[j] * e.record_w[j];
     w.inherited += e.record_d_errors[j] * e.record_w[j];  // one state error behind them all: added, not in quadrature
     w.subnormal_sq += (tiny * (sqrtV * e.record_w[j].array() + e.record_d_norms[j])).matrix().cwiseAbs2();
   }
   w.records = w.records_sq.cwiseSqrt();
-  w.gate_mass = e.gate_mass + h.g.cwiseAbs();
   const double arithmetic = arithmetic_rate(rates_);
-  // Error of the decayed state S_dec per column.
-  w.rebuilt = e.checkpoint_columns + w.records;
+  rebuilt = e.checkpoint_columns + w.records;
   // Rounding errors of the records add in quadrature (c), unless they share a sign: truncated
   // product operands always do, and in the worst case every one does.
   const Vector<double>& ring_records = rates_.worst_case ? w.records_sum : w.records;
   const Vector<double>& product_records = rates_.worst_case || rates_.product_truncated ? w.records_sum : w.records;
-  w.E_dec = e.checkpoint_error + (2 * rates_.ring + rates_.key_extra) * ring_records +
-            2 * rates_.product * product_records + w.subnormal_sq.cwiseSqrt() + w.inherited +
-            (arithmetic + gate_rate(rates_) * w.gate_mass.array()).matrix().cwiseProduct(w.rebuilt);
+  E = e.checkpoint_error + (2 * rates_.ring + rates_.key_extra) * ring_records + 2 * rates_.product * product_records +
+      w.subnormal_sq.cwiseSqrt() + w.inherited +
+      (arithmetic + gate_rate(rates_) * gate_mass.array()).matrix().cwiseProduct(rebuilt);
+}
+
+void ErrorBudget::store_checkpoint(Entry& e, const Matrix<double>& S, const Vector<double>& E) {
+  Work& w = work_;
+  const int64_t K = dims_.K;
+  w.column_peak = S.row(0).cwiseAbs().transpose();
+  w.column_sq = S.row(0).cwiseAbs2().transpose();
+  for (int64_t r = 1; r < dims_.V; ++r) {
+    w.column_peak = w.column_peak.cwiseMax(S.row(r).cwiseAbs().transpose());
+    w.column_sq += S.row(r).cwiseAbs2().transpose();
+  }
+  e.checkpoint_columns = w.column_sq.cwiseSqrt();
+  // Each column keeps its share of the store: (e) per column, and the subnormal steps of
+  // a checkpoint that decayed below the state dtype's smallest normal (a).
+  const double subnormal_column =
+      std::sqrt(static_cast<double>(dims_.V)) * rates_.state * smallest_normal(rates_.state_dtype);
+  e.checkpoint_error.resize(K);
+  for (int64_t c = 0; c < K; ++c)
+    e.checkpoint_error[c] = add_store_error(E[c], rates_.state * e.checkpoint_columns[c], w.column_peak[c],
+                                            e.checkpoint_columns[c], rates_.worst_case) +
+                            subnormal_column;
+  e.record_d_norms.clear();
+  e.record_d_errors.clear();
+  e.gate_mass.setZero(K);
+}
+
+ErrorBudget::TokenBounds ErrorBudget::token_from_key_product(int64_t slot, int64_t hv, const Vector<double>& Sk,
+                                                             const HeadToken<double>& h, const Matrix<double>& S_after,
+                                                             bool flush, const Vector<double>* output,
+                                                             const Matrix<double>* history) {
+  Entry& e = entries_[slot * dims_.HV + hv];
+  Work& w = work_;
+  const int64_t K = dims_.K;
+  // A history checkpoint stores the state before the token: its error is the rebuild's
+  // before the token's decay.
+  if (history) rebuild_error(e, e.gate_mass, w.E_prev, w.rebuilt_prev);
+  // Decay every part by the token's gate (per column), then gather the parts per column.
+  w.decay = h.g.array().exp();
+  e.checkpoint_columns.array() *= w.decay.array();
+  e.checkpoint_error.array() *= w.decay.array();
+  for (std::size_t j = 0; j < e.record_d_norms.size(); ++j) e.record_w[j].array() *= w.decay.array();
+  w.gate_mass = e.gate_mass + h.g.cwiseAbs();
+  // Error of the decayed state S_dec per column.
+  rebuild_error(e, w.gate_mass, w.E_dec, w.rebuilt);
+  const double arithmetic = arithmetic_rate(rates_);
   // The token: d = beta (v - S_dec k) carries beta ||dS_dec k|| <= beta ||E_dec|| ||k|| of it
   // into d k^T (the projection (I - beta k k^T) moves error between columns).
   w.d = h.beta * (h.v - Sk);
@@ -349,44 +384,35 @@ ErrorBudget::TokenBounds ErrorBudget::token_from_key_product(int64_t slot, int64
   b.delta_error = kSafety * d_error;
   b.state_norm = N;
   b.q_scaled_norm = qn;
-  // Checkpoint: the state's error and the store, independent (c).
+  // Checkpoint: the state's error and the store, independent (c); the state stored is the one
+  // after the token, or before it for a history checkpoint.
+  const Matrix<double>& stored = history ? *history : S_after;
+  const Vector<double>& stored_error = history ? w.E_prev : w.E_new;
+  const double NS = stored.norm();
   const double subnormal_element = rates_.state * smallest_normal(rates_.state_dtype);
   const double subnormal = std::sqrt(static_cast<double>(dims_.V * K)) * subnormal_element;
-  // The state's largest magnitude per column and, for a flush, each column's squared norm, in
-  // one pass over the rows: the same sums in the same order as S_after.col(c).squaredNorm()
-  // (row by row), and the same maxima (a NaN makes the norm NaN, and the store's factor rho 1,
-  // whatever the maximum).
-  if (!rates_.worst_case || flush) {
-    w.column_peak = S_after.row(0).cwiseAbs().transpose();
-    if (flush) w.column_sq = S_after.row(0).cwiseAbs2().transpose();
-    for (int64_t r = 1; r < dims_.V; ++r) {
-      w.column_peak = w.column_peak.cwiseMax(S_after.row(r).cwiseAbs().transpose());
-      if (flush) w.column_sq += S_after.row(r).cwiseAbs2().transpose();
-    }
-  }
-  const double state_peak = rates_.worst_case ? 0.0 : w.column_peak.maxCoeff();
-  const double state_error = add_store_error(w.E_new.norm(), rates_.state * N, state_peak, N, rates_.worst_case) + subnormal;
-  const double state_scale = std::max(N, state_floor(dims_.V, K, rates_.state_dtype));
+  // The state's largest magnitude: the same maxima as a pass over the rows (a NaN makes the
+  // norm NaN, and the store's factor rho 1, whatever the maximum).
+  const double state_peak = rates_.worst_case ? 0.0 : stored.cwiseAbs().maxCoeff();
+  const double state_error = add_store_error(stored_error.norm(), rates_.state * NS, state_peak, NS, rates_.worst_case) + subnormal;
+  const double state_scale = std::max(NS, state_floor(dims_.V, K, rates_.state_dtype));
   b.state = state_scale > 0 ? kSafety * state_error / state_scale : 0;
   b.state_scale = state_scale;
-  // Advance: a flush starts a period from the new checkpoint; an append adds a record.
+  // Advance: a flush starts a period from the new checkpoint; an append adds a record; a
+  // history checkpoint starts a period from the state before the token (decayed by it, as
+  // every part is now) holding the token's record.
   if (flush) {
-    e.checkpoint_columns = S_after.colwise().norm().transpose();
-    // Each column keeps its share of the store: (e) per column, and the subnormal steps of
-    // a checkpoint that decayed below the state dtype's smallest normal (a).
-    const double subnormal_column = std::sqrt(static_cast<double>(dims_.V)) * subnormal_element;
-    for (int64_t c = 0; c < K; ++c)
-      e.checkpoint_error[c] = add_store_error(w.E_new[c], rates_.state * e.checkpoint_columns[c], w.column_peak[c],
-                                              std::sqrt(w.column_sq[c]), rates_.worst_case) +
-                              subnormal_column;
-    e.record_d_norms.clear();
-    e.record_d_errors.clear();
-    e.gate_mass.setZero();
-  } else {
-    e.add_record(d_norm, d_error);
-    e.record_w[e.record_d_norms.size() - 1] = h.k.cwiseAbs();
-    e.gate_mass += h.g.cwiseAbs();
+    store_checkpoint(e, S_after, w.E_new);
+    return b;
   }
+  if (history) {
+    store_checkpoint(e, *history, w.E_prev);
+    e.checkpoint_columns.array() *= w.decay.array();
+    e.checkpoint_error.array() *= w.decay.array();
+  }
+  e.add_record(d_norm, d_error);
+  e.record_w[e.record_d_norms.size() - 1] = h.k.cwiseAbs();
+  e.gate_mass += h.g.cwiseAbs();
   return b;
 }
 

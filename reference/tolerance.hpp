@@ -108,15 +108,19 @@ class ErrorBudget {
   // One token of (slot, hv): the float64 state before and after it, and the token's head.
   // Returns this token's bounds, then advances (flush: the new checkpoint starts a period).
   // `output`: S_after * head.q_scaled where the caller has it already (else computed here).
+  // `history`: a circular ring's history checkpoint (circular-replay.md), the float64 state
+  // before the token, which the step stores as the checkpoint (TokenBounds::state bounds
+  // that store) while it appends the token's record: the period restarts holding it alone.
   TokenBounds token(int64_t slot, int64_t hv, const Matrix<double>& S_before, const HeadToken<double>& head,
-                    const Matrix<double>& S_after, bool flush, const Vector<double>* output = nullptr);
+                    const Matrix<double>& S_after, bool flush, const Vector<double>* output = nullptr,
+                    const Matrix<double>* history = nullptr);
   // All that token() reads of the state before the token: S_before (exp(head.g) .* head.k),
   // for a caller that updates the state in place before asking for the bounds...
   static void decayed_key_product(const Matrix<double>& S_before, const HeadToken<double>& head, Vector<double>& into);
   // ...and token() from it.
   TokenBounds token_from_key_product(int64_t slot, int64_t hv, const Vector<double>& decayed_key_product,
                                      const HeadToken<double>& head, const Matrix<double>& S_after, bool flush,
-                                     const Vector<double>* output = nullptr);
+                                     const Vector<double>* output = nullptr, const Matrix<double>* history = nullptr);
   double max_gate_mass() const { return max_gate_mass_; }
   double max_cancellation() const { return max_cancellation_; }  // max (sum of parts) / ||S||
 
@@ -134,10 +138,15 @@ class ErrorBudget {
     Vector<double> gate_mass;           // per column: sum over present records of |g_j[c]|
     void add_record(double d_norm, double d_error);  // record_w's next vector is then to be set
   };
+  // The column error bounds of the state rebuilt from e's parts as they stand (E) and its
+  // parts' column magnitudes (rebuilt), with `gate_mass` the gates summed into the rebuild.
+  void rebuild_error(const Entry& e, const Vector<double>& gate_mass, Vector<double>& E, Vector<double>& rebuilt);
+  // A checkpoint's store of state S (its column norms and peaks from S) on top of column errors E.
+  void store_checkpoint(Entry& e, const Matrix<double>& S, const Vector<double>& E);
   // A token's per-column working vectors, kept from token to token (no allocation per head).
   struct Work {
     Vector<double> decay, records_sq, records_sum, inherited, subnormal_sq, records, gate_mass, rebuilt, E_dec, Sk, d,
-        E_new, parts, o, column_peak, column_sq;
+        E_new, parts, o, column_peak, column_sq, E_prev, rebuilt_prev;
   };
   RoundingRates rates_;
   Dims dims_;

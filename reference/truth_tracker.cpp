@@ -5,6 +5,7 @@
 #include <cmath>
 #include <functional>
 
+#include "contract/ring_protocol.hpp"
 #include "reference/replayssm_model.hpp"
 #include "reference/tensor_io.hpp"
 
@@ -90,20 +91,26 @@ void TruthTracker::advance(const StepArgs& args, const std::vector<int64_t>& slo
   const auto force = args.force_flush ? io::read_indices(*args.force_flush) : std::vector<int64_t>(d_.B, 0);
   slots_ = slots;
   flush_.assign(d_.B, false);
+  history_.assign(d_.B, false);
   // heads_ and before_ keep their vectors and matrices from token to token: no allocation per head.
   std::size_t heads = 0;
   // plain_step's update, each head prepared once (the error budget reads the same heads).
   truth_out_.setZero(d_.B, d_.HV * d_.V);
   for (int64_t row = 0; row < d_.B; ++row) {
     if (slots[row] < 0) continue;
-    // ReplaySSM flushes at the ring's last record or when forced; an operator without a
-    // ring (write_pos absent) at every token.
-    flush_[row] = !args.write_pos || write_pos[row] == d_.L - 1 || force[row] != 0;
-    flushes_ += flush_[row];
+    // ReplaySSM flushes at the ring's last record or when forced (a circular ring's natural
+    // flush is a history checkpoint); an operator without a ring (write_pos absent) at every token.
+    const RingStep step = args.write_pos ? RingCursor{args.circular_replay, d_.L, write_pos[row], 0}.step(force[row] != 0)
+                                         : RingStep::Full;
+    flush_[row] = step == RingStep::Full;
+    history_[row] = step == RingStep::History;
+    flushes_ += flush_[row] || history_[row];
     for (int64_t hv = 0; hv < d_.HV; ++hv) {
       Matrix<double>& S = plain_.at(slots[row], hv);
-      if (heads == heads_.size()) heads_.emplace_back(), before_.emplace_back(), outputs_.emplace_back();
+      if (heads == heads_.size())
+        heads_.emplace_back(), before_.emplace_back(), outputs_.emplace_back(), history_state_.emplace_back();
       prepare_head(params_, inputs_, row, hv, heads_[heads]);
+      if (history_[row]) history_state_[heads] = S;
       // Of the state before the token the error budget reads only this product.
       if (budget_) ErrorBudget::decayed_key_product(S, heads_[heads], before_[heads]);
       plain_head_update(S, heads_[heads], outputs_[heads]);
@@ -131,18 +138,22 @@ void TruthTracker::judge(int64_t token, const Matrix<double>& out,
       const HeadToken<double>& h = heads_[head];
       const Matrix<double>& S = plain_.at(slot, hv);
       ErrorBudget::TokenBounds b{bounds_.output, bounds_.state};
-      if (budget_) b = budget_->token_from_key_product(slot, hv, before_[head], h, S, flush_[row], &outputs_[head]);
+      const Matrix<double>* history = history_[row] ? &history_state_[head] : nullptr;
+      if (budget_)
+        b = budget_->token_from_key_product(slot, hv, before_[head], h, S, flush_[row], &outputs_[head], history);
       else b.state_norm = S.norm(), b.q_scaled_norm = h.q_scaled.norm();
       ++head;
       compare_head(truth_out_.row(row).data() + o, out.row(row).data() + o, d_.V, b.output,
                    output_floor(b.state_norm, b.q_scaled_norm, d_.K, d_.V, out_dtype_), where, out_index, outputs);
-      if (flush_[row]) {
+      if (flush_[row] || history) {
         const Matrix<double> actual = checkpoint(slot, hv);  // [V, K], row-major
+        const Matrix<double>& expected = history ? *history : S;
         const auto state_index = [slot, hv, K = d_.K](int64_t i) {
           return fmt::format("{}, {}, {}, {}", slot, hv, i / K, i % K);
         };
-        compare_head(S.data(), actual.data(), d_.V * d_.K, b.state, state_floor(d_.V, d_.K, state_dtype_),
-                     [&] { return where() + " (flush)"; }, state_index, states);
+        compare_head(expected.data(), actual.data(), d_.V * d_.K, b.state, state_floor(d_.V, d_.K, state_dtype_),
+                     [&] { return where() + (history ? " (history checkpoint: the state before the token)" : " (flush)"); },
+                     state_index, states);
       }
     }
   }

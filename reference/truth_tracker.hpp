@@ -23,6 +23,9 @@ class TruthTracker {
  public:
   // From the case's tensors before its first token. `beta_through_b` false: beta stays in
   // float32 (the plain packed decode's function) instead of being rounded through b's dtype.
+  // The rings are read in logical order (records [0, write_pos)): a circular ring's caller
+  // passes them rotated, with circular_replay still set, so that a natural flush is judged as
+  // a history checkpoint (circular-replay.md: the checkpoint holds the state BEFORE the token).
   TruthTracker(const StepArgs& args, const Dims& dims, const RolloutBounds& bounds, ScalarType out_dtype,
                ScalarType state_dtype, bool beta_through_b = true);
 
@@ -52,6 +55,8 @@ class TruthTracker {
   TokenInputs<double> inputs_;
   std::vector<int64_t> slots_;
   std::vector<bool> flush_;
+  std::vector<bool> history_;  // a circular ring's history checkpoint: the state before the token is stored
+  std::vector<Matrix<double>> history_state_;  // per head of such a row: that state
   std::vector<HeadToken<double>> heads_;
   std::vector<Vector<double>> before_;
   std::vector<Vector<double>> outputs_;  // each head's o = S q_scaled

@@ -23,9 +23,9 @@
 extern "C" {
 #endif
 
-/* Version 2 added kda_plugin's invalid_rows; the harness still loads version 1 plugins (read
- * as KDA_INVALID_ROWS_NONE). */
-#define KDA_PLUGIN_ABI_VERSION 2
+/* Version 2 added kda_plugin's invalid_rows, version 3 its ring_modes; the harness still loads
+ * version 1 and 2 plugins (read as KDA_INVALID_ROWS_NONE and KDA_RING_LINEAR). */
+#define KDA_PLUGIN_ABI_VERSION 3
 #define KDA_PLUGIN_ABI_VERSION_MIN 1
 
 /* Element types, as bits of a dtype set (an envelope lists the dtypes it accepts). */
@@ -52,6 +52,16 @@ extern "C" {
  * RAISE: the step refuses a call holding one (a non-zero return), nothing written. */
 #define KDA_INVALID_ROWS_NONE 0
 #define KDA_INVALID_ROWS_RAISE 1
+
+/* The ring variants a step serves, as bits of kda_plugin's ring_modes (the spec's
+ * circular-replay.md). LINEAR: records at [0, write_pos), a natural flush a full checkpoint
+ * (every ReplaySSM operator). CIRCULAR: circular_replay with cache_base, records at
+ * (cache_base + j) mod L, a natural flush a history checkpoint (gdn_replayssm). The harness
+ * samples calls of the declared variants and checks that a call of another one the operator
+ * has is refused (a non-zero return, nothing written). 0 reads as KDA_RING_LINEAR. */
+#define KDA_RING_LINEAR (1u << 0)
+#define KDA_RING_CIRCULAR (1u << 1)
+#define KDA_RING_ALL (KDA_RING_LINEAR | KDA_RING_CIRCULAR)
 
 /* What a plugin accepts. The harness samples inside it and checks that a call outside it is
  * refused (a non-zero return, nothing written). */
@@ -102,6 +112,8 @@ typedef struct kda_plugin {
   const char* (*last_error)(void* state);
   /* ABI version 2: KDA_INVALID_ROWS_*; not read from a version 1 plugin (NONE). */
   int32_t invalid_rows;
+  /* ABI version 3: KDA_RING_* bits; not read from an older plugin (KDA_RING_LINEAR). */
+  uint32_t ring_modes;
 } kda_plugin;
 
 /* The one symbol a plugin exports. */

@@ -4,10 +4,9 @@
 // never reads or writes tensor data. The arguments are StepArgs with `a` [B, HV], `dt_bias`
 // [HV] and `g_cache` [slots, HV, L]; cache_base, nk and the ring-variant flags are read.
 //
-// The runtime-value extensions (slot < slots, write_pos in [0, L-1], distinct live slots)
-// are check_runtime_values()'s (contract/validate.hpp), unchanged: it reads only the index
-// tensors and Dims. Circular replay, whose cache_base would need a value check of its own,
-// is refused before (X-GDN-CIRCULAR).
+// The runtime-value extensions (slot < slots, write_pos in [0, L-1], distinct live slots, and
+// under circular_replay cache_base in [0, L-1]) are check_runtime_values()'s
+// (contract/validate.hpp): it reads only the index tensors and Dims.
 #pragma once
 #include "contract/step_args.hpp"
 #include "contract/validate.hpp"
@@ -21,7 +20,6 @@ namespace gdn_error_id {
 inline constexpr const char* kRingRank = "X-GDN-RING-RANK";        // d_cache under 3 dims (G16 reads shape[2])
 inline constexpr const char* kEmptyHeads = "X-GDN-EMPTY-HEADS";    // K, V or HV is 0
 inline constexpr const char* kNk = "X-GDN-NK";                     // nk = 0 (G31 divides by it)
-inline constexpr const char* kCircular = "X-GDN-CIRCULAR";         // circular_replay: outside the model
 inline constexpr const char* kGateStrides = "X-GDN-GATE-STRIDES";  // a.stride(-1) or dt_bias.stride(0) != 1
 inline constexpr const char* kDevice = "X-GDN-DEVICE";             // tensors on more than one device
 }  // namespace gdn_error_id

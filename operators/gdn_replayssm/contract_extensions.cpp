@@ -22,8 +22,6 @@ void check_extensions(const StepArgs& args, const Dims& dims, Backend backend) {
   // K = 0 stopped at G12. V = 0 passes every check and the wrapper's grid computation divides
   // by zero; HV = 0 launches an empty grid over heads that do not exist.
   if (dims.V == 0 || dims.HV == 0) fail(gdn_error_id::kEmptyHeads);
-  // The reference has no circular replay (cache_base, history flushes).
-  if (args.circular_replay) fail(gdn_error_id::kCircular);
 
   for (const DLTensor* t : {args.mixed_qkv, args.a, args.b, args.A_log, args.dt_bias,
                             static_cast<const DLTensor*>(args.initial_state),

@@ -145,7 +145,6 @@ std::optional<bool> condition_holds(std::string_view id, const StepArgs& a, Back
   if (id == "G31") return d.K >= 1 && a.nk != 0 && next_pow2(d.K) % a.nk != 0;
   if (id == "G32") return d.K >= 1 && a.nk != 0 && next_pow2(d.K) / a.nk < 16;
   if (id == "X-GDN-EMPTY-HEADS") return d.K == 0 || d.V == 0 || d.HV == 0;
-  if (id == "X-GDN-CIRCULAR") return a.circular_replay;
   if (id == "X-DTYPE-FLOAT") return !floats_ok(a);
   if (id == "X-STRIDES") return negative_or_overlapping(a);
   if (id == "X-GDN-GATE-STRIDES") return raw::stride(A, -1) != 1 || raw::stride(dt, 0) != 1;
@@ -228,7 +227,9 @@ std::string judge_acceptance(const StepArgs& a, Backend backend, const Dims& dim
   need(contiguous_1d_int32(wp) && wp.shape[0] == B, "write_pos contiguous int32 [B]");
   need(!a.force_flush || (contiguous_1d_int32(*a.force_flush) && a.force_flush->shape[0] == B),
        "force_flush contiguous int32 [B] or absent");
-  need(!a.circular_replay && !a.predecayed_k_cache, "no circular replay, no pre-decayed keys");
+  need(!a.predecayed_k_cache, "no pre-decayed keys");
+  need(!a.circular_replay || (a.cache_base && contiguous_1d_int32(*a.cache_base) && a.cache_base->shape[0] == B),
+       "cache_base contiguous int32 [B] under circular replay");
   const Wide BK = next_pow2(K);
   need(a.nk > 0 && BK % a.nk == 0 && BK / a.nk >= 16, "nk divides next_power_of_2(K) into tiles of >= 16");
   need(floats_ok(a), "float tensors float32/bfloat16/float16");

@@ -226,8 +226,10 @@ const std::vector<Row>& rows() {
          s.at("A_log").reshape({0}); s.at("dt_bias").reshape({0}); },
        "X-GDN-EMPTY-HEADS", nullptr},
       {"X-GDN-NK: nk = 0", [](CallSpec&, Scalars& c) { c.nk = 0; }, "X-GDN-NK", nullptr},
-      {"X-GDN-CIRCULAR: a well-formed circular call", [](CallSpec&, Scalars& c) { c.circular_replay = true; c.cache_base = {3}; },
-       "X-GDN-CIRCULAR", nullptr},
+      {"circular replay with a well-formed cache_base is valid", [](CallSpec&, Scalars& c) { c.circular_replay = true; c.cache_base = {3}; },
+       "", ""},
+      {"prefix_gate_cache is accepted (and ignored) on the GDN path", [](CallSpec&, Scalars& c) { c.prefix_gate_cache = true; },
+       "", ""},
       {"X-DTYPE-FLOAT: float64 A_log", [](CallSpec& s, Scalars&) { s.at("A_log").dtype = {kDLFloat, 64, 1}; }, "X-DTYPE-FLOAT", nullptr},
       {"X-STRIDES: state broadcast over slots", [](CallSpec& s, Scalars&) { s.at("initial_state").explicit_strides()[0] = 0; },
        "X-STRIDES", nullptr},
@@ -287,9 +289,9 @@ const std::vector<Row>& rows() {
       {"order: the documented G22 before the strided-gate extension", [](CallSpec& s, Scalars&) {
          s.at("a").explicit_strides() = {8, 2}; s.at("g_cache").reshape({5, 4, 4, 32}); },
        "G22", "`g_cache` shape must be (5, 4, 4) (got (5, 4, 4, 32))."},
-      {"order: circular replay refused before the strided gate", [](CallSpec& s, Scalars& c) {
+      {"circular replay: the strided-gate extension still applies", [](CallSpec& s, Scalars& c) {
          s.at("a").explicit_strides() = {8, 2}; c.circular_replay = true; c.cache_base = {3}; },
-       "X-GDN-CIRCULAR", nullptr},
+       "X-GDN-GATE-STRIDES", nullptr},
   };
   return r;
 }
@@ -406,9 +408,14 @@ TEST(GdnContract, RuntimeValuesOfAValidCall) {
   struct Case {
     std::vector<int32_t> slots, write_pos;
     const char* id;
+    std::vector<int32_t> cache_base = {};  // given: circular replay
   };
   const Case cases[] = {
       {{0, 4, -1}, {0, 3, 99}, ""},  // a padding row's cursor is never read
+      {{0, 1, 2}, {0, 3, 1}, "", {3, 0, 2}},
+      {{0, 1, -1}, {0, 3, 1}, "", {3, 0, -7}},  // a padding row's base is never read
+      {{0, 1, 2}, {0, 3, 1}, error_id::kCacheBase, {4, 0, 2}},
+      {{0, 1, 2}, {0, 3, 1}, error_id::kCacheBase, {0, -1, 2}},
       {{0, 5, 1}, {0, 0, 0}, error_id::kSlotIndex},
       {{0, 1, 2}, {0, 4, 0}, error_id::kWritePos},  // L = 4
       {{0, 1, 2}, {-1, 0, 0}, error_id::kWritePos},
@@ -427,6 +434,12 @@ TEST(GdnContract, RuntimeValuesOfAValidCall) {
     }
     args.ssm_state_indices = &idx.dl();
     args.write_pos = &wp.dl();
+    HostTensor base(ScalarType::Int32, {3});
+    if (!k.cache_base.empty()) {
+      for (int64_t i = 0; i < 3; ++i) base.set({i}, k.cache_base[i]);
+      args.cache_base = &base.dl();
+      args.circular_replay = true;
+    }
     std::string id;
     try {
       check_runtime_values(args, dims);
@@ -499,7 +512,8 @@ TEST(GdnErrorInputs, SetsRaiseTheEarliestAppliedError) {
 // Every entry that lists gdn_replayssm is raised by a row, an input or a runtime case above,
 // except G30, which cannot fire (BK = next_power_of_2(K) >= K).
 TEST(GdnContract, EveryCatalogEntryOfTheOperatorIsRaised) {
-  std::set<std::string> raised{error_id::kSlotIndex, error_id::kWritePos, error_id::kDuplicateSlot};  // runtime test
+  std::set<std::string> raised{error_id::kSlotIndex, error_id::kWritePos, error_id::kCacheBase,
+                               error_id::kDuplicateSlot};  // runtime tests
   for (const Row& row : rows()) raised.insert(run_row(row).id);
   for (const engine::ErrorInput& in : engine::gdn_replayssm_error_inputs())
     for (const CallConfig& c : input_configs()) {

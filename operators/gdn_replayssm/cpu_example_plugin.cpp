@@ -7,6 +7,9 @@
 // keys k_j rounded to out's dtype before their product; S k and S q summed first, then
 // multiplied by exp(g); the key record stored at k_cache's dtype (the harness's default
 // points; SGLang's Triton kernel rounds it through out's dtype first, which its profile allows).
+// Linear and circular rings (circular-replay.md: records at (cache_base + j) mod L; a natural
+// flush a history checkpoint, storing the state before the token and appending its record);
+// prefix_gate_cache is ignored on this path, as the wrapper ignores it.
 //
 // KDA_MUTANT selects a planted bug (plugins/cpu_example/mutants.hpp), as in the KDA build.
 #include <algorithm>
@@ -58,8 +61,22 @@ float gate(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t hv) 
   return -A * (x <= 20.0f ? std::log1p(std::exp(x)) : x);
 }
 
+// Where logical record j of the row's window lives.
+struct Ring {
+  bool circular = false;
+  int64_t L = 1, base = 0;
+  int64_t phys(int64_t j) const {
+    if (!circular || planted(Mutant::CircularBaseIgnored)) return j;
+    if (planted(Mutant::CircularPhysOffByOne)) j += 1;
+    if (planted(Mutant::CircularWrapByMask)) return (base + j) & (L - 1);
+    return (base + j) % L;
+  }
+};
+
+enum class Kind { Append, Full, History };
+
 void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t hv, int64_t slot, int64_t cursor,
-               bool flush) {
+               const Ring& ring, Kind kind) {
   Tensor S0(a.initial_state), D(a.d_cache), Kr(a.k_cache), G(a.g_cache), out(a.out);
   const Tensor qkv(a.mixed_qkv), bv(a.b);
   const int64_t h = query_head(d, hv);
@@ -75,20 +92,25 @@ void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
   // The state before the token: S = S0 exp(total) + sum_j (exp(total - prefix_j) d_j) k_j^T.
   const int64_t records = planted(Mutant::RingCursorOffByOne) ? cursor + 1 : cursor;
   float total = 0;
-  for (int64_t j = 0; j < records; ++j) total += G.at3(slot, hv, j);
+  for (int64_t j = 0; j < records; ++j) total += G.at3(slot, hv, ring.phys(j));
   std::vector<float> S(d.V * d.K);
   for (int64_t e = 0; e < d.V; ++e)
     for (int64_t c = 0; c < d.K; ++c) S[e * d.K + c] = S0.at4(slot, hv, e, c) * std::exp(total);
   float prefix = 0;
   for (int64_t j = 0; j < records; ++j) {
-    if (!planted(Mutant::RecordDecayOffByOne)) prefix += G.at3(slot, hv, j);
+    const int64_t p = ring.phys(j);
+    if (!planted(Mutant::RecordDecayOffByOne)) prefix += G.at3(slot, hv, p);
     const float decay = std::exp(total - prefix);  // folded onto d_j, before the rounding
     for (int64_t e = 0; e < d.V; ++e) {
-      const float dj = round_to(decay * D.at4(slot, hv, j, e), operand);
-      for (int64_t c = 0; c < d.K; ++c) S[e * d.K + c] += dj * round_to(Kr.at4(slot, h, j, c), operand);
+      const float dj = round_to(decay * D.at4(slot, hv, p, e), operand);
+      for (int64_t c = 0; c < d.K; ++c) S[e * d.K + c] += dj * round_to(Kr.at4(slot, h, p, c), operand);
     }
-    if (planted(Mutant::RecordDecayOffByOne)) prefix += G.at3(slot, hv, j);
+    if (planted(Mutant::RecordDecayOffByOne)) prefix += G.at3(slot, hv, p);
   }
+  // A history checkpoint stores the rebuilt state, before the token.
+  if (kind == Kind::History && !planted(Mutant::HistoryAfterToken))
+    for (int64_t e = 0; e < d.V; ++e)
+      for (int64_t c = 0; c < d.K; ++c) S0.store4(slot, hv, e, c, S[e * d.K + c]);
   // The token: sums first, then the decay exp(g); d = beta (v - exp(g) S k), o = exp(g) S q + d (k . q).
   const float decay = std::exp(g);
   float kq = 0;
@@ -100,16 +122,17 @@ void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
     delta[e] = beta * (v[e] - decay * sk);
     out.store4(row, 0, hv, e, decay * sq + delta[e] * kq);
   }
-  if (flush) {
+  if (kind == Kind::Full || (kind == Kind::History && planted(Mutant::HistoryAfterToken)))
     for (int64_t e = 0; e < d.V; ++e)
       for (int64_t c = 0; c < d.K; ++c) S0.store4(slot, hv, e, c, decay * S[e * d.K + c] + delta[e] * k[c]);
-    return;
-  }
-  for (int64_t e = 0; e < d.V; ++e) D.store4(slot, hv, cursor, e, delta[e]);
-  // The wrong cursor wraps inside the ring: the bug writes a record, never past the tensor.
-  G.store3(slot, hv, planted(Mutant::GRecordWrongCursor) ? (cursor + 1) % d.L : cursor, g);
+  if (kind == Kind::Full) return;
+  // A wrong physical slot stays inside the ring (each bug's index is taken mod L where it
+  // could leave it): the bugs write a wrong record, never past the tensor.
+  const int64_t at = ring.phys(cursor) % d.L;
+  for (int64_t e = 0; e < d.V; ++e) D.store4(slot, hv, at, e, delta[e]);
+  G.store3(slot, hv, planted(Mutant::GRecordWrongCursor) ? (at + 1) % d.L : at, g);
   if (hv % (d.HV / d.H) == 0)  // the group's first value head writes its key
-    for (int64_t c = 0; c < d.K; ++c) Kr.store4(slot, h, cursor, c, k[c]);
+    for (int64_t c = 0; c < d.K; ++c) Kr.store4(slot, h, at, c, k[c]);
 }
 
 int32_t step(void*, const kda_call* call) {
@@ -138,7 +161,12 @@ int32_t step(void*, const kda_call* call) {
       const int64_t cursor = std::clamp<int64_t>(static_cast<int64_t>(pos.flat1(row)), 0, d.L - 1);
       const bool natural = cursor == d.L - 1;
       const bool forced = a.force_flush != nullptr && ff.flat1(row) != 0 && !planted(Mutant::ForceFlushIgnored);
-      for (int64_t hv = 0; hv < d.HV; ++hv) step_head(a, d, row, hv, slot, cursor, natural || forced);
+      Ring ring{a.circular_replay, d.L, 0};
+      if (ring.circular) ring.base = std::clamp<int64_t>(static_cast<int64_t>(Tensor(a.cache_base).flat1(row)), 0, d.L - 1);
+      const Kind kind = forced || (natural && (!ring.circular || d.L == 1)) ? Kind::Full
+                        : natural                                           ? Kind::History
+                                                                            : Kind::Append;
+      for (int64_t hv = 0; hv < d.HV; ++hv) step_head(a, d, row, hv, slot, cursor, ring, kind);
     }
     return 0;
   } catch (const std::exception& e) {
@@ -162,6 +190,7 @@ const kda_plugin kPlugin = {
     step,
     last_error,
     kda::example::kInvalidRows,
+    KDA_RING_LINEAR | KDA_RING_CIRCULAR,
 };
 
 }  // namespace

@@ -87,19 +87,43 @@ void set_repeated(HostTensor& t, int64_t first, int64_t K, double v) {
   for (int64_t c = 1; c < K; ++c) std::memcpy(p + c * static_cast<int64_t>(es), p, es);
 }
 
+// Rotates the ring records of `slot` in the compact ring t [slots, heads, L, width] so that
+// logical record j (physical (base + j) mod L) lies at j.
+void rotate_ring(HostTensor& t, int64_t slot, int64_t base) {
+  const int64_t heads = t.shape()[1], L = t.shape()[2];
+  const int64_t record = static_cast<int64_t>(size_of(t.type())) * (t.dl().ndim == 4 ? t.shape()[3] : 1);
+  std::vector<std::byte> ring(static_cast<std::size_t>(L * record));
+  for (int64_t h = 0; h < heads; ++h) {
+    std::byte* p = t.storage().data() + (slot * heads + h) * L * record;
+    for (int64_t j = 0; j < L; ++j) std::memcpy(ring.data() + j * record, p + ((base + j) % L) * record, record);
+    std::memcpy(p, ring.data(), ring.size());
+  }
+}
+
+// A compact copy of the contiguous tensor t in `slot`.
+HostTensor& copy_of(HostTensor& slot, const DLTensor& t) {
+  HostTensor& c = compact(slot, *scalar_type_of(t.dtype), std::vector<int64_t>(t.shape, t.shape + t.ndim));
+  std::memcpy(c.storage().data(), static_cast<const std::byte*>(t.data) + t.byte_offset, c.storage().size());
+  return c;
+}
+
 // The gate of each head repeated over the K channels, in a's and dt_bias's dtype (exact), and
 // each ring record's gate likewise: kda_replayssm's call with the same function (the key
 // property of gdn-replayssm.md). Runs once per judged step: each source element is read once,
 // and a ring record is repeated again only when its gate's bytes changed since the view was
 // last made in this `storage` (storage[3] keeps them): a step appends a few records of a pool
 // of slots * HV * L. The callers read the view, never write it.
+// A circular ring (circular_replay) is viewed in logical order: each live row's slot rotated
+// so that its window starts at record 0 (cache_base null in the view; circular_replay stays
+// set, so a reader still knows a natural flush for a history checkpoint).
 StepArgs as_kda(const StepArgs& g, const Dims& d, std::vector<HostTensor>& storage) {
-  storage.resize(4);
+  storage.resize(6);
   HostTensor& a = compact(storage[0], *scalar_type_of(g.a->dtype), {d.B, d.HV * d.K});
   HostTensor& dt = compact(storage[1], *scalar_type_of(g.dt_bias->dtype), {d.HV * d.K});
   const std::vector<int64_t> records = {d.slots, d.HV, d.L};
   const ScalarType ring = *scalar_type_of(g.g_cache->dtype);
-  const bool made = storage[2].has_data() && storage[2].shape() == std::vector<int64_t>{d.slots, d.HV, d.L, d.K} &&
+  const bool circular = g.circular_replay && g.cache_base != nullptr;
+  const bool made = !circular && storage[2].has_data() && storage[2].shape() == std::vector<int64_t>{d.slots, d.HV, d.L, d.K} &&
                     storage[3].has_data() && storage[3].type() == ring && storage[3].shape() == records;
   HostTensor& gc = compact(storage[2], ScalarType::Float32, {d.slots, d.HV, d.L, d.K});
   HostTensor& seen = compact(storage[3], ring, records);  // each record's gate as last repeated
@@ -122,6 +146,20 @@ StepArgs as_kda(const StepArgs& g, const Dims& d, std::vector<HostTensor>& stora
   k.a = &a.dl();
   k.dt_bias = &dt.dl();
   k.g_cache = &gc.dl();
+  if (!circular) return k;
+  HostTensor& dc = copy_of(storage[4], *g.d_cache);
+  HostTensor& kc = copy_of(storage[5], *g.k_cache);
+  std::vector<bool> rotated(static_cast<std::size_t>(d.slots), false);
+  for (int64_t row = 0; row < d.B; ++row) {
+    const int64_t slot = index_value(*g.ssm_state_indices, row), base = index_value(*g.cache_base, row);
+    if (slot < 0 || slot >= d.slots || base <= 0 || base >= d.L) continue;  // padding, invalid, or in order already
+    if (rotated[static_cast<std::size_t>(slot)]) continue;  // a second row on the slot: rejected, not read
+    rotated[static_cast<std::size_t>(slot)] = true;
+    for (HostTensor* ring : {&dc, &kc, &gc}) rotate_ring(*ring, slot, base);
+  }
+  k.d_cache = &dc.dl();
+  k.k_cache = &kc.dl();
+  k.cache_base = nullptr;
   return k;
 }
 

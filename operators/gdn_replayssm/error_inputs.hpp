@@ -8,7 +8,7 @@
 // there, not the harness's text.
 //
 // Not here, because a CallSpec carries tensors only, not the scalars that decide them: G9
-// and G28 (circular_replay), G29 (predecayed_k_cache), G31 and X-GDN-NK (nk), X-GDN-CIRCULAR;
+// and G28 (circular_replay), G29 (predecayed_k_cache), G31 and X-GDN-NK (nk);
 // operators/gdn_replayssm/contract_test.cpp raises each on StepArgs. G30 cannot fire. The
 // inputs assume StepArgs' defaults for those scalars (nk = 2: G32's expected message says so).
 // A mutation that changes a size (K, V, HV, slots) records it in the target's dims, so that

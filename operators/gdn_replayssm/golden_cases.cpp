@@ -5,7 +5,8 @@
 // found by a seed search (seed_showing) and checked again when the file is generated. Errors
 // are the checks where this wrapper parts from kda_replayssm's (int64 indices, K = 16, key
 // ring by HV, a per-key gate ring) and the harness's strided-gate extension, from
-// gdn_replayssm_error_inputs().
+// gdn_replayssm_error_inputs(). The circular-ring cases claim history checkpoints and windows
+// that wrap.
 #include "operators/gdn_replayssm/golden_cases.hpp"
 
 #include <fmt/format.h>
@@ -159,6 +160,39 @@ void add_dtype_cases(std::vector<GoldenSpec>& out) {
   }
 }
 
+// Circular rings (circular-replay.md): records at (cache_base + j) mod L, a natural flush a
+// history checkpoint (the state BEFORE the token stored, the token's record appended), the
+// caller advancing cache_base; prefix_gate_cache accepted and ignored on this path. L off the
+// powers of two (3, 5) so that a wrap by `& (L-1)` shows.
+void add_ring_variant_cases(std::vector<GoldenSpec>& out) {
+  {
+    CaseConfig c = small(3501);
+    c.B = 4; c.slots = 5; c.L = 5; c.pad_fraction = 0.25; c.flush_prob = 0; c.circular = true;
+    out.push_back(spec("circular_history_wrap",
+                       "one step of a circular ring (L = 5): a row at cursor L-1 takes a history checkpoint "
+                       "(checkpoint = the state before the token, record appended), a window wraps past slot L-1, "
+                       "a padding row holds a cache_base no ring has",
+                       c, {F::HistoryCheckpoint, F::WrappedWindow, F::Append, F::Padding}));
+  }
+  {
+    CaseConfig c = small(3511);
+    c.H = 2; c.HV = 4; c.L = 3; c.steps = 8; c.flush_prob = 0.2; c.circular = true;
+    out.push_back(spec("circular_rollout_8_tokens",
+                       "an 8-token circular rollout (L = 3, GQA 2): history checkpoints, forced (full) checkpoints and "
+                       "appends, cache_base advanced by the caller's rule between tokens",
+                       c, {F::HistoryCheckpoint, F::ForcedFlush, F::WrappedWindow, F::Append}));
+  }
+  {
+    CaseConfig c = small(3521);
+    c.L = 4; c.steps = 3; c.circular = true; c.prefix_gates = true;
+    c.act_dtype = c.state_dtype = c.ring_dtype = c.out_dtype = kBF16;
+    out.push_back(spec("circular_prefix_flag_ignored",
+                       "circular ring with prefix_gate_cache = True, which this path ignores (the g ring holds raw "
+                       "gates): the same results as without it; bfloat16 throughout, three tokens",
+                       c, {F::Append, F::HistoryCheckpoint}));
+  }
+}
+
 GoldenSpec error_spec(std::string name, std::string purpose, const CaseConfig& c, std::string input, uint32_t variant) {
   GoldenSpec s = spec(std::move(name), std::move(purpose), c);
   s.error_input = std::move(input);
@@ -201,6 +235,7 @@ std::vector<golden::GoldenSpec> gdn_replayssm_golden_cases() {
   std::vector<golden::GoldenSpec> out;
   golden::add_step_cases(out);
   golden::add_dtype_cases(out);
+  golden::add_ring_variant_cases(out);
   golden::add_error_cases(out);
   return out;
 }

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "contract/ring_protocol.hpp"
+
 #include "operators/gdn_replayssm/replay_head.hpp"
 #include "reference/tensor_io.hpp"
 
@@ -50,6 +52,25 @@ struct Strides {
   }
 };
 
+// The window's records of ring block (i0, i1) oldest first: logical record j at row j of
+// `into`, read from physical record ring.phys(j) (cols 1 for the gate ring, whose records are
+// single elements). A linear window is one block; a circular one may wrap.
+template <class Scalar>
+void gather_window(const DLTensor& t, const Strides& s, int64_t i0, int64_t i1, const RingCursor& ring, int64_t cols,
+                   Matrix<Scalar>& into) {
+  const int64_t n = ring.write_pos;
+  if (!ring.circular) {
+    io::gather(t, s.block(i0, i1, 0, n, cols), into);
+    return;
+  }
+  into.resize(n, cols);
+  Matrix<Scalar> record;
+  for (int64_t j = 0; j < n; ++j) {
+    io::gather(t, s.block(i0, i1, ring.phys(j), 1, cols), record);
+    into.row(j) = record.row(0);
+  }
+}
+
 template <class Scalar>
 void step(const StepArgs& args, const Dims& dm, reference::Rounding rounding) {
   LayerParams<Scalar> params;
@@ -57,6 +78,7 @@ void step(const StepArgs& args, const Dims& dm, reference::Rounding rounding) {
   load_inputs(args, dm, params, token);
   const auto write_pos = io::read_indices(*args.write_pos);
   const auto force = args.force_flush ? io::read_indices(*args.force_flush) : std::vector<int64_t>(dm.B, 0);
+  const auto base = args.circular_replay ? io::read_indices(*args.cache_base) : std::vector<int64_t>(dm.B, 0);
   const bool kernel = rounding == reference::Rounding::Kernel;
   const ScalarType out_type = *scalar_type_of(args.out->dtype);
   const auto round_operand = [&](Matrix<Scalar>& m) {
@@ -73,27 +95,30 @@ void step(const StepArgs& args, const Dims& dm, reference::Rounding rounding) {
       io::zero(*args.out, {row * dm.HV * dm.V, 1, 0, dm.HV * dm.V, 1});
       continue;
     }
-    const int64_t cursor = write_pos[row];
-    const bool flush = cursor == dm.L - 1 || force[row] != 0;
+    const RingCursor ring{args.circular_replay, dm.L, write_pos[row], base[row]};
+    const RingStep kind = ring.step(force[row] != 0);
+    const int64_t at = ring.phys(ring.write_pos);  // where an appended record goes
     for (int64_t hv = 0; hv < dm.HV; ++hv) {
       const int64_t h = hv / group;
       io::gather(*args.initial_state, st.block(slot, hv, 0, dm.V, dm.K), S0);
-      io::gather(*args.d_cache, sd.block(slot, hv, 0, cursor, dm.V), D);
-      io::gather(*args.k_cache, sk.block(slot, h, 0, cursor, dm.K), Kr);
-      io::gather(*args.g_cache, {slot * sg.s0 + hv * sg.s1, 1, 0, cursor, sg.s2}, G);  // [1, cursor]
-      Matrix<Scalar> S = rebuild_state(S0, D, Kr, Vector<Scalar>(G.row(0).transpose()), cursor, round_operand);
+      gather_window(*args.d_cache, sd, slot, hv, ring, dm.V, D);
+      gather_window(*args.k_cache, sk, slot, h, ring, dm.K, Kr);
+      gather_window(*args.g_cache, sg, slot, hv, ring, 1, G);  // [cursor, 1] (3-D: s3 is 0)
+      Matrix<Scalar> S = rebuild_state(S0, D, Kr, ring.write_pos ? Vector<Scalar>(G.col(0)) : Vector<Scalar>(), ring.write_pos, round_operand);
+      // A history checkpoint stores the rebuilt state before the token decays it.
+      if (kind == RingStep::History) io::scatter(*args.initial_state, st.block(slot, hv, 0, dm.V, dm.K), S);
       const HeadToken<Scalar> t = reference::prepare_head(params, token, row, hv);
       const Scalar g = t.g(0);  // every channel holds the head's gate
       replay_token(S, t, g, o, d);
       io::scatter(*args.out, {(row * dm.HV + hv) * dm.V, 1, 0, dm.V, 1}, Matrix<Scalar>(o.transpose()));
-      if (flush) {
+      if (kind == RingStep::Full) {
         S.noalias() += d * t.k.transpose();
         io::scatter(*args.initial_state, st.block(slot, hv, 0, dm.V, dm.K), S);
       } else {
-        io::scatter(*args.d_cache, sd.block(slot, hv, cursor, 1, dm.V), Matrix<Scalar>(d.transpose()));
-        io::scatter(*args.g_cache, {slot * sg.s0 + hv * sg.s1 + cursor * sg.s2, 1, 0, 1, 1}, Matrix<Scalar>(Matrix<Scalar>::Constant(1, 1, g)));
+        io::scatter(*args.d_cache, sd.block(slot, hv, at, 1, dm.V), Matrix<Scalar>(d.transpose()));
+        io::scatter(*args.g_cache, {slot * sg.s0 + hv * sg.s1 + at * sg.s2, 1, 0, 1, 1}, Matrix<Scalar>(Matrix<Scalar>::Constant(1, 1, g)));
         if (hv % group == 0) {  // the first value head of its group writes the shared key
-          io::scatter(*args.k_cache, sk.block(slot, h, cursor, 1, dm.K), Matrix<Scalar>(t.k.transpose()));
+          io::scatter(*args.k_cache, sk.block(slot, h, at, 1, dm.K), Matrix<Scalar>(t.k.transpose()));
         }
       }
     }

@@ -1,13 +1,15 @@
-// The CPU reference of one gdn_replayssm decode step (gdn-replayssm.md, "What it computes"):
-// SGLang's GDN ReplaySSM, one scalar forget gate per value head. On the caller's host tensors,
-// in place: rebuild each row's state from the checkpoint initial_state[slot, hv] and the ring
-// records j < write_pos[row] (d_cache[slot, hv, j], k_cache[slot, h, j], the scalar log-gate
-// g_cache[slot, hv, j]), apply the current token, then flush (write exp(g) S + d k^T to the
-// checkpoint; rings untouched) when write_pos == L-1 or force_flush[row] != 0, else append
-// (d and g at the cursor, the key once per query-head group; checkpoint untouched). Padding
-// rows (slot < 0) write zeros to their out row and touch nothing else. prefix_gate_cache is
-// ignored on this path; circular_replay and predecayed_k_cache are refused by the contract
-// and not modelled.
+// The CPU reference of one gdn_replayssm decode step (gdn-replayssm.md, "What it computes";
+// circular-replay.md for circular rings): SGLang's GDN ReplaySSM, one scalar forget gate per
+// value head. On the caller's host tensors, in place: rebuild each row's state from the
+// checkpoint initial_state[slot, hv] and the window's records j < write_pos[row] at their
+// physical slots (contract/ring_protocol.hpp: j, or (cache_base + j) mod L in a circular
+// ring; d_cache[slot, hv, .], k_cache[slot, h, .], the scalar log-gate g_cache[slot, hv, .]),
+// apply the current token, then as the row's RingStep says: a full checkpoint (exp(g) S +
+// d k^T to the checkpoint; rings untouched), a history checkpoint (circular rings: the
+// rebuilt state BEFORE the token to the checkpoint, and the record appended) or an append
+// (d and g at phys(write_pos), the key once per query-head group). Padding rows (slot < 0)
+// write zeros to their out row and touch nothing else. prefix_gate_cache is ignored on this
+// path (the g ring holds raw gates); predecayed_k_cache is refused by the contract (P1).
 #pragma once
 #include "contract/step_args.hpp"
 #include "reference/rounding.hpp"

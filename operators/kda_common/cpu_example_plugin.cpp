@@ -235,6 +235,7 @@ const kda_plugin kPlugin = {
     step,
     last_error,
     kda::example::kInvalidRows,
+    KDA_RING_LINEAR,  // the KDA operators have linear rings only
 };
 
 }  // namespace

@@ -28,7 +28,10 @@ const OperatorDescription& kda_replayssm_operator() {
       .sample_call = &sample_call_config,
       .valid_spec = &make_valid_spec,
       .dims_of = [](const CallConfig& c) { return c.dims(); },
-      .fit_case = [](CaseConfig c) { return c; },
+      .fit_case = [](CaseConfig c) {
+        c.circular = c.prefix_gates = false;  // the Helion wrapper has no ring variants
+        return c;
+      },
       .beta_through_b = true,
       .ok_line = [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);

@@ -42,6 +42,7 @@ static const kda_plugin plugin = {
     {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_INDICES,
      /* K */ 1, MAX_DIM, /* V */ 1, MAX_DIM, /* L max */ 0, /* strided */ 1, kDLCPU},
     NULL, step, last_error,
-    /* the harness's reference step refuses runtime-invalid rows */ KDA_INVALID_ROWS_RAISE};
+    /* the harness's reference step refuses runtime-invalid rows */ KDA_INVALID_ROWS_RAISE,
+    /* linear rings (kda_replayssm has no other) */ KDA_RING_LINEAR};
 
 KDA_PLUGIN_EXPORT const kda_plugin* kda_plugin_describe(void) { return &plugin; }

@@ -51,6 +51,11 @@ enum class Mutant : int {
   ARowStrideIgnored,       // a per-head gate `a` read as compact [B, HV]: its row stride ignored
   // A kernel that trusts its indices (SGLang's contract) and wraps them as Python does:
   PaddingAsLastSlot,       // a padding row (slot -1) computed as the pool's last slot
+  // Circular rings (circular-replay.md):
+  CircularPhysOffByOne,    // logical record j read and written at (cache_base + j + 1) mod L
+  CircularWrapByMask,      // the physical slot as (cache_base + j) & (L-1), right only for a power-of-two L
+  CircularBaseIgnored,     // cache_base never read: a circular ring indexed as a linear one
+  HistoryAfterToken,       // the history checkpoint stores the state AFTER the token (a full checkpoint's)
 };
 
 struct MutantInfo {
@@ -88,6 +93,10 @@ inline constexpr MutantInfo kMutants[] = {
     {Mutant::GRecordWrongCursor, "g-record-wrong-cursor"},
     {Mutant::ARowStrideIgnored, "a-row-stride-ignored"},
     {Mutant::PaddingAsLastSlot, "padding-as-last-slot"},
+    {Mutant::CircularPhysOffByOne, "circular-phys-off-by-one"},
+    {Mutant::CircularWrapByMask, "circular-wrap-by-mask"},
+    {Mutant::CircularBaseIgnored, "circular-base-ignored"},
+    {Mutant::HistoryAfterToken, "history-after-token"},
 };
 
 constexpr std::string_view mutant_name(Mutant m) {

@@ -105,6 +105,7 @@ const kda_plugin kPlugin = {
     step,
     last_error,
     KDA_INVALID_ROWS_RAISE,  // the runtime-value checks above, on the host
+    KDA_RING_LINEAR,         // the kernel refuses circular rings (kernels/gdn_kernel_dims.cpp)
 };
 
 }  // namespace

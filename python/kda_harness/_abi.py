@@ -4,10 +4,12 @@ dims and check options (capi/kda_capi.h). Field order and types follow the heade
 import ctypes
 from ctypes import POINTER, c_char, c_char_p, c_double, c_int32, c_int64, c_uint8, c_uint16, c_uint32, c_uint64, c_void_p
 
-KDA_PLUGIN_ABI_VERSION = 2
+KDA_PLUGIN_ABI_VERSION = 3
 
 # How a step treats runtime-invalid rows (plugin.h's KDA_INVALID_ROWS_*).
 INVALID_ROWS = {"none": 0, "raise": 1}
+# The ring variants a step serves (plugin.h's KDA_RING_*).
+RING_MODES = {"linear": 1 << 0, "circular": 1 << 1}
 
 DT_FLOAT32, DT_BFLOAT16, DT_FLOAT16, DT_INT32, DT_INT64 = 1, 2, 4, 8, 16
 DTYPE_BITS = {"float32": DT_FLOAT32, "bfloat16": DT_BFLOAT16, "float16": DT_FLOAT16, "int32": DT_INT32, "int64": DT_INT64}
@@ -90,6 +92,7 @@ class KdaPlugin(ctypes.Structure):
         ("step", STEP_FN),
         ("last_error", LAST_ERROR_FN),
         ("invalid_rows", c_int32),
+        ("ring_modes", c_uint32),
     ]
 
 

@@ -41,7 +41,7 @@ class CallablePlugin:
         self.struct = _abi.KdaPlugin(
             abi_version=_abi.KDA_PLUGIN_ABI_VERSION, name=name.encode(), op=op.encode(), profile=profile,
             envelope=envelope.to_c(_abi.KDL_CPU), state=None, step=self._step, last_error=self._last_error,
-            invalid_rows=envelope.invalid_rows_code())
+            invalid_rows=envelope.invalid_rows_code(), ring_modes=envelope.ring_modes_code())
 
     def _refuse(self, message, code):
         self._error = ctypes.create_string_buffer(message.encode("utf-8", "replace"))

@@ -30,6 +30,11 @@ class Envelope:
     # claimed) or "raise" (refuses the call, nothing written). Padding rows (slot -1) are tested
     # under both. Not narrowed by a restriction.
     invalid_rows: str = "none"
+    # The ring variants the step serves (spec circular-replay.md): "linear" (records from 0, a
+    # natural flush a full checkpoint) and "circular" (circular_replay with cache_base; a natural
+    # flush a history checkpoint; gdn_replayssm). A call of a variant the operator has and this
+    # lacks is outside: the step must refuse it. Not narrowed by a restriction.
+    ring_modes: tuple = ("linear",)
 
     def narrowed(self, restrict):
         """What both this envelope and `restrict` (an Envelope, or None: no restriction)
@@ -48,7 +53,8 @@ class Envelope:
         return Envelope(both(self.act_dtypes, restrict.act_dtypes), both(self.state_dtypes, restrict.state_dtypes),
                         both(self.ring_dtypes, restrict.ring_dtypes), both(self.out_dtypes, restrict.out_dtypes),
                         both(self.index_dtypes, restrict.index_dtypes), bounds(self.k, restrict.k),
-                        bounds(self.v, restrict.v), l_max, self.strided and restrict.strided, self.invalid_rows)
+                        bounds(self.v, restrict.v), l_max, self.strided and restrict.strided, self.invalid_rows,
+                        self.ring_modes)
 
     def to_c(self, device_type=_abi.KDL_CPU):
         def bits(names):
@@ -69,9 +75,18 @@ class Envelope:
             raise ValueError(f"invalid_rows must be one of {sorted(_abi.INVALID_ROWS)}, not {self.invalid_rows!r}") \
                 from None
 
+    def ring_modes_code(self):
+        """plugin.h's KDA_RING_* bits of ring_modes; a ValueError for another word or none."""
+        unknown = [m for m in self.ring_modes if m not in _abi.RING_MODES]
+        if unknown or not self.ring_modes or isinstance(self.ring_modes, str):
+            raise ValueError(f"ring_modes must be a non-empty tuple of {sorted(_abi.RING_MODES)}, not "
+                             f"{self.ring_modes!r}")
+        return sum(_abi.RING_MODES[m] for m in set(self.ring_modes))
+
     @classmethod
-    def from_c(cls, e, invalid_rows=0):
-        """The envelope of a kda_envelope, with a plugin's invalid_rows (KDA_INVALID_ROWS_*)."""
+    def from_c(cls, e, invalid_rows=0, ring_modes=_abi.RING_MODES["linear"]):
+        """The envelope of a kda_envelope, with a plugin's invalid_rows (KDA_INVALID_ROWS_*) and
+        ring_modes (KDA_RING_* bits; 0 reads as linear)."""
         def names(mask):
             return tuple(n for n, b in _abi.DTYPE_BITS.items() if mask & b)
 
@@ -80,4 +95,5 @@ class Envelope:
 
         return cls(names(e.act_dtypes), names(e.state_dtypes), names(e.ring_dtypes), names(e.out_dtypes),
                    names(e.index_dtypes), (e.k_min, limit(e.k_max)), (e.v_min, limit(e.v_max)), e.l_max,
-                   bool(e.strided), next(n for n, c in _abi.INVALID_ROWS.items() if c == invalid_rows))
+                   bool(e.strided), next(n for n, c in _abi.INVALID_ROWS.items() if c == invalid_rows),
+                   tuple(n for n, b in _abi.RING_MODES.items() if (ring_modes or _abi.RING_MODES["linear"]) & b))

@@ -30,7 +30,9 @@ class PluginCallable:
         self.kda_op = self.plugin.op.decode()
         # A version 1 description ends before invalid_rows: it claims nothing of invalid rows.
         invalid_rows = self.plugin.invalid_rows if self.plugin.abi_version >= 2 else _abi.INVALID_ROWS["none"]
-        self.kda_envelope = Envelope.from_c(self.plugin.envelope, invalid_rows)
+        # A version 1 or 2 description ends before ring_modes: it serves linear rings only.
+        ring_modes = self.plugin.ring_modes if self.plugin.abi_version >= 3 else _abi.RING_MODES["linear"]
+        self.kda_envelope = Envelope.from_c(self.plugin.envelope, invalid_rows, ring_modes)
         self.kda_profile = _PROFILE_NAMES.get(self.plugin.profile, self.plugin.profile)
         self.device_type = self.plugin.envelope.device_type
         self.__qualname__ = self.name

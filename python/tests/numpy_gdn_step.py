@@ -3,8 +3,11 @@ it computes"), with SGLang's wrapper signature: one scalar forget gate per value
 arithmetic in float64 with the kernel's rounding points on this path (beta through b's dtype;
 the rebuild's operands, the decayed deltas and the keys, through out's dtype; every store,
 the key record's included, rounded to its tensor's dtype by numpy's assignment),
-validation by kda_harness.validate(op="gdn_replayssm") (SGLang's checks and messages). And a
-copy with one planted bug in the bounded gate."""
+validation by kda_harness.validate(op="gdn_replayssm") (SGLang's checks and messages). Linear
+and circular rings (spec circular-replay.md: record j of a row's window at (cache_base + j) mod L;
+a natural flush a history checkpoint, storing the state before the token and appending its
+record); prefix_gate_cache ignored, as the wrapper ignores it on this path. And a copy with one
+planted bug in the bounded gate."""
 import numpy as np
 
 import kda_harness
@@ -31,7 +34,12 @@ def _step(gate, *, mixed_qkv, a, b, A_log, dt_bias, scale, initial_state, d_cach
             out[row] = 0
             continue
         cursor = int(write_pos[row])
-        flush = cursor == L - 1 or (force_flush is not None and force_flush[row] != 0)
+        forced = force_flush is not None and force_flush[row] != 0
+        natural = cursor == L - 1
+        base = int(cache_base[row]) if circular_replay else 0
+        phys = (base + np.arange(cursor + 1)) % L  # the window's records, then the appended one
+        flush = forced or (natural and (not circular_replay or L == 1))
+        history = natural and not flush
         x = np.asarray(mixed_qkv[row], f64)
         q = x[:H * K].reshape(H, K)[head]
         k = x[H * K:2 * H * K].reshape(H, K)[head]
@@ -43,13 +51,16 @@ def _step(gate, *, mixed_qkv, a, b, A_log, dt_bias, scale, initial_state, d_cach
         beta = np.asarray(_sigmoid(np.asarray(b[row], f64)).astype(b.dtype), f64)
         # The state before the token: the checkpoint decayed, plus each record's delta decayed
         # since it (the decay folded onto d before the operands are rounded to out's dtype).
-        gates = np.asarray(g_cache[slot, :, :cursor], f64)
+        window = phys[:cursor]
+        gates = np.asarray(g_cache[slot][:, window], f64)
         total = gates.sum(axis=1)
         decay = np.exp(total[:, None] - np.cumsum(gates, axis=1))
-        deltas = through(np.asarray(d_cache[slot, :, :cursor], f64) * decay[:, :, None], out.dtype)
-        keys = through(np.asarray(k_cache[slot][head][:, :cursor], f64), out.dtype)
+        deltas = through(np.asarray(d_cache[slot][:, window], f64) * decay[:, :, None], out.dtype)
+        keys = through(np.asarray(k_cache[slot][head][:, window], f64), out.dtype)
         S = np.asarray(initial_state[slot], f64) * np.exp(total)[:, None, None]
         S = S + np.einsum("hnv,hnk->hvk", deltas, keys)
+        if history:  # the checkpoint holds the state before the token
+            initial_state[slot] = S
         # The token: the sums over K first, then the decay exp(g).
         eg = np.exp(g)
         d = beta[:, None] * (v - eg[:, None] * np.einsum("hvk,hk->hv", S, k))
@@ -57,10 +68,11 @@ def _step(gate, *, mixed_qkv, a, b, A_log, dt_bias, scale, initial_state, d_cach
         if flush:
             initial_state[slot] = eg[:, None, None] * S + d[:, :, None] * k[:, None, :]
         else:
-            d_cache[slot, :, cursor] = d
-            g_cache[slot, :, cursor] = g
+            at = phys[cursor]
+            d_cache[slot, :, at] = d
+            g_cache[slot, :, at] = g
             first = np.r_[True, head[1:] != head[:-1]]  # one value head of each group writes the key
-            k_cache[slot, head[first], cursor] = k[first]
+            k_cache[slot, head[first], at] = k[first]
 
 
 def gdn_step(**kwargs):

@@ -90,10 +90,36 @@ def test_the_reference_step_agrees_with_the_numpy_step():
     assert not np.array_equal(ours["out"], gdn_call()["out"], equal_nan=True)  # the step wrote its output
 
 
+# The numpy step serves both ring variants (spec circular-replay.md).
+BOTH_RINGS = ("linear", "circular")
+
+
 def test_the_numpy_step_passes_every_suite():
-    report = kda_harness.check(numpy_gdn_step.gdn_step, op=OP, n=ROLLOUTS)
+    report = kda_harness.check(numpy_gdn_step.gdn_step, op=OP, n=ROLLOUTS,
+                               envelope=kda_harness.Envelope(ring_modes=BOTH_RINGS))
     assert report.passed, str(report)
     assert len(report.cases) == 4 * ROLLOUTS
+    assert any(" circ=1" in c.replay for c in report.cases)  # circular rings were sampled
+
+
+def linear_only_step(**call):
+    """The numpy step as a kernel that serves linear rings only and says so."""
+    if call.get("circular_replay"):
+        raise ValueError("circular replay is not implemented")
+    numpy_gdn_step.gdn_step(**call)
+
+
+def test_a_linear_only_step_is_asked_to_refuse_circular_rings():
+    """A backend declaring the linear ring alone (the default) meets circular calls only in the
+    envelope suite, where it must refuse them; computing one fails, saying why."""
+    report = kda_harness.check(linear_only_step, op=OP, suites="envelope,kernel", n=10)
+    assert report.passed, str(report)
+    outside = {c.replay.split(" | ")[1] for c in report.cases if " | outside the envelope" in c.replay}
+    assert "outside the envelope: a circular ring (circ=1) on a linear-ring backend" in outside
+    assert not [c for c in report.cases if " circ=1" in c.replay and " | outside" not in c.replay]
+    computes = kda_harness.check(numpy_gdn_step.gdn_step, op=OP, suites="envelope", n=10)
+    assert not computes.passed
+    assert all("a circular ring (circ=1) on a linear-ring backend" in c.replay for c in computes.failures)
 
 
 def test_the_numpy_step_passes_every_error_input():
@@ -152,14 +178,14 @@ def test_an_outside_case_exists_only_where_something_lies_outside_and_says_what(
     lift back to 32)."""
     float32 = ("float32",)
     restrict = kda_harness.Envelope(act_dtypes=float32, state_dtypes=float32, ring_dtypes=float32, out_dtypes=float32)
-    envelope = kda_harness.Envelope(k=(32, None), index_dtypes=("int32",), strided=False)
+    envelope = kda_harness.Envelope(k=(32, None), index_dtypes=("int32",), strided=False, ring_modes=BOTH_RINGS)
     report = kda_harness.check(compact_only_step, op=OP, suites="envelope,kernel", n=10, envelope=envelope,
                                restrict=restrict)
     assert report.passed, str(report)
     outside = [c.replay.split(" | ")[1] for c in report.cases if " | outside the envelope" in c.replay]
     assert len(outside) == 11  # every envelope case and the kernel suite's case 8
     assert set(outside) == {"outside the envelope: strided layouts (env=1) on a compact-only backend"}
-    strided = kda_harness.Envelope(k=(32, None), index_dtypes=("int32",))
+    strided = kda_harness.Envelope(k=(32, None), index_dtypes=("int32",), ring_modes=BOTH_RINGS)
     report = kda_harness.check(numpy_gdn_step.gdn_step, op=OP, suites="envelope,kernel", n=10, envelope=strided,
                                restrict=restrict)
     assert report.passed, str(report)
@@ -167,7 +193,8 @@ def test_an_outside_case_exists_only_where_something_lies_outside_and_says_what(
 
 
 def test_the_planted_bug_fails_exactly_the_bounded_gate_cases():
-    report = kda_harness.check(numpy_gdn_step.gdn_step_planted_bug, op=OP, suites="kernel", n=2 * ROLLOUTS)
+    report = kda_harness.check(numpy_gdn_step.gdn_step_planted_bug, op=OP, suites="kernel", n=2 * ROLLOUTS,
+                               envelope=kda_harness.Envelope(ring_modes=BOTH_RINGS))
     # A case whose rows are all padding computes no gate, so the bug cannot show there.
     computed = {c.index for c in report.cases if not re.search(r" 0 flushes, 0 appends", c.detail)}
     bounded = {c.index for c in report.cases if config_of(c.replay)["lb"] != "none"} & computed

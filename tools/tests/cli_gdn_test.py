@@ -228,7 +228,7 @@ class GdnCatalogAndCase(unittest.TestCase):
         self.assertEqual(g, [f"G{n}" for n in range(1, 33) if n not in shared.values()])
         for kda_id in shared:
             self.assertIn(kda_id, ids)
-        for x in ("X-GDN-GATE-STRIDES", "X-GDN-DEVICE", "X-GDN-CIRCULAR", "X-GDN-NK"):
+        for x in ("X-GDN-GATE-STRIDES", "X-GDN-DEVICE", "X-GDN-NK", "X-CACHE-BASE"):
             self.assertIn(x, ids)
         self.assertLess(ids.index("G32"), ids.index("X-GDN-GATE-STRIDES"))
         for kda_only in ("W1", "V14", "R6", "X-RING-SLOTS"):
