@@ -6,7 +6,7 @@ namespace kda::bench {
 
 std::string BenchCase::label() const {
   const char* st = state == ScalarType::Float32 ? "f32" : state == ScalarType::BFloat16 ? "bf16" : "f16";
-  return fmt::format("{}H{}/HV{} B{} L{} {}", gdn ? "gdn " : "", H, HV, B, L, st);
+  return fmt::format("{}H{}/HV{} B{} L{} {}", op.gdn ? "gdn " : op.packed_only ? "packed " : "", H, HV, B, L, st);
 }
 
 ModelShape BenchCase::model() const {
@@ -18,7 +18,7 @@ ModelShape BenchCase::model() const {
   m.out = static_cast<int64_t>(size_of(out));
   m.index = 4;
   m.force_flush_present = true;
-  m.scalar_gate = gdn;
+  m.scalar_gate = op.gdn;
   return m;
 }
 

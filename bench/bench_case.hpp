@@ -1,10 +1,11 @@
 // One benchmark configuration: a production shape of the decode step (bfloat16 activations
-// and out, the ring dtype chosen per run, the state dtype varies), of KDA ReplaySSM or GDN
-// ReplaySSM (one gate per value head), and its bytes-moved model.
+// and out, the ring dtype chosen per run, the state dtype varies), of one operator of the
+// harness's table (bench_operators.hpp), and its bytes-moved model.
 #pragma once
 #include <cstdint>
 #include <string>
 
+#include "bench/bench_operators.hpp"
 #include "bench/bytes_model.hpp"
 #include "contract/scalar_type.hpp"
 
@@ -16,9 +17,9 @@ struct BenchCase {
   ScalarType act = ScalarType::BFloat16;   // mixed_qkv, a, b, A_log, dt_bias
   ScalarType ring = ScalarType::BFloat16;  // d_cache, k_cache (g_cache is float32)
   ScalarType out = ScalarType::BFloat16;
-  bool gdn = false;  // gdn_replayssm: a [B, HV], dt_bias [HV], g_cache [slots, HV, L]
+  BenchOperator op = bench_operators().front();  // the operator stepped (its layout, the rows timed)
 
-  // "H32/HV32 B256 L8 f32", "gdn H16/HV32 B256 L8 f32"
+  // "H32/HV32 B256 L8 f32", "gdn H16/HV32 B256 L8 f32", "packed H32/HV32 B256 L1 f32"
   std::string label() const;
   // The model with this case's dtype sizes (force_flush present: the benchmark passes it).
   ModelShape model() const;

@@ -74,7 +74,7 @@ void write_csv(const std::string& path, const std::vector<Measurement>& all, dou
       f << ",,,,,";
     f << fmt::format("{:.3f},{:.1f},{:.1f},", m.time_us(), m.gbps(), copy_gbps);
     f << (copy_gbps > 0 ? fmt::format("{:.4f}", m.gbps() / copy_gbps) : std::string());
-    f << (m.c.gdn ? ",gdn_replayssm\n" : ",kda_replayssm\n");
+    f << "," << m.c.op.name << "\n";
   }
 }
 
@@ -92,7 +92,7 @@ nlohmann::json to_json(const DeviceInfo& dev, const CopyResult& copy, const std:
     json r = {{"H", m.c.H}, {"HV", m.c.HV}, {"K", m.c.K}, {"V", m.c.V}, {"B", m.c.B}, {"L", m.c.L},
               {"state", dtype(m.c.state)}, {"kind", kind_name(m.kind)}, {"cursor", m.cursor}, {"sets", m.sets},
               {"read_bytes", m.bytes.read}, {"write_bytes", m.bytes.write}, {"eager", stats(m.eager)},
-              {"time_us", m.time_us()}, {"gbps", m.gbps()}, {"op", m.c.gdn ? "gdn_replayssm" : "kda_replayssm"}};
+              {"time_us", m.time_us()}, {"gbps", m.gbps()}, {"op", m.c.op.name}};
     if (copy.gbps() > 0) r["frac_of_copy"] = m.gbps() / copy.gbps();
     if (m.graph) r["graph"] = stats(*m.graph);
     rows.push_back(r);

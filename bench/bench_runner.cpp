@@ -36,7 +36,7 @@ struct Pattern {
 Enqueue enqueue_for(const BenchCase& c, Workspace& ws, const Pattern& p) {
   // Every launch takes the next input set, inside a cycle too: a cycle on one set would find
   // a small batch's state in L2 from the launch before.
-  const auto step = c.gdn ? &kda::cuda::gdn_replayssm_decode : &kda::cuda::replayssm_decode;
+  const auto step = c.op.gdn ? &kda::cuda::gdn_replayssm_decode : &kda::cuda::replayssm_decode;
   return [&c, &ws, p, step](int64_t i, cudaStream_t s) {
     if (p.kind == StepKind::PackedDecode) {
       kda::cuda::packed_decode(ws.args(i % ws.sets(), 0, false), s);
@@ -80,9 +80,9 @@ std::vector<Measurement> run_case(const BenchCase& c, Workspace& ws, const RunOp
   std::vector<Measurement> out;
   if (c.L == 1) {
     if (o.flush || o.cycle || o.append) {
-      out.push_back(measure(c, ws, o, {StepKind::Plain, 0, false, 1}, stream));
+      if (!c.op.packed_only) out.push_back(measure(c, ws, o, {StepKind::Plain, 0, false, 1}, stream));
       // The plain packed decode is KDA's (packed-decode.md): no GDN row beside it.
-      if (!c.gdn) out.push_back(measure(c, ws, o, {StepKind::PackedDecode, 0, false, 1}, stream));
+      if (!c.op.gdn) out.push_back(measure(c, ws, o, {StepKind::PackedDecode, 0, false, 1}, stream));
     }
     return out;
   }

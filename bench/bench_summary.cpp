@@ -51,7 +51,7 @@ void print_peer(std::FILE* f, const PeerRecord& peer, const std::vector<Measurem
   const Measurement* worst_row = nullptr;
   double worst_ratio = 0;
   for (const Measurement& m : all) {
-    if (m.c.gdn) continue;  // the recorded peer rows are KDA's: no GDN row has a peer figure
+    if (!m.c.op.peer_record) continue;  // the record holds kda_replayssm's rows only
     const auto p = find_peer(peer.rows, m.c.H, m.c.HV, m.c.L, m.c.B, dtype(m.c.state), kind_name(m.kind));
     if (!p) continue;
     const double ratio = p->us / m.time_us();  // > 1: this run's time is under the recorded one

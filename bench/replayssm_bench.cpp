@@ -1,5 +1,5 @@
-// replayssm_bench: the CUDA decode step (KDA ReplaySSM, or GDN with --op gdn_replayssm)
-// against the H200's memory bandwidth.
+// replayssm_bench: the CUDA decode step of an operator of the harness's table (--op; KDA
+// ReplaySSM by default) against the H200's memory bandwidth.
 // Sweeps heads x state dtype x L x B, times append / flush / cycle steps (eager and CUDA
 // graphs), measures a large device-to-device copy in the same run, prints a table as it
 // goes and a summary last, and writes replayssm_bench.csv / .json under --out-dir. With
@@ -19,6 +19,7 @@
 #include "bench/bench_runner.hpp"
 #include "bench/bench_workspace.hpp"
 #include "contract/host_tensor.hpp"
+#include "engine/operator.hpp"
 #include "kernels/device_tensor.hpp"
 
 namespace kb = kda::bench;
@@ -31,7 +32,7 @@ struct Options {
   std::vector<int64_t> lengths = {1, 4, 8, 16, 64};
   std::vector<std::string> states = {"f32", "bf16"};
   std::vector<std::string> modes = {"append", "flush", "cycle"};
-  std::string op = "kda_replayssm";  // or gdn_replayssm (one gate per value head)
+  std::string op = std::string(kda::engine::default_operator().name);  // the table's (bench_operators.hpp)
   std::string ring = "bf16";         // d_cache and k_cache
   double copy_gib = 1.0;
   int64_t copy_reps = 20;
@@ -62,6 +63,10 @@ void print_plan(const std::vector<kb::BenchCase>& cases, double rotate_bytes, in
 
 std::vector<kb::BenchCase> expand(const Options& o) {
   std::vector<kb::BenchCase> cases;
+  const kb::BenchOperator* op = kb::bench_operator(o.op);
+  if (op == nullptr) throw std::invalid_argument("--op: the benchmark cannot step " + o.op);
+  // An operator without a ring has one step, the L = 1 one.
+  const std::vector<int64_t> lengths = op->packed_only ? std::vector<int64_t>{1} : o.lengths;
   const auto ring = kda::parse_scalar_type(o.ring);
   if (!ring || !kda::is_floating(*ring)) throw std::invalid_argument("--ring: unknown dtype " + o.ring);
   for (const std::string& h : o.heads) {
@@ -70,7 +75,7 @@ std::vector<kb::BenchCase> expand(const Options& o) {
     for (const std::string& s : o.states) {
       const auto st = kda::parse_scalar_type(s);
       if (!st || !kda::is_floating(*st)) throw std::invalid_argument("--state: unknown dtype " + s);
-      for (int64_t L : o.lengths)
+      for (int64_t L : lengths)
         for (int64_t B : o.batches) {
           kb::BenchCase c;
           c.H = std::stoll(h.substr(0, x));
@@ -79,7 +84,7 @@ std::vector<kb::BenchCase> expand(const Options& o) {
           c.L = L;
           c.state = *st;
           c.ring = *ring;
-          c.gdn = o.op == "gdn_replayssm";
+          c.op = *op;
           cases.push_back(c);
         }
     }
@@ -103,7 +108,12 @@ int main(int argc, char** argv) {
   app.add_option("--batch", o.batches, "batch sizes B")->delimiter(',');
   app.add_option("--L", o.lengths, "ring lengths L")->delimiter(',');
   app.add_option("--state", o.states, "state dtypes (f32, bf16, f16)")->delimiter(',');
-  app.add_option("--op", o.op, "the operator stepped")->check(CLI::IsMember({"kda_replayssm", "gdn_replayssm"}));
+  std::vector<std::string> op_names;
+  for (const kda::engine::OperatorDescription* d : kda::engine::operators()) op_names.emplace_back(d->name);
+  app.add_option("--op", o.op,
+                 "the operator stepped: " + kda::engine::operator_names() + " (default " + op_names.front() +
+                     "; at L = 1 a KDA ReplaySSM run times the plain packed decode beside its own step, rows `packed`)")
+      ->check(CLI::IsMember(op_names));
   app.add_option("--ring", o.ring, "d_cache and k_cache dtype (f32, bf16, f16)");
   app.add_option("--modes", o.modes, "append, flush, cycle (L = 1 is always the plain decode)")->delimiter(',');
   app.add_option("--graph-max-batch", run.graph_max_batch, "time CUDA graph replays for B <= this");
@@ -134,8 +144,8 @@ int main(int argc, char** argv) {
       print_plan(expand(o), o.l2_multiple * o.plan_l2_mb * 1e6, o.max_sets);
       return 0;
     }
-    if (o.op == "gdn_replayssm" && !o.peer_table.empty())
-      throw std::invalid_argument("--peer-table: no peer figures exist for gdn_replayssm");
+    if (const kb::BenchOperator* op = kb::bench_operator(o.op); op && !op->peer_record && !o.peer_table.empty())
+      throw std::invalid_argument("--peer-table: no peer figures exist for " + o.op);
     std::optional<kb::PeerRecord> peer;
     if (!o.peer_table.empty()) peer = kb::PeerRecord{o.peer_table, kb::read_peer_table(o.peer_table, o.peer_column)};
     cudaDeviceProp prop{};

@@ -90,7 +90,7 @@ const OperatorDescription& default_operator();
 bool has_operator(std::string_view name);
 // The named operator; std::invalid_argument naming the known ones otherwise.
 const OperatorDescription& find_operator(std::string_view name);
-// "kda_replayssm|kda_packed_decode".
+// Every name of the table, the default first, joined by separator ("a|b|c").
 std::string operator_names(std::string_view separator = "|");
 
 }  // namespace kda::engine

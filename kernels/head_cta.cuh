@@ -1,7 +1,7 @@
-// What the two K <= 128 kernels (replayssm_short_ring_kernel.cu, replayssm_kernel.cu) share
-// for their CTA of (row, value head, 128 state rows): where it sits, how it is launched, its
-// shared memory with up to 16 ring records staged there by cp.async, the row's status and
-// zeroed output for a refused row, and a lane's columns of a 128-float shared row.
+// What the K <= 128 kernels (replayssm_short_ring_kernel.cu, its 4-warp form and
+// replayssm_kernel.cu) share for their CTA of (row, value head, 128 state rows): where it sits, how
+// it is launched, its shared memory with up to 16 ring records staged there by cp.async, the row's
+// status and zeroed output for a refused row, and a lane's columns of a 128-float shared row.
 #pragma once
 #include <algorithm>
 #include <cstdint>

@@ -1,6 +1,6 @@
-// Device helpers shared by the two decode kernels (replayssm_kernel.cu for K <= 128,
-// replayssm_wide_kernel.cu for K > 128): offsets, the row's index values, the gate and beta
-// exactly as semantics.md writes them.
+// Device helpers shared by the decode kernels (the K <= 128 ones and replayssm_wide_kernel.cu
+// for K > 128): offsets, the row's index values, the gate and beta exactly as semantics.md
+// writes them.
 #pragma once
 #include <cmath>
 #include <cstdint>

@@ -1,12 +1,14 @@
 // The ReplaySSM decode step on the GPU for K <= 128 and rings longer than one staged chunk
-// (L > 17), kernel v7 of docs/perf-notes.md (v18: appends without the rebuild), and the
-// launch dispatch of all three kernels: L <= 17 goes to replayssm_short_ring_kernel.cu,
-// K > 128 to replayssm_wide_kernel.cu.
+// (L > 17), and the launch dispatch of every kernel: L <= 17 goes to
+// replayssm_short_ring_kernel.cu or its 4-warp form (short_ring_4warp_pays()), K > 128 to
+// replayssm_wide_kernel.cu (docs/kernel-design.md).
 //
 // One CTA per (row, value head, 128 state rows): up to 8 warps of 16 rows each. Lane l of
-// a warp owns columns [l*NC, l*NC + NC) (NC = K/32, at most 4) of its 16 rows, in registers
-// from the checkpoint load to the checkpoint store, so each state row is read and written
-// by the warp as one contiguous 16-/8-byte-per-lane span (lane_columns.cuh).
+// a warp owns columns [l*NC, l*NC + NC) (NC = K/32, at most 4) of its 16 rows, so each state
+// row is read and written by the warp as one contiguous 16-/8-byte-per-lane span
+// (lane_columns.cuh). A flush holds its rows in registers from the checkpoint load to the
+// checkpoint store (the rebuild of every ring chunk needs them); an append asks L2 for them
+// at round 2 and loads them after the ring, holding no register for them meanwhile.
 //
 // What is the same for every state row of the head is computed once per CTA, one column
 // per thread, into shared memory: q, k, the gate g and exp(g), the ring gate sums and
@@ -16,20 +18,20 @@
 // lane (a product of two bf16/f16 values is exact in float32, so FMA accumulation is the
 // tensor-core dot up to summation order). An append leaves the checkpoint unchanged, so it
 // needs only S_dec k and S_dec q: per record two scalars a_j = w_j . (exp(g) k) and
-// b_j = w_j . (exp(g) q scale), once per CTA, and per row sum_j d_j a_j (v18).
+// b_j = w_j . (exp(g) q scale), once per CTA, and per row sum_j d_j a_j.
 //
 // Per CTA:
-//   1. the row's slot / cursor / flush; the checkpoint loads are issued at once; the
-//      duplicate-slot scan spread over the CTA (first barrier); padding or rejected rows:
-//      zeros to out and return;
+//   1. the row's slot / cursor / flush; the checkpoint loads (a flush) or L2 prefetches (an
+//      append) issued at once; the duplicate-slot scan spread over the CTA (first barrier);
+//      padding or rejected rows: zeros to out and return;
 //   2. per chunk of 16 ring records: column threads fill w_j, all threads fill d_j;
 //      barrier; each warp: norms and k.(q scale) from shared q, k (first chunk); a flush:
 //      S0 scaled by exp(total), rank update; an append: a_j and b_j by warp j mod the warps,
 //      barrier, each row's sum of d_j a_j (and d_j b_j);
 //   3. a flush: decay by exp(g), S.k and S.(q scale) of the warp's 16 rows in one transposed
-//      warp reduction; an append: the same reduction of S0 against exp(total) exp(g) k and
-//      exp(total) exp(g) q scale, plus the records' sums; d = beta (v - S.k),
-//      o = S.(q scale) + d k.(q scale) -> out;
+//      warp reduction; an append: its rows loaded now, the same reduction of S0 against
+//      exp(total) exp(g) k and exp(total) exp(g) q scale, plus the records' sums;
+//      d = beta (v - S.k), o = S.(q scale) + d k.(q scale) -> out;
 //   4. flush: checkpoint S + d k^T from registers; append: d at the cursor, and from warp 0
 //      of the head's first CTA g (and the key once per query-head group).
 #include <cmath>

@@ -74,7 +74,7 @@ cudaError_t launch_replayssm(const ReplayParams& p, cudaStream_t stream);
 cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stream);
 // The same step on 4-warp CTAs (replayssm_short_ring_4warp_kernel.cu), and where it measured
 // faster than launch_replayssm_short_ring: 16-bit states on grids of >= 1,024 CTAs, float32
-// at L > 1 on >= 2,048 (docs/perf-notes.md, v15).
+// at L > 1 on >= 2,048 (docs/kernel-design.md).
 cudaError_t launch_replayssm_short_ring_4warp(const ReplayParams& p, cudaStream_t stream);
 bool short_ring_4warp_pays(const ReplayParams& p);
 

@@ -1,24 +1,23 @@
-// The ReplaySSM decode step on the GPU for K <= 128 and L <= 17 on large grids, kernel v15 of
-// docs/perf-notes.md: replayssm_short_ring_kernel.cu (v14) with a warp streaming 32 rows, so
-// that a CTA of (row, value head, 128 rows) is 4 warps and the per-warp work that does not
-// depend on the rows (the row's index and flags, the token's columns, offsets, the output) is
-// paid once per 32 rows, not 16: 0.67x v14's warp instructions, 0.75-0.92x its time on grids
-// of >= 1,024 CTAs (16-bit states) or >= 2,048 at L > 1 (float32). On smaller grids (one
-// CTA's latency chain, made longer here) and for float32 steps where every row flushes, v14
-// stays faster: the launcher (replayssm_kernel.cu, short_ring_4warp_pays()) picks. v16: its
-// round 1 is one memory round trip (every load issued before any value is used), which took
-// 0.80-0.86x v15's time on float32 appends and flushes, 0.92-0.94x on bf16 appends.
+// The ReplaySSM decode step on the GPU for K <= 128 and L <= 17 on large grids:
+// replayssm_short_ring_kernel.cu's step with a warp streaming 32 rows, so that a CTA of (row,
+// value head, 128 rows) is 4 warps and the per-warp work that does not depend on the rows
+// (the row's index and flags, the token's columns, offsets, the output) is paid once per 32
+// rows, not 16: 0.67x the 8-warp kernel's warp instructions. The launcher
+// (replayssm_kernel.cu, short_ring_4warp_pays()) takes it for 16-bit states on grids of
+// >= 1,024 CTAs and for float32 at L > 1 on >= 2,048, where it measured faster; on smaller
+// grids, and for float32 steps where every row flushes (L = 1), the 8-warp kernel stays
+// faster (docs/kernel-design.md).
 //
-// Why a kernel of its own: v7 keeps a warp's 16 checkpoint rows in 64 registers for the
-// CTA's whole life (the rank update of every ring chunk needs them), which caps it at 2 CTAs
-// per SM; its memory rounds and barriers then stand in line with its arithmetic. With the
-// whole ring in shared memory at once, a warp needs a row only while it works on it: a warp
-// streams its rows 4 at a time from registers, the next group or two (64 bytes per lane)
-// loading meanwhile: 80 registers. And an append need not rebuild the state:
+// Why a short-ring kernel: the long-ring kernel keeps a warp's 16 checkpoint rows in 64
+// registers across every ring chunk of a flush, which caps it at 2 CTAs per SM; its memory
+// rounds and barriers then stand in line with its arithmetic. With the whole ring in shared
+// memory at once, a warp needs a row only while it works on it: a warp streams its rows 4 at
+// a time from registers, the next group or two (64 bytes per lane) loading meanwhile: 80
+// registers. And an append need not rebuild the state:
 //   S_dec k = (S0 diag(exp(total) exp(g))) k + sum_j d_j (w_j . (exp(g) k)),
 // the same for q*scale, so an append row costs two dot products with per-column weights plus
 // one scalar per record (a_j = w_j . (exp(g) k), b_j = w_j . (exp(g) q scale), each computed
-// by one warp and shared through shared memory). A flush row is rebuilt as in v7 (S0
+// once per CTA by one warp and shared through shared memory). A flush row is rebuilt (S0
 // exp(total) + sum_j d_j w_j^T, then exp(g)), because its checkpoint must be written. w_j
 // and d_j are rounded to out's dtype (the spec's rounding point) in both paths.
 //
@@ -58,14 +57,15 @@ constexpr int kWarps = kCtaRows / kWarpRows;  // 4 warps of 32 rows cover a CTA'
 
 constexpr int kGroup = 4;  // rows a warp computes at a time
 // Groups loading while one computes: 64 bytes per lane whatever the state's dtype, so every
-// warp keeps 2 KB of checkpoint rows in flight (v8b: one 16-bit group left the loads half as
+// warp keeps 2 KB of checkpoint rows in flight (one 16-bit group would leave the loads half as
 // deep; a 16-bit group of 8 rows spills 200-300 B at 80 registers).
 template <int32_t SDT>
 __host__ __device__ constexpr int groups_ahead() {
   return SDT == kF32 ? 1 : 2;
 }
 // 6 CTAs of 4 warps per SM: 80 registers, 36 KB of static shared memory (the carveout set to
-// its maximum; v14: 3 CTAs of 8 warps, a 16-bit tile of 32 KB more).
+// its maximum), as many warps per SM as the 8-warp kernel's 3 CTAs, without its 32 KB tile
+// (a tile of 67 KB per CTA would allow 3 CTAs of 4 warps).
 constexpr int kMinCtasPerSm = 6;
 
 // SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)

@@ -1,22 +1,22 @@
 // The ReplaySSM decode step on the GPU for K <= 128 and L <= 17 (at most 16 ring records:
-// one staged chunk), kernel v14 of docs/perf-notes.md (the v8 design: v10 tuned; v13: the
-// 16-bit checkpoint tile in shared memory, staging without per-CTA decisions; v14: each
-// record's coefficients computed once per CTA). Longer rings go to replayssm_kernel.cu (v7),
-// K > 128 to replayssm_wide_kernel.cu.
+// one staged chunk) on small grids, where a step is one CTA's latency chain and 8 warps of 16
+// rows keep it short; replayssm_short_ring_4warp_kernel.cu is the same step on large grids
+// (the launcher in replayssm_kernel.cu picks), replayssm_kernel.cu takes longer rings,
+// replayssm_wide_kernel.cu K > 128 (docs/kernel-design.md).
 //
-// Why a kernel of its own: v7 keeps a warp's 16 checkpoint rows in 64 registers for the
-// CTA's whole life (the rank update of every ring chunk needs them), which caps it at 2 CTAs
-// per SM; its memory rounds and barriers then stand in line with its arithmetic. With the
-// whole ring in shared memory at once, a warp needs a row only while it works on it: a warp
-// streams its 16 rows 4 at a time, from the CTA's tile in shared memory (16-bit states) or
-// from registers one group ahead (float32): 80 registers, 3 CTAs per SM. And an append need
-// not rebuild the state:
+// Why a kernel of its own: the long-ring kernel keeps a warp's 16 checkpoint rows in 64
+// registers across every ring chunk of a flush, which caps it at 2 CTAs per SM; its memory
+// rounds and barriers then stand in line with its arithmetic. With the whole ring in shared
+// memory at once, a warp needs a row only while it works on it: a warp streams its 16 rows
+// 4 at a time, from the CTA's tile in shared memory (16-bit states) or from registers one
+// group ahead (float32): 80 registers, 3 CTAs per SM. And an append need not rebuild the
+// state:
 //   S_dec k = (S0 diag(exp(total) exp(g))) k + sum_j d_j (w_j . (exp(g) k)),
 // the same for q*scale, so an append row costs two dot products with per-column weights plus
 // one scalar per record (a_j = w_j . (exp(g) k), b_j = w_j . (exp(g) q scale), each computed
-// by one warp and shared through shared memory). A flush row is rebuilt as in v7 (S0 exp(total) + sum_j d_j w_j^T, then exp(g)),
-// because its checkpoint must be written. w_j and d_j are rounded to out's dtype (the spec's
-// rounding point) in both paths.
+// once per CTA by one warp and shared through shared memory). A flush row is rebuilt (S0
+// exp(total) + sum_j d_j w_j^T, then exp(g)), because its checkpoint must be written. w_j
+// and d_j are rounded to out's dtype (the spec's rounding point) in both paths.
 //
 // Per CTA (one per (row, value head, 128 state rows); 8 warps of 16 rows):
 //   1. memory round 1, every load issued before any value is used (one round trip, not one
@@ -49,14 +49,14 @@ constexpr int kWarps = kCtaRows / kRowsPerWarp;  // 8 warps of 16 rows cover the
 constexpr int kGroup = 4;  // rows a warp holds at a time
 constexpr int kGroups = kRowsPerWarp / kGroup;
 
-// Where the checkpoint rows wait between their load and their use. In registers (v10): each
-// warp keeps the next group of 4 rows in flight while it computes one (2 KB per warp), a
-// memory round trip per group (float32 states). In shared memory (the tile, 16-bit states):
-// the CTA's 128 rows x K copied by cp.async as soon as the slot is known, every byte in flight
-// at once and no register held, then read with no memory round trip in the row loop.
-// Measured (docs/perf-notes.md, v11-v13): the tile makes 16-bit appends and flushes faster
-// (flushes on the register path were 1-3% slower); a float32 tile (64 KB) allows only 2 CTAs
-// per SM and was 20-28% slower, like a second float32 register group (v8b).
+// Where the checkpoint rows wait between their load and their use. In registers (float32
+// states): each warp keeps the next group of 4 rows in flight while it computes one (2 KB per
+// warp), a memory round trip per group. In shared memory (the tile, 16-bit states): the CTA's
+// 128 rows x K copied by cp.async as soon as the slot is known, every byte in flight at once
+// and no register held, then read with no memory round trip in the row loop. The tile made
+// 16-bit appends and flushes faster than the register path; a float32 tile (64 KB) allows
+// only 2 CTAs per SM and measured 20-28% slower, like a second float32 register group
+// (docs/kernel-design.md).
 template <int32_t SDT>
 __host__ __device__ constexpr bool uses_tile() {
   return SDT != kF32;
@@ -67,7 +67,7 @@ __host__ __device__ constexpr int max_tile_bytes() {
   return uses_tile<SDT>() ? kCtaRows * 32 * NC * 2 : 0;
 }
 // 3 CTAs of 8 warps per SM (80 registers, 35 KB of static shared memory plus the tile): 4 CTAs
-// (64 registers) spill ~100-200 B and measured slower (v8, v9).
+// (64 registers) spill ~100-200 B and measured slower.
 constexpr int kMinCtasPerSm = 3;
 
 // SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)

@@ -1,6 +1,7 @@
-// The ReplaySSM decode step for K > 128 (semantics.md): the per-warp kernel (v4 of
-// docs/perf-notes.md). replayssm_kernel.cu serves K <= 128 (every production shape); this
-// one walks K in 128-column chunks and keeps no block-wide state, so any K fits.
+// The ReplaySSM decode step for K > 128 (semantics.md). The K <= 128 kernels (every
+// production shape; docs/kernel-design.md) share a CTA's per-head work through shared memory
+// sized for 128 columns; this one walks K in 128-column chunks and keeps no block-wide state,
+// so any K fits, at the cost of each warp doing its head's per-column work itself.
 //
 // Work unit: one WARP per (row, value head, 16 state rows); a CTA is 4 independent warps.
 // No block barrier: each warp computes its own row verdict, norms, gates and ring sums, and

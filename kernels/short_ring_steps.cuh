@@ -1,9 +1,9 @@
-// What the two short-ring kernels (replayssm_short_ring_kernel.cu, v14, and
-// replayssm_short_ring_4warp_kernel.cu, v15) share whatever the split of the CTA's rows over
-// its warps: where a warp's checkpoint rows are and how a group of them loads into registers,
-// a state row's results, and the launcher's once-per-device kernel attributes. The rest of
-// their steps stays written in each kernel: as helpers, nvcc ordered those kernels' machine
-// code differently (scripts/kernel_code_unchanged.sh).
+// What the two short-ring kernels (replayssm_short_ring_kernel.cu, 8 warps of 16 rows, and
+// replayssm_short_ring_4warp_kernel.cu, 4 warps of 32) share whatever the split of the CTA's rows
+// over its warps: where a warp's checkpoint rows are and how a group of them loads into registers,
+// a state row's results, and the launcher's once-per-device kernel attributes. The rest of their
+// steps stays written in each kernel: as helpers, nvcc ordered those kernels' machine code
+// differently (scripts/kernel_code_unchanged.sh).
 #pragma once
 #include <atomic>
 #include <cstdint>

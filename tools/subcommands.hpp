@@ -6,7 +6,7 @@
 #include "tools/exit_code.hpp"
 
 namespace kda::cli {
-// --op kda_replayssm|kda_packed_decode (engine/operator.hpp's table), into `op`.
+// --op NAME, one of the operator table's (engine/operator.hpp: its help lists them all), into `op`.
 void add_op_option(CLI::App* cmd, std::string& op);  // op_option.cpp
 
 void register_validate(CLI::App& app);  // cmd_validate.cpp

@@ -1,5 +1,5 @@
-"""The KDA decode-kernel conformance harness from Python: for each operator (operators():
-kda_replayssm, the default, and kda_packed_decode), the contract (validate), the reference
+"""The KDA decode-kernel conformance harness from Python: for each operator of the harness's
+table (operators(), the default first), the contract (validate), the reference
 (reference_step), the sample space (cases) and the suites against any callable (check), over
 tensors of any DLPack producer. The work is done by the harness's C library (_lib.py says
 where it is looked for)."""

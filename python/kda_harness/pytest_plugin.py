@@ -30,13 +30,26 @@ SUITES = {
 }
 
 
+def op_help():
+    """--kda-op's help: the operators of the C library's table, the default first. The plugin
+    loads in every pytest run of the environment it is installed in, so a library that does not
+    load here leaves the help naming where the list is, and the run goes on; a test run that
+    needs the library reports it then."""
+    try:
+        names = _operators.names()
+    except (ImportError, OSError) as e:
+        reason = str(e).replace("%", "%%")  # argparse formats help strings with %
+        return (f"the operator the backend implements, one of kda_harness.operators() (the C library did not load "
+                f"here: {reason}) (default: the backend's kda_op attribute, else the table's first)")
+    return (f"the operator the backend implements: {', '.join(names)} (default: the backend's kda_op attribute, "
+            f"else {names[0]})")
+
+
 def pytest_addoption(parser):
     group = parser.getgroup("kda", "KDA decode-kernel conformance harness")
     group.addoption("--kda-backend", metavar="MODULE:FUNCTION",
                     help="run the harness's suites against this step function (or plugin:PATH.so)")
-    group.addoption("--kda-op", default=None,
-                    help="the operator the backend implements: kda_replayssm, kda_packed_decode (default: the "
-                         "backend's kda_op attribute, else kda_replayssm)")
+    group.addoption("--kda-op", default=None, help=op_help())
     group.addoption("--kda-suites", default="", help="comma-separated suites (default: all)")
     group.addoption("--kda-n", type=int, default=20, help="cases per suite (default 20)")
     group.addoption("--kda-first", type=int, default=0, help="the first case of each suite (default 0)")
@@ -190,7 +203,7 @@ def pytest_generate_tests(metafunc):
 @pytest.fixture
 def kda_case(request):
     """One case of the sample space (a kda_harness.Case: .config, .tensors, .kwargs()), of the
-    operator --kda-op (else the --kda-backend's, else kda_replayssm), seed --kda-seed, inside
+    operator --kda-op (else the --kda-backend's, else the default), seed --kda-seed, inside
     the --kda-backend's envelope when it declares one, as --kda-framework tensors on
     --kda-device; a test taking it runs once per case (--kda-first, --kda-n)."""
     from .cases import case, config_line

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# One device call that checks a kernel version and times it against others in the same run:
+# One device call that checks a candidate kernel and times it against others in the same run
+# (a speed difference between two kernels holds only within one run on one machine):
 #   1. the GPU suite through ctest (counts from KDA_GPU_*; reduced by default) -> $OUT/suite/
 #   2. every build-bench-carry/replayssm_bench* on the same subset, in two interleaved rounds
 #      (A B C A B C: the spread between rounds says what a difference must exceed)

@@ -14,7 +14,7 @@
 # then carry build-kernel/property_tests/{CTestTestfile.cmake,kernel_*_test} (scripts/gpu/README.md).
 # Knobs: KDA_GPU_ROLLOUTS (default 1000), KDA_GPU_TRUTH_ROLLOUTS (300),
 # KDA_GPU_ADVERSARIAL_ROLLOUTS (200), KDA_SANITIZER_ROLLOUTS (25), KDA_SKIP_SANITIZERS=1,
-# KDA_SANITIZER_TOOLS (order; default "memcheck racecheck initcheck"), KDA_SKIP_CTEST=1 (sanitizers only; scripts/gpu/perf-device.sh runs the two halves apart).
+# KDA_SANITIZER_TOOLS (order; default "memcheck racecheck initcheck"), KDA_SKIP_CTEST=1 (sanitizers only).
 set -u
 build=${1:-build-kernel}
 out=${OUT:-$PWD/gpu-suite-out}

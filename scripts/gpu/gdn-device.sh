@@ -9,8 +9,7 @@
 #      at the same shapes for scale (no peer figure exists for GDN);
 #   4. the KDA kernel suites at reduced counts (the kernels' g-record store is shared).
 # Logs under $OUT: summary.txt (read first), gdn_test.log, memcheck.log, racecheck.log,
-# bench_<op>.log and .csv, <suite>.log. Session 8's figures (docs/perf-notes.md) came from
-# these steps, run as one inline command.
+# bench_<op>.log and .csv, <suite>.log.
 # Knobs: KDA_GDN_SAN_CASES (2), KDA_GPU_ROLLOUTS (150), GDN_BENCH_ARGS (replayssm_bench options;
 # default: a short timing plan), GDN_SKIP_BENCH=1, GDN_SKIP_KDA=1.
 set -u

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # On the GPU machine, over a carried build: the plain packed decode's kernel (check --op
-# kda_packed_decode on cuda and through its plugin, the backend fuzz target, its bench rows
-# beside ReplaySSM's L = 1 decode) and ReplaySSM's kernel suites again. (That ReplaySSM's
-# machine code did not change is checked without a GPU: scripts/kernel_code_unchanged.sh.)
+# kda_packed_decode on cuda and through its plugin, its golden cases, the backend fuzz target,
+# its bench rows beside ReplaySSM's L = 1 decode) and ReplaySSM's backend suites, which run on
+# the same L = 1 path. That the plain flag leaves ReplaySSM's machine code as it was is checked
+# without a GPU: scripts/kernel_code_unchanged.sh.
 # usage: scripts/gpu/packed-device.sh [BUILD]      summary in $OUT/summary.txt
 set -uo pipefail
 cd "$(dirname "$0")/../.."

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Where a kernel version spends its time, in one short device call:
+# Where the kernel spends its time, in one short device call (ab-device.sh runs it on its
+# first bench binary):
 #   ncu (--clock-control none) of one launch, with per-SASS-instruction stall samples
 #   (source page), for the cases named in PROFILE_CASES ("heads:B:L:state:mode" ...),
 #   and the SASS of every replayssm function (kernel and non-inlined callees).
-# usage: scripts/gpu/perf-profile.sh [bench-binary]   (default build-perf/bench/replayssm_bench)
+# usage: scripts/gpu/perf-profile.sh [bench-binary]   (default build-bench-carry/replayssm_bench,
+#   as scripts/gpu/bench-stage.sh stages it)
 set -u
-bench=${1:-build-perf/bench/replayssm_bench}
+bench=${1:-build-bench-carry/replayssm_bench}
 out=${OUT:-$PWD/profile-out}
 mkdir -p "$out"
 for cfg in ${PROFILE_CASES:-32x32:256:8:f32:append 32x32:1:1:f32:append}; do

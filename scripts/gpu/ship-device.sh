@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The checks a kernel version must pass before it ships, and its full benchmark, in one
+# The checks a kernel must pass before it ships, and its full benchmark, in one
 # device call (each part under its own time limit so that later parts still run):
 #   1. scripts/gpu/device-suite.sh at full counts, with compute-sanitizer memcheck, racecheck
 #      and initcheck                                   -> $OUT/suite/
 #   2. kda-harness check --backend cuda (kernel, kernel-truth, golden-kernel suites)
 #                                                      -> check.log, check.json
 #   3. the full benchmark sweep of every build-bench-carry/replayssm_bench* (the first is the
-#      version checked above; others are earlier kernels for a same-run comparison), with the
+#      kernel checked above; others are other kernels' builds for a same-run comparison), with the
 #      peer's recorded times beside it                 -> bench-<binary>/
 # Everything ends up in $OUT/ship.tar.gz.
 # usage: scripts/gpu/ship-device.sh [build-dir]   (carry: build-bench-carry, the five kernel
