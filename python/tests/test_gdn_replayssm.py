@@ -91,7 +91,7 @@ def test_the_reference_step_agrees_with_the_numpy_step():
 
 
 def test_the_numpy_step_passes_every_suite():
-    report = kda_harness.check(numpy_gdn_step.gdn_step, op=OP, n=ROLLOUTS)
+    report = kda_harness.check(numpy_gdn_step.gdn_step, op=OP, suites=kda_harness.suites(), n=ROLLOUTS)
     assert report.passed, str(report)
     assert len(report.cases) == 4 * ROLLOUTS
 
