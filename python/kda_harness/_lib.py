@@ -11,7 +11,10 @@ from ctypes import POINTER, c_char_p, c_double, c_int32, c_int64, c_size_t, c_ui
 from pathlib import Path
 
 from . import _abi
-from .paths import LIBRARY_NAME
+
+# The library's name, also paths.py's (not imported from there: `python -m kda_harness.paths`
+# must find that module not yet imported by the package).
+LIBRARY_NAME = "libkda_harness_capi.so"
 
 EXPECTED_VERSION = 7
 

@@ -18,7 +18,6 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CLI_NAME = "kda-harness"
-LIBRARY_NAME = "libkda_harness_capi.so"
 
 
 def _installed_prefixes():
