@@ -56,7 +56,7 @@ std::string describe(const engine::CaseReport& r) {
 
 std::vector<const engine::SuiteInfo*> split_suites(const char* s) {
   std::vector<const engine::SuiteInfo*> out;
-  std::stringstream in(s == nullptr || *s == '\0' ? engine::drawn_suite_names() : s);
+  std::stringstream in(s == nullptr || *s == '\0' ? engine::default_drawn_suite_names() : s);
   for (std::string item; std::getline(in, item, ',');) {
     if (const std::string problem = engine::backend_suite_problem(item); !problem.empty())
       throw std::invalid_argument(problem);
@@ -183,6 +183,25 @@ int32_t kda_check_case_line(const kda_plugin* plugin, const kda_check_options* o
 }
 
 const char* kda_check_suites(void) { return kda::engine::drawn_suite_names().c_str(); }
+
+const char* kda_defaults(void) {
+  namespace d = kda::engine::defaults;
+  static const std::string text = [] {
+    std::string cli_suites;
+    for (const kda::engine::SuiteInfo& s : kda::engine::suite_table())
+      if (s.judges_backend && s.in_default_check) cli_suites += (cli_suites.empty() ? "" : ",") + std::string(s.name);
+    return nlohmann::ordered_json{{"op", std::string(kda::engine::default_operator().name)},
+                                  {"seed", d::kSeed},
+                                  {"profile", std::string(d::kProfile)},
+                                  {"suites", kda::engine::default_drawn_suite_names()},
+                                  {"cli_suites", cli_suites},
+                                  {"cases", d::kFrontEndCases},
+                                  {"work_budget", d::kLibraryWorkBudget},
+                                  {"cli_work_budget", d::kCliWorkBudget}}
+        .dump();
+  }();
+  return text.c_str();
+}
 
 int32_t kda_check_suites_valid(const char* suites, kda_error* err) {
   return kda::capi::guarded(err, [&] {

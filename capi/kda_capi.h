@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define KDA_CAPI_VERSION 6
+#define KDA_CAPI_VERSION 7
 
 #define KDA_CAPI_EXPORT __attribute__((visibility("default")))
 
@@ -88,7 +88,8 @@ KDA_CAPI_EXPORT void kda_case_free(kda_case* c);
 
 /* Which suites to run against a plugin and on which cases. */
 typedef struct kda_check_options {
-  const char* suites;  /* comma-separated, of kda_check_suites() (the CLI's names); NULL or "": all of them */
+  const char* suites;  /* comma-separated, of kda_check_suites() (the CLI's names); NULL or "": the default ones
+                          (kda_defaults()'s "suites": those `kda-harness check` runs, kernel-contract only when named) */
   uint64_t seed;
   int64_t first;       /* the cases first .. first + count - 1 of each suite */
   int64_t count;
@@ -133,7 +134,16 @@ KDA_CAPI_EXPORT int32_t kda_check_case_line(const kda_plugin* plugin, const kda_
  * whose cases are drawn (kernel, kernel-truth, envelope, kernel-contract). */
 KDA_CAPI_EXPORT const char* kda_check_suites(void);
 
-/* KDA_OK when every comma-separated name is one of kda_check_suites() (NULL or "": all), else
+/* The defaults of every entry point (engine/defaults.hpp: the command line's, this library's and
+ * its front ends'), as one JSON object, NUL-terminated, owned by the library:
+ *   {"op": the default operator (a plugin is judged as its own), "seed": 1, "profile": "helion" (of
+ *    a callable that declares none), "suites": kda_check_options' default, "cli_suites": `kda-harness
+ *    check`'s backend suites, "cases": cases per suite of a front end, "work_budget": this library's,
+ *    "cli_work_budget": `check --gpu-work-budget`'s}
+ * Version 7. */
+KDA_CAPI_EXPORT const char* kda_defaults(void);
+
+/* KDA_OK when every comma-separated name is one of kda_check_suites() (NULL or "": the default ones), else
  * KDA_BAD_ARGUMENT with err saying why (an unknown name, a former name and the new one, a
  * suite that judges the harness itself or needs the golden set's files). Runs nothing. */
 KDA_CAPI_EXPORT int32_t kda_check_suites_valid(const char* suites, kda_error* err);

@@ -1,10 +1,11 @@
-// The default size of drawn rollout cases.
+// The default size of drawn rollout cases: the defaults table's (engine/defaults.hpp).
 #pragma once
+#include "engine/defaults.hpp"
 
 namespace kda::capi {
 
 // Reference work per drawn rollout case (cases/case_config.hpp's rollout_work): small cases,
 // which a Python step function called once per token runs through quickly.
-inline constexpr double kDefaultWorkBudget = 2e5;
+inline constexpr double kDefaultWorkBudget = engine::defaults::kLibraryWorkBudget;
 
 }  // namespace kda::capi

@@ -75,6 +75,11 @@ class Backend {
 // Throws std::invalid_argument for an unknown name, std::runtime_error when it cannot be
 // made here (no GPU, a plugin that does not load, a plugin or kernel of another operator).
 std::unique_ptr<Backend> make_backend(const std::string& spec, const OperatorDescription& op = default_operator());
+// The operator a backend spec names itself: a plugin's (plugin:PATH, also as perturb:'s
+// BACKEND), read from its description, or nullptr for a backend that serves whichever operator
+// it is asked for. Throws as make_backend where the plugin does not load. Every subcommand
+// judges this operator where --op is not given (tools/op_option.cpp).
+const OperatorDescription* operator_named_by(const std::string& spec);
 
 struct BackendKind {
   std::string name, what;  // "cuda[:N]", one line

@@ -67,6 +67,16 @@ std::unique_ptr<Backend> make_backend(const std::string& spec, const OperatorDes
   throw std::invalid_argument("unknown backend '" + spec + "' (reference, reference-double, cuda[:N], plugin:PATH, emulate:PROFILE[:directed], perturb:TENSOR-HOW:K:BACKEND)");
 }
 
+const OperatorDescription* operator_named_by(const std::string& spec) {
+  if (spec.rfind("plugin:", 0) == 0) return &load_plugin_backend(spec.substr(7))->op();  // the table's entry
+  if (spec.rfind("perturb:", 0) == 0) {  // perturb:TENSOR-HOW:K:BACKEND
+    std::size_t at = 0;
+    for (int field = 0; field < 3 && at != std::string::npos; ++field) at = spec.find(':', at + (field > 0 ? 1 : 0));
+    if (at != std::string::npos) return operator_named_by(spec.substr(at + 1));
+  }
+  return nullptr;
+}
+
 const std::vector<BackendKind>& backend_kinds() {
   static const std::vector<BackendKind> kinds = [] {
     std::vector<BackendKind> k;

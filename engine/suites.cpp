@@ -63,10 +63,11 @@ const SuiteInfo* find_suite(std::string_view name) {
 
 namespace {
 
-std::string drawn_names_joined(std::string_view separator) {
+std::string drawn_names_joined(std::string_view separator, bool only_default = false) {
   std::string s;
   for (const SuiteInfo& info : suite_table())
-    if (info.drawn) s += (s.empty() ? std::string() : std::string(separator)) + std::string(info.name);
+    if (info.drawn && (info.in_default_check || !only_default))
+      s += (s.empty() ? std::string() : std::string(separator)) + std::string(info.name);
   return s;
 }
 
@@ -81,6 +82,11 @@ std::string former_name_of(std::string_view name) {
 
 const std::string& drawn_suite_names() {
   static const std::string names = drawn_names_joined(",");
+  return names;
+}
+
+const std::string& default_drawn_suite_names() {
+  static const std::string names = drawn_names_joined(",", true);
   return names;
 }
 

@@ -40,6 +40,9 @@ std::string backend_suite_problem(std::string_view name);
 std::string suite_problem(std::string_view name);
 // The drawn backend suites (the C library's), comma-separated, in table order.
 const std::string& drawn_suite_names();
+// Those of them run when none is named (in_default_check: kernel-contract only when named),
+// comma-separated: the default of the C library and its front ends (engine/defaults.hpp).
+const std::string& default_drawn_suite_names();
 
 // Where a backend suite draws: inside the backend's envelope narrowed by the caller's
 // restriction, from the caller's seed (each suite adds its seed_offset).

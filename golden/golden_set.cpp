@@ -29,6 +29,8 @@ fs::path default_manifest_path() {
   if (!ec) {
     const fs::path beside = exe.parent_path().parent_path().parent_path() / "golden" / "manifest.json";
     if (fs::exists(beside)) return beside.lexically_normal();
+    const fs::path installed = exe.parent_path().parent_path() / "share" / "kda_harness" / "golden" / "manifest.json";
+    if (fs::exists(installed)) return installed.lexically_normal();
   }
   return source_manifest_path();
 }

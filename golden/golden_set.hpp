@@ -29,8 +29,9 @@ LoadedSet load_set(const std::filesystem::path& manifest);
 
 // The manifest the CLI uses when none is named, independent of where the build folder is:
 // $KDA_GOLDEN_MANIFEST, else golden/manifest.json under the current folder (the repository
-// root), else the one two folders above the executable (build*/tools/kda-harness), else the
-// source tree this binary was built from.
+// root), else the one two folders above the executable (build*/tools/kda-harness), else an
+// installed one (PREFIX/share/kda_harness/golden beside PREFIX/bin/kda-harness: `cmake
+// --install` and the wheel), else the source tree this binary was built from.
 std::filesystem::path default_manifest_path();
 // The committed set in the source tree this binary was built from.
 std::filesystem::path source_manifest_path();

@@ -2,7 +2,7 @@
 # generate only (seconds each): a CMake error in any of them (a target that does not exist
 # there, a dependency it never looks up) fails here instead of after a long build. They are,
 # fastest first (the first failure stops the run):
-#   - the wheel's: KDA_CAPI_ONLY, as python/pyproject.toml's cmake.define sets it;
+#   - the wheel's: KDA_WHEEL, as python/pyproject.toml's cmake.define sets it;
 #   - the wheel's again with dlpack hidden: it must fail naming the Debian package to install;
 #   - each configure preset of CMakePresets.json (one that compiles CUDA only where nvcc is).
 # Usage: cmake -DSOURCE=<repository root> -DWORK=<folder> -P packaging/configurations.cmake
@@ -40,8 +40,8 @@ function(configure name expect)
   endif()
 endfunction()
 
-set(wheel -S ${SOURCE} -G Ninja -DCMAKE_BUILD_TYPE=Release -DKDA_CAPI_ONLY=ON -DSKBUILD=ON)
-configure("the wheel's (KDA_CAPI_ONLY)" pass ${wheel} -B ${WORK}/wheel)
+set(wheel -S ${SOURCE} -G Ninja -DCMAKE_BUILD_TYPE=Release -DKDA_WHEEL=ON -DSKBUILD=ON)
+configure("the wheel's (KDA_WHEEL)" pass ${wheel} -B ${WORK}/wheel)
 configure("the wheel's without dlpack" "Missing build dependencies.*apt-get install[ \n]+libdlpack-dev" ${wheel} -B ${WORK}/wheel-no-dlpack
           -DCMAKE_DISABLE_FIND_PACKAGE_dlpack=ON)
 

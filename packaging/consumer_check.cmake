@@ -1,8 +1,10 @@
 # Installs the build tree into WORK/prefix, then as a user of that tree would:
 #   1. configures, builds and runs the C++ project in SOURCE (find_package with a component and
 #      a version range) with the CUDA toolkit hidden from find_package;
-#   2. builds the C plugin PLUGIN_SOURCE with only `pkg-config --cflags --libs
-#      kda_harness_capi` and judges it with the installed kda-harness (check --backend plugin:).
+#   2. builds the C program PROGRAM_SOURCE and the C plugin PLUGIN_SOURCE with only
+#      `pkg-config --cflags --libs kda_harness_capi`, runs the program as built and judges the
+#      plugin with the installed kda-harness (check --backend plugin:), neither with
+#      LD_LIBRARY_PATH: the .pc file's rpath must find the C library.
 # Any step failing fails the test.
 file(REMOVE_RECURSE ${WORK})
 function(run what)
@@ -25,11 +27,12 @@ set(ENV{PKG_CONFIG_PATH} "${pc_dirs}")
 run("pkg-config" pkg-config --cflags --libs kda_harness_capi)
 string(STRIP "${run_output}" flags)
 separate_arguments(flags UNIX_COMMAND "${flags}")
+unset(ENV{LD_LIBRARY_PATH})
+run("build the C program with pkg-config's flags" cc -std=c11 -Wall -Wextra -Werror ${PROGRAM_SOURCE}
+    -o ${WORK}/hello ${flags})
+run("run the C program as built" ${WORK}/hello)
 run("build the C plugin with pkg-config's flags" cc -std=c11 -Wall -Wextra -Werror -shared -fPIC ${PLUGIN_SOURCE}
     -o ${WORK}/libc_reference_plugin.so ${flags})
-file(GLOB capi_library ${prefix}/lib*/libkda_harness_capi.so ${prefix}/lib/*/libkda_harness_capi.so)
-get_filename_component(capi_dir "${capi_library}" DIRECTORY)
-set(ENV{LD_LIBRARY_PATH} "${capi_dir}")
 run("judge the C plugin with the installed kda-harness" ${prefix}/bin/kda-harness check --no-progress
     --backend plugin:${WORK}/libc_reference_plugin.so --suites kernel,kernel-truth,envelope
     --cases kernel=20 --cases kernel-truth=10 --cases envelope=20)

@@ -13,7 +13,10 @@
 #   kernels    CUDA builds only: kda_harness::kernels and kda_harness::engine_cuda (the
 #              engine with our kernel as its cuda backend); needs the CUDA toolkit
 # Also: bin/kda-harness; in CUDA builds our kernel's plugins, lib/kda_harness/libkda_cuda_*.so;
-# lib/pkgconfig/kda_harness_plugin.pc (plugin.h's flags) and kda_harness_capi.pc.
+# lib/pkgconfig/kda_harness_plugin.pc (plugin.h's flags) and kda_harness_capi.pc; the golden set,
+# share/kda_harness/golden (kda-harness finds it from bin/). The wheel (KDA_WHEEL) installs the
+# same tree under site-packages/kda_harness/, with DLPack's header added (plugin.h includes it),
+# so that a plugin compiles with the wheel's pkg-config flags where libdlpack-dev is missing.
 include(CMakePackageConfigHelpers)
 
 set(kda_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/kda_harness)
@@ -66,11 +69,19 @@ endforeach()
 install(FILES ${PROJECT_SOURCE_DIR}/kernels/row_status.hpp ${PROJECT_SOURCE_DIR}/kernels/replayssm_decode.hpp
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kda_harness/kernels)
 install(FILES ${PROJECT_SOURCE_DIR}/include/kda_harness/plugin.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/kda_harness)
+if(KDA_WHEEL)
+  get_target_property(kda_dlpack_includes dlpack::dlpack INTERFACE_INCLUDE_DIRECTORIES)
+  find_file(kda_dlpack_header dlpack/dlpack.h PATHS ${kda_dlpack_includes} REQUIRED)
+  install(FILES ${kda_dlpack_header} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/dlpack)
+endif()
 install(CODE "set(KDA_INSTALLED_HEADERS \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_INCLUDEDIR}/kda_harness\")")
 install(SCRIPT ${CMAKE_CURRENT_LIST_DIR}/prefix_includes.cmake)
 
-# The command line and our kernel's plugins (one per operator).
+# The command line, the golden set it checks by default, and our kernel's plugins (one per operator).
 install(TARGETS kda-harness RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/golden/manifest.json DESTINATION ${CMAKE_INSTALL_DATADIR}/kda_harness/golden)
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/golden/cases/ DESTINATION ${CMAKE_INSTALL_DATADIR}/kda_harness/golden/cases
+        FILES_MATCHING PATTERN "*.safetensors")
 foreach(plugin kda_cuda_kernel_plugin kda_cuda_packed_decode_plugin kda_cuda_gdn_replayssm_plugin)
   if(TARGET ${plugin})
     install(TARGETS ${plugin} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/kda_harness)
@@ -78,7 +89,9 @@ foreach(plugin kda_cuda_kernel_plugin kda_cuda_packed_decode_plugin kda_cuda_gdn
 endforeach()
 
 # pkg-config, for plugin authors who do not use CMake; relocatable (the prefix is found from
-# the .pc file's own folder, so `cmake --install --prefix` anywhere works).
+# the .pc file's own folder, so `cmake --install --prefix` anywhere and the wheel in any
+# site-packages work). kda_harness_capi's Libs carry an rpath to the library's folder: a program
+# built with those flags alone runs without LD_LIBRARY_PATH.
 file(RELATIVE_PATH KDA_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 foreach(pc kda_harness_plugin kda_harness_capi)
   if(pc STREQUAL kda_harness_capi AND NOT TARGET kda_harness_capi)
@@ -96,11 +109,15 @@ write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/kda_harnessConfigVe
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/kda_harnessConfig.cmake ${CMAKE_CURRENT_BINARY_DIR}/kda_harnessConfigVersion.cmake
         DESTINATION ${kda_cmake_dir})
 
+if(KDA_WHEEL)
+  return()  # the wheel ships no tests
+endif()
 # A C++ project built against the installed tree (find_package with components and a version
-# range, without the CUDA toolkit), and a C plugin built with pkg-config's flags alone, judged
-# by the installed kda-harness.
+# range, without the CUDA toolkit), a C program and a C plugin built with pkg-config's flags
+# alone, the program run as built, the plugin judged by the installed kda-harness.
 add_test(NAME packaging.install_and_consume
          COMMAND ${CMAKE_COMMAND} -DBUILD=${CMAKE_BINARY_DIR} -DSOURCE=${CMAKE_CURRENT_LIST_DIR}/consumer
                  -DPLUGIN_SOURCE=${CMAKE_CURRENT_LIST_DIR}/c_plugin/reference_plugin.c
+                 -DPROGRAM_SOURCE=${CMAKE_CURRENT_LIST_DIR}/c_program/hello.c
                  -DWORK=${CMAKE_BINARY_DIR}/packaging-test -P ${CMAKE_CURRENT_LIST_DIR}/consumer_check.cmake)
 set_tests_properties(packaging.install_and_consume PROPERTIES LABELS "packaging" TIMEOUT 1200)

@@ -1,5 +1,6 @@
 # The packaging tests (label packaging) besides the install one (install.cmake): every shipped
-# configuration configures, and the wheel builds and works in a new virtual environment.
+# configuration configures, and the wheel builds and works in a new virtual environment as the
+# build does (its command line compared with this build's kda-harness).
 add_test(NAME packaging.configurations
          COMMAND ${CMAKE_COMMAND} -DSOURCE=${PROJECT_SOURCE_DIR} -DWORK=${CMAKE_BINARY_DIR}/packaging-configurations
                  -P ${CMAKE_CURRENT_LIST_DIR}/configurations.cmake)
@@ -12,6 +13,6 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME packaging.wheel
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/wheel_check.sh ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}
                    ${CMAKE_BINARY_DIR}/packaging-wheel ${CMAKE_BINARY_DIR}/wheel-build ${PROJECT_VERSION}
-                   $<TARGET_FILE:kda_cpu_example>)
+                   $<TARGET_FILE:kda_cpu_example> $<TARGET_FILE:kda-harness>)
   set_tests_properties(packaging.wheel PROPERTIES LABELS packaging TIMEOUT 1800)
 endif()

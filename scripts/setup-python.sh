@@ -41,7 +41,16 @@ if [ "$have" != "$want" ]; then
     echo "setup-python: the installed kda_harness was built from other sources: reinstalling"
     reinstall=(--force-reinstall --no-deps)
   fi
-  "$vpy" -m pip install -q "${reinstall[@]}" --config-settings=build-dir="$dir/wheel-build" ./python
+  # pip shows a build's output only with -v: its progress lines ("*** " of scikit-build-core,
+  # "[n/N]" of Ninja) are printed, the whole output kept in wheel-build.log.
+  echo "setup-python: building kda_harness from this checkout (the C library, the command line, the headers," \
+       "CMake and pkg-config files; minutes on 2 cores, less when $dir/wheel-build is current)"
+  if ! "$vpy" -m pip install -v "${reinstall[@]}" --config-settings=build-dir="$dir/wheel-build" ./python 2>&1 |
+      tee "$dir/wheel-build.log" | { grep --line-buffered -E '^\*\*\* |^ *\[[0-9]+/[0-9]+\] ' || true; }; then
+    tail -n 40 "$dir/wheel-build.log" >&2
+    echo "setup-python: pip install ./python failed (the whole output: $dir/wheel-build.log)" >&2
+    exit 1
+  fi
   if [ "$(stamp)" != "$want" ]; then
     echo "setup-python: the installed kda_harness does not carry this checkout's build stamp" >&2
     exit 1

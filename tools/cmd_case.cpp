@@ -29,7 +29,13 @@ struct CaseArgs {
   std::string target, backend = "reference", against = "truth", op = std::string(engine::default_operator().name);
   int gpu = -1;
   double memory_budget_mib = kDefaultMemoryBudgetMiB, work_budget = kDefaultCaseWorkBudget;
+  const CLI::Option* op_option = nullptr;  // whether --op was given (else a plugin's own operator)
+  bool op_of_file = false;                 // a golden file's operator, which a plugin must implement
 };
+
+const engine::OperatorDescription& op_of(const CaseArgs& a) {
+  return a.op_of_file ? engine::find_operator(a.op) : judged_operator(a.op_option, a.op, a.backend);
+}
 
 int verdict(bool pass, const std::string& what) {
   std::cout << (pass ? "PASS " : "FAIL ") << what << "\n";
@@ -41,7 +47,7 @@ int verdict(bool pass, const std::string& what) {
 std::unique_ptr<engine::Backend> make(const CaseArgs& a) {
   const std::string spec = a.backend == "cuda" && a.gpu >= 0 ? fmt::format("cuda:{}", a.gpu) : a.backend;
   try {
-    return engine::make_backend(spec, engine::find_operator(a.op));
+    return engine::make_backend(spec, op_of(a));
   } catch (const std::exception& e) {
     std::cerr << "kda-harness case: --backend " << spec << ": " << e.what() << "\n";
     return nullptr;
@@ -63,6 +69,7 @@ int run_file(const CaseArgs& a) {
   }
   CaseArgs for_case = a;
   for_case.op = c.op;  // the file names its operator
+  for_case.op_of_file = true;
   const std::unique_ptr<engine::Backend> backend = make(for_case);
   if (!backend) return kUsage;
   std::cout << fmt::format("case {} ({}, {} step(s)){}\n", c.name, c.kind == golden::CaseKind::Step ? "step" : "error",
@@ -106,7 +113,7 @@ int run_config(const CaseArgs& a) {
       std::cerr << "kda-harness case: pure-double is judged against the truth only\n";
       return kUsage;
     }
-    const engine::CaseReport r = engine::run_model_vs_truth(engine::find_operator(a.op).fit_case(config), engine::find_operator(a.op));
+    const engine::CaseReport r = engine::run_model_vs_truth(op_of(a).fit_case(config), op_of(a));
     std::cout << "pure-double vs the float64 plain recurrence:\n" << r.summary() << "\n";
     return verdict(r.pass(), fmt::format("pure-double vs the float64 plain recurrence, {} step(s)", config.steps));
   }
@@ -140,7 +147,7 @@ void register_case(CLI::App& app) {
                   "config lines: truth (the float64 plain recurrence, default) or reference (the CPU reference, "
                   "step by step)")
       ->check(CLI::IsMember({"truth", "reference"}));
-  add_op_option(cmd, a->op);
+  a->op_option = add_op_option(cmd, a->op);
   cmd->add_option("--gpu", a->gpu, "GPU to use (default: the first usable one)");
   cmd->add_option("--memory-budget", a->memory_budget_mib,
                   "Refuse a config line whose estimated memory exceeds this many MiB (default 4096)")

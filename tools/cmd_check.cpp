@@ -17,6 +17,7 @@
 #include <iostream>
 #include <thread>
 
+#include "engine/defaults.hpp"
 #include "engine/fatal_signal.hpp"
 #include "engine/backend_cases.hpp"
 #include "engine/production_shapes.hpp"
@@ -39,14 +40,15 @@ namespace {
 struct CheckArgs {
   std::vector<std::string> suites, counts;
   std::vector<int> gpus;
-  double scale = 1.0, work_budget = 3e7, gpu_work_budget = 2e7;
-  uint64_t seed = 1;
+  double scale = 1.0, work_budget = 3e7, gpu_work_budget = engine::defaults::kCliWorkBudget;
+  uint64_t seed = engine::defaults::kSeed;
   std::string backend = "all", json, junit, manifest, op = std::string(engine::default_operator().name), restriction, model;
   int jobs = 0;
   double progress_every = 5;
   bool no_progress = false, list = false, list_models = false, stats = false, isolate = false,
        probe_invalid_indices = false;
   double case_timeout = 0;
+  const CLI::Option* op_option = nullptr;  // whether --op was given (else a plugin's own operator)
 };
 
 // Whether the suite runs the judged backend (the ones --isolate runs in child processes).
@@ -150,7 +152,7 @@ int run_check(const CheckArgs& a) {
   }
   // With a report on stdout, the text goes to stderr so that stdout is the report alone.
   std::ostream& text = a.json == "-" || a.junit == "-" ? std::cerr : std::cout;
-  o.op = &engine::find_operator(a.op);
+  o.op = &judged_operator(a.op_option, a.op, a.backend);
   if (!a.model.empty()) {
     try {
       o.model = engine::parse_model(a.model, o.op->fit_case(CaseConfig{}).gate_per_head);
@@ -295,7 +297,7 @@ void register_check(CLI::App& app) {
   cmd->add_option("--backend", a->backend,
                   "cpu, cuda, all (default: all that this machine has), or plugin:PATH (a kernel behind "
                   "include/kda_harness/plugin.h: the backend suites judge it)");
-  add_op_option(cmd, a->op);
+  a->op_option = add_op_option(cmd, a->op);
   cmd->add_option("--gpus", a->gpus, "GPUs to use (comma-separated device ids; default every usable one)")->delimiter(',');
   cmd->add_option("--jobs,-j", a->jobs, "Worker threads (default: hardware threads)");
   cmd->add_option("--work-budget", a->work_budget, "Reference work per random CPU rollout")

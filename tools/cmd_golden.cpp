@@ -26,6 +26,7 @@ struct GoldenArgs {
   std::string dir, manifest, backend = "all", op = std::string(engine::default_operator().name);
   int gpu = -1;
   bool dry_run = false, verbose = false;
+  const CLI::Option* op_option = nullptr;  // whether --op was given (else a plugin's own operator)
 };
 
 // --dir as given, without trailing separators: "cases/" is the folder "cases", whose manifest
@@ -123,7 +124,7 @@ int run_verify(const GoldenArgs& a) {
     return kUsage;
   }
   if (a.backend == "all" || a.backend == "reference") {
-    const auto ref = engine::make_reference_backend(reference::Rounding::Kernel, engine::find_operator(a.op));
+    const auto ref = engine::make_reference_backend(reference::Rounding::Kernel, judged_operator(a.op_option, a.op, a.backend));
     failures += verify_on(set, *ref, a.verbose);
   }
   if (a.backend != "reference") {
@@ -133,7 +134,7 @@ int run_verify(const GoldenArgs& a) {
                                  : a.backend;
     std::unique_ptr<engine::Backend> b;
     try {
-      b = engine::make_backend(spec, engine::find_operator(a.op));
+      b = engine::make_backend(spec, judged_operator(a.op_option, a.op, spec));
     } catch (const std::exception& e) {
       // "all" skips a missing GPU; an explicit cuda without one fails; a backend that does not
       // exist or load (a name, a plugin path) is a usage error.
@@ -168,7 +169,7 @@ void register_golden(CLI::App& app) {
                      "reference, cuda, all (default: all that this machine has), or any backend kda-harness case "
                      "takes (plugin:PATH, reference-double)");
   verify->add_option("--gpu", a->gpu, "GPU to use (default: the first usable one)");
-  add_op_option(verify, a->op);
+  a->op_option = add_op_option(verify, a->op);
   verify->add_flag("--verbose,-v", a->verbose, "Print every case's comparison, not only failures");
   verify->callback([a] { set_exit_code(run_verify(*a)); });
 }

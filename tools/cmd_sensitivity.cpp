@@ -22,11 +22,12 @@ struct SensitivityArgs {
   int64_t cases = 100;
   uint64_t seed = 1;
   double ceiling = 0;  // --max-k: 0 none
+  const CLI::Option* op_option = nullptr;  // whether --op was given (else a plugin's own operator)
 };
 
 int run_sensitivity(const SensitivityArgs& a) {
   engine::SensitivityProbe p;
-  p.op = &engine::find_operator(a.op);
+  p.op = &judged_operator(a.op_option, a.op, a.backend);
   p.backend = a.backend;
   p.how = a.how;
   p.cases = a.cases;
@@ -38,7 +39,7 @@ int run_sensitivity(const SensitivityArgs& a) {
   }
   fmt::print("smallest k caught within {} cases ({} by k units of roundoff of the tensor's dtype; backend {}, "
              "operator {}, values=well)\n",
-             a.cases, a.how, a.backend, a.op);
+             a.cases, a.how, a.backend, p.op->name);
   fmt::print("{:<7} {:<6}", "tensor", "dtype");
   for (const std::string& s : a.suites) fmt::print(" {:>12}", s);
   fmt::print("\n");
@@ -69,7 +70,7 @@ void register_sensitivity(CLI::App& app) {
   auto a = std::make_shared<SensitivityArgs>();
   CLI::App* cmd = app.add_subcommand("sensitivity", "How small a deviation of each written tensor each suite notices: "
                                                     "the smallest k units of roundoff caught, per tensor, dtype, suite");
-  add_op_option(cmd, a->op);
+  a->op_option = add_op_option(cmd, a->op);
   cmd->add_option("--backend", a->backend, "The backend perturbed (default: reference)");
   cmd->add_option("--tensor", a->tensors, "out, state, d, k, g (repeatable; default: every tensor the operator writes)")
       ->check(CLI::IsMember({"out", "state", "d", "k", "g"}));

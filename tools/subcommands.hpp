@@ -5,9 +5,18 @@
 
 #include "tools/exit_code.hpp"
 
+namespace kda::engine {
+struct OperatorDescription;
+}
+
 namespace kda::cli {
-// --op NAME, one of the operator table's (engine/operator.hpp: its help lists them all), into `op`.
-void add_op_option(CLI::App* cmd, std::string& op);  // op_option.cpp
+// --op NAME, one of the operator table's (engine/operator.hpp: its help lists them all), into
+// `op` (which holds the default operator until given).
+CLI::Option* add_op_option(CLI::App* cmd, std::string& op);  // op_option.cpp
+// The operator a subcommand judges: --op where given (make_backend then refuses a plugin of
+// another one), else the one the backend names itself (a plugin's), else the default `op` holds.
+const engine::OperatorDescription& judged_operator(const CLI::Option* op_option, const std::string& op,
+                                                   const std::string& backend);  // op_option.cpp
 
 void register_validate(CLI::App& app);  // cmd_validate.cpp
 void register_errors(CLI::App& app);    // cmd_errors.cpp

@@ -6,6 +6,7 @@ where it is looked for)."""
 from .cases import Case, CaseStats, case, case_stats, cases, config_line
 from .checking import CaseResult, CheckReport, check, suite_case_line, suites
 from .contract import Dims, reference_step, validate
+from ._defaults import defaults
 from .envelope import Envelope
 from .errors import ContractError, HarnessError
 from ._operators import names as operators
@@ -15,5 +16,5 @@ from ._version import version as _version
 __version__ = _version()
 
 __all__ = ["Case", "CaseResult", "CaseStats", "CheckReport", "ContractError", "Dims", "Envelope", "HarnessError", "PluginCallable",
-           "case", "case_stats", "cases", "check", "config_line", "load_plugin", "operators", "reference_step", "suite_case_line", "suites",
+           "case", "case_stats", "cases", "check", "config_line", "defaults", "load_plugin", "operators", "reference_step", "suite_case_line", "suites",
            "validate"]

@@ -1,7 +1,8 @@
 """Finds and loads the harness's C library (libkda_harness_capi.so) and declares its
-functions. Looked for, in order: $KDA_HARNESS_LIBRARY; next to this file (a pip-installed
-package carries it); build/capi/ of the source tree this package sits in (a CMake build); the
-pip-installed package's (for this source tree imported ahead of the installed copy)."""
+functions. Looked for, in order: $KDA_HARNESS_LIBRARY; lib/ under this package's folder (the
+wheel installs it there, paths.py); build/capi/ of the source tree this package sits in (a
+CMake build); the pip-installed package's lib/ (for this source tree imported ahead of the
+installed copy)."""
 import ctypes
 import functools
 import importlib.metadata
@@ -11,8 +12,11 @@ from pathlib import Path
 
 from . import _abi
 
+# The library's name, also paths.py's (not imported from there: `python -m kda_harness.paths`
+# must find that module not yet imported by the package).
 LIBRARY_NAME = "libkda_harness_capi.so"
-EXPECTED_VERSION = 6
+
+EXPECTED_VERSION = 7
 
 
 def _candidates():
@@ -21,11 +25,11 @@ def _candidates():
         yield Path(env)
         return
     here = Path(__file__).resolve().parent
-    yield here / LIBRARY_NAME
+    yield here / "lib" / LIBRARY_NAME
     for parent in here.parents:
         yield parent / "build" / "capi" / LIBRARY_NAME
     try:
-        yield Path(importlib.metadata.distribution("kda-harness").locate_file(f"kda_harness/{LIBRARY_NAME}"))
+        yield Path(importlib.metadata.distribution("kda-harness").locate_file(f"kda_harness/lib/{LIBRARY_NAME}"))
     except importlib.metadata.PackageNotFoundError:
         pass
 
@@ -50,6 +54,7 @@ def _declare(lib):
         "kda_check_case_line": (c_int32, [POINTER(_abi.KdaPlugin), POINTER(_abi.KdaCheckOptions), c_char_p, c_size_t,
                                           POINTER(c_size_t), err]),
         "kda_check_suites": (c_char_p, []),
+        "kda_defaults": (c_char_p, []),
         "kda_check_suites_valid": (c_int32, [c_char_p, err]),
         "kda_plugin_check": (c_int32, [POINTER(_abi.KdaPlugin), c_char_p, err]),
     }

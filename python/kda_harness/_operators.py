@@ -3,6 +3,8 @@ kda_operator_tensors, kda_operator_scalars), and a call's keyword arguments chec
 one: each operator takes its own tensors (the plain packed decode has no rings, write_pos or
 force_flush) and its own scalars (gdn_replayssm adds nk and its ring-variant flags)."""
 import functools
+import inspect
+import re
 
 from . import _lib
 
@@ -68,3 +70,34 @@ def call_arguments(op, given, caller):
     if missing:
         raise TypeError(f"{caller}() missing keyword argument(s) {', '.join(map(repr, missing))} of {op}")
     return ({k: v for k, v in given.items() if k in tensors}, {k: v for k, v in given.items() if k in scalars})
+
+
+def arguments(op):
+    """Every argument a step of `op` is called with, by keyword: its tensors, then its scalars."""
+    return tensor_names(op) + scalar_names(op)
+
+
+def fitting(fn):
+    """The operators whose arguments fn's signature takes, every one by keyword and nothing else
+    required; None where the signature cannot tell (none, or **kwargs)."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is p.VAR_KEYWORD for p in params):
+        return None
+    named = {p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    required = {p.name for p in params if p.default is p.empty and p.kind is not p.VAR_POSITIONAL}
+    return [op for op in names() if named >= set(arguments(op)) and required <= set(arguments(op))]
+
+
+def mismatch_hint(op, error):
+    """For a TypeError a step raised over its keyword arguments (an argument of `op` it does not
+    take, or one of another operator's it misses): which operator it was called as and which
+    option names another; "" for any other error."""
+    found = re.search(r"(unexpected keyword argument|missing \d+ required keyword-only argument[s]?:?) '(\w+)'", str(error))
+    if not isinstance(error, TypeError) or not found:
+        return ""
+    others = [o for o in names() if o != op]
+    return (f" (the step was called with {op}'s arguments; a step of another operator ({', '.join(others)}) needs "
+            f"op= naming it (pytest: --kda-op), or a kda_op attribute)")

@@ -9,6 +9,7 @@ the input, any exception passes, as SGLang's wrapper meets a framework error the
 engine's (engine/suites.hpp), the ones `kda-harness check` runs."""
 import contextlib
 import ctypes
+import inspect
 import json
 import signal
 import threading
@@ -17,6 +18,7 @@ import traceback
 from pathlib import Path
 
 from . import _abi, _call, _frameworks, _isolate, _lib, _operators, _status
+from ._defaults import defaults
 from .envelope import Envelope
 from .errors import HarnessError
 from .report import CaseResult, CheckReport, callable_expression, rerun_call
@@ -30,6 +32,7 @@ class CallablePlugin:
     def __init__(self, step_fn, name, envelope, profile, framework, device, op=None, step_timeout=None):
         self.step_fn = step_fn
         self.step_timeout = step_timeout
+        self.op = op
         self.tensor_names = _operators.tensor_names(op)
         self.adapter = _frameworks.adapter(framework, device)
         self.interrupt = None  # a Ctrl-C that arrived during the run, re-raised after the C call
@@ -66,7 +69,7 @@ class CallablePlugin:
             return self._refuse(str(e), 1)
         except Exception as e:
             self._keep_traceback(e)
-            return self._refuse(f"{type(e).__name__}: {e}", 2)
+            return self._refuse(f"{type(e).__name__}: {e}{_operators.mismatch_hint(self.op, e)}", 2)
         except BaseException as e:  # KeyboardInterrupt, SystemExit: re-raised after the C call
             self.interrupt = e
             return self._refuse(f"{type(e).__name__}", 2)
@@ -154,8 +157,9 @@ def _profile_code(profile):
 
 
 def suites():
-    """The suites check() runs: the backend suites of the harness's one table (the names of
-    `kda-harness check --list`): kernel, kernel-truth, envelope, kernel-contract."""
+    """The suites check() can run: the backend suites of the harness's one table (the names of
+    `kda-harness check --list`): kernel, kernel-truth, envelope, kernel-contract. It runs the
+    defaults() ones (all but kernel-contract, as `kda-harness check`) unless named."""
     return _known_suites()
 
 
@@ -164,28 +168,47 @@ def _known_suites():  # check()'s argument `suites` hides suites()
 
 
 def suite_names(suites):
-    """The names in `suites` (a list, or a comma-separated string; None or empty: every suite),
+    """The names in `suites` (a list, or a comma-separated string; None or empty: the default
+    ones, defaults()["suites"]),
     or a ValueError saying what is wrong with one (a former name, rollout or truth, names the
     new one), from the C library."""
     names = list(suites) if isinstance(suites, (list, tuple)) else [s for s in (suites or "").split(",") if s]
     err = _abi.KdaError()
     _status.raise_for(_lib.lib().kda_check_suites_valid(",".join(names).encode(), ctypes.byref(err)), err)
-    return names or _known_suites()
+    return names or defaults()["suites"].split(",")
 
 
-def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=None, profile=None,
+def operator_of(step_fn, op=None):
+    """The operator check() judges step_fn as: `op`, else its kda_op attribute (a plugin's is the
+    operator it implements), else the default; a ValueError naming the option to set where
+    step_fn's signature shows it takes another operator's arguments (pytest: --kda-op)."""
+    chosen = _operators.resolve(op or getattr(step_fn, "kda_op", None))
+    _operators.tensor_names(chosen)  # an unknown operator is a ValueError naming the known ones
+    fits = _operators.fitting(step_fn)
+    if fits is None or chosen in fits:
+        return chosen
+    name = getattr(step_fn, "__qualname__", None) or type(step_fn).__name__
+    how = f"op={op!r}" if op else "its kda_op" if getattr(step_fn, "kda_op", None) else "the default operator"
+    missing = [a for a in _operators.arguments(chosen) if a not in inspect.signature(step_fn).parameters]
+    takes = f"its signature takes {', '.join(fits)}'s: pass op={fits[0]!r} (pytest: --kda-op {fits[0]}) or give it a " \
+            f"kda_op attribute" if fits else "its signature takes no operator's arguments by keyword"
+    raise ValueError(f"{name} is judged as {chosen} ({how}), but its signature does not take {chosen}'s arguments"
+                     f"{' (' + ', '.join(missing) + ')' if missing else ''}; {takes}")
+
+
+def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framework=None, profile=None,
           envelope=None, first=0, work_budget=None, name=None, config=None, step_timeout=None, restrict=None,
           isolate=False, case_timeout=None, probe_invalid_indices=False, model=None):
-    """Runs the suites (default: all of suites(): kernel, kernel-truth, envelope,
-    kernel-contract, the names `kda-harness check` has; a list or comma-separated string;
+    """Runs the suites (default: defaults()["suites"], kernel, kernel-truth and envelope, as
+    `kda-harness check` runs them; kernel-contract when named; a list or comma-separated string;
     rollout and truth, their former names, are a ValueError naming the new ones) on cases
-    first .. first+n-1 of each of operator `op`'s against
+    first .. first+n-1 (n: defaults()["cases"], 20; seed: defaults()["seed"], 1) of each of operator `op`'s against
     step_fn, called as step_fn(mixed_qkv=..., a=..., ..., lower_bound=...) with the
     operator's tensors, of `framework` ("numpy" on the host by default; "torch" on `device`),
     that it must write in place. op (one of operators()), profile ("helion",
     "triton") and envelope (Envelope) default to the callable's kda_op / kda_profile /
-    kda_envelope attributes, else the default operator (operators()[0]), "helion" and everything the contract
-    allows. The envelope says what step_fn refuses (the envelope suite checks that it does);
+    kda_envelope attributes (a plugin's are its own), else the default operator (operators()[0]), "helion" and everything the contract
+    allows; a step whose signature takes another operator's arguments is a ValueError saying so. The envelope says what step_fn refuses (the envelope suite checks that it does);
     restrict (an Envelope) only narrows where the cases are drawn, inside the envelope, claiming
     nothing (restrict=Envelope(k=(128, 128), v=(128, 128)) tests your production K and V on a
     kernel that also computes others). Case i of a suite is case i of `kda-harness check
@@ -202,17 +225,18 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     replay line and the run goes on (kda_harness/_isolate.py). Returns a CheckReport; Ctrl-C
     raises KeyboardInterrupt within a step."""
     device = _device_name(device)
+    n = defaults()["cases"] if n is None else n
+    seed = defaults()["seed"] if seed is None else seed
     if not config and not (isinstance(n, int) and not isinstance(n, bool) and n > 0):
         raise ValueError(f"n must be a positive number of cases per suite, not {n!r} (a check of no case verifies nothing)")
     seed = _abi.checked_seed(seed)
     if step_timeout is not None and not (isinstance(step_timeout, (int, float)) and 0 < step_timeout < float("inf")):
         raise ValueError(f"step_timeout must be a positive number of seconds or None, not {step_timeout!r}")
     given_profile, given_framework, given_envelope = profile, framework, envelope
-    op = _operators.resolve(op or getattr(step_fn, "kda_op", None))
-    _operators.tensor_names(op)  # an unknown operator is a ValueError naming the known ones
+    op = operator_of(step_fn, op)
     if framework is None:
         framework = "numpy" if device in (None, "cpu") else "torch"
-    profile = _profile_code(profile if profile is not None else getattr(step_fn, "kda_profile", "helion"))
+    profile = _profile_code(profile if profile is not None else getattr(step_fn, "kda_profile", defaults()["profile"]))
     envelope = envelope or getattr(step_fn, "kda_envelope", None) or Envelope()
     name = name or getattr(step_fn, "__qualname__", None) or type(step_fn).__name__
     plugin = CallablePlugin(step_fn, name, envelope, profile, framework, device, op, step_timeout)
@@ -271,12 +295,13 @@ def check(step_fn, op=None, suites=None, n=20, seed=1, device="cpu", framework=N
     return CheckReport(backend_name, profile_code, results, claims)
 
 
-def suite_case_line(suite, index, seed=1, op=None, envelope=None, restrict=None, work_budget=None, model=None):
+def suite_case_line(suite, index, seed=None, op=None, envelope=None, restrict=None, work_budget=None, model=None):
     """The replay line of case `index` of `suite` (one of suites()) as check() with these
     arguments draws it, without running anything: its config line, then " | " and what the
     case does to the call where it changes it (an error input, a call outside the envelope, an
     invalid row)."""
     op = _operators.resolve(op)
+    seed = defaults()["seed"] if seed is None else seed
     plugin = CallablePlugin(None, "planned", envelope or Envelope(), _abi.PROFILES["helion"], "numpy", None, op)
     options = _abi.KdaCheckOptions(suites=",".join(suite_names(suite)).encode(), seed=_abi.checked_seed(seed), first=index, count=1,
                                    work_budget=work_budget or 0.0, profile=-1, config=None,

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from . import _operators, checking
+from ._defaults import defaults
 from .plugin_so import load_plugin
 
 # check()'s suites, for the markers (the names are checking.suites(), the C library's, which is
@@ -40,20 +41,24 @@ def op_help():
     except (ImportError, OSError) as e:
         reason = str(e).replace("%", "%%")  # argparse formats help strings with %
         return (f"the operator the backend implements, one of kda_harness.operators() (the C library did not load "
-                f"here: {reason}) (default: the backend's kda_op attribute, else the table's first)")
-    return (f"the operator the backend implements: {', '.join(names)} (default: the backend's kda_op attribute, "
-            f"else {names[0]})")
+                f"here: {reason}) (default: a plugin's own, a function's kda_op attribute, else the table's first)")
+    return (f"the operator the backend implements: {', '.join(names)} (default: a plugin's own, a function's "
+            f"kda_op attribute, else {names[0]})")
 
 
 def pytest_addoption(parser):
     group = parser.getgroup("kda", "KDA decode-kernel conformance harness")
     group.addoption("--kda-backend", metavar="MODULE:FUNCTION",
                     help="run the harness's suites against this step function (or plugin:PATH.so)")
+    # The defaults are the harness's one table (kda_harness.defaults()), read when the tests run:
+    # the plugin loads in every pytest run of the environment it is installed in.
     group.addoption("--kda-op", default=None, help=op_help())
-    group.addoption("--kda-suites", default="", help="comma-separated suites (default: all)")
-    group.addoption("--kda-n", type=int, default=20, help="cases per suite (default 20)")
+    group.addoption("--kda-suites", default="",
+                    help="comma-separated suites (default: kernel, kernel-truth, envelope, as kda-harness check; "
+                         "kernel-contract when named)")
+    group.addoption("--kda-n", type=int, default=None, help="cases per suite (default 20)")
     group.addoption("--kda-first", type=int, default=0, help="the first case of each suite (default 0)")
-    group.addoption("--kda-seed", type=int, default=1, help="seed of the sample space (default 1)")
+    group.addoption("--kda-seed", type=int, default=None, help="seed of the sample space (default 1)")
     group.addoption("--kda-device", default="cpu", help="device of the backend's tensors: cpu, cuda, cuda:1")
     group.addoption("--kda-framework", default=None, help="numpy or torch (default: numpy on cpu, else torch)")
     group.addoption("--kda-profile", default=None, help="rounding profile: helion or triton (default: the backend's)")
@@ -95,6 +100,21 @@ def _backend(config):
     return config._kda_backend
 
 
+def _op(config):
+    """The operator the backend is judged as (--kda-op, else its own); pytest.UsageError naming
+    the option where its signature takes another operator's arguments."""
+    try:
+        return checking.operator_of(_backend(config), config.getoption("kda_op"))
+    except ValueError as e:
+        raise pytest.UsageError(f"--kda-backend {config.getoption('kda_backend')}: {e}") from None
+
+
+def option(config, name):
+    """--kda-n and --kda-seed as given, else the defaults table's cases and seed."""
+    given = config.getoption(name)
+    return given if given is not None else defaults()[{"kda_n": "cases", "kda_seed": "seed"}[name]]
+
+
 def marker(suite):
     """The marker of a suite's cases, and their test name: kda_kernel_truth for kernel-truth (a
     marker is a Python name)."""
@@ -123,7 +143,7 @@ class KdaCase(pytest.Item):
     def runtest(self):
         opt = self.config.getoption
         report = checking.check(_backend(self.config), op=opt("kda_op"), suites=self.suite, n=1, first=self.index,
-                                seed=opt("kda_seed"), device=opt("kda_device"), framework=opt("kda_framework"),
+                                seed=option(self.config, "kda_seed"), device=opt("kda_device"), framework=opt("kda_framework"),
                                 profile=opt("kda_profile"))
         result = report.cases[0]
         if result.skipped:
@@ -135,7 +155,7 @@ class KdaCase(pytest.Item):
         """The pytest command line that runs this case alone."""
         opt = self.config.getoption
         args = ["pytest", "--kda-backend", opt("kda_backend")]
-        for flag, name, default in (("--kda-op", "kda_op", None), ("--kda-seed", "kda_seed", 1),
+        for flag, name, default in (("--kda-op", "kda_op", None), ("--kda-seed", "kda_seed", None),
                                     ("--kda-device", "kda_device", "cpu"), ("--kda-framework", "kda_framework", None),
                                     ("--kda-profile", "kda_profile", None)):
             if opt(name) != default:
@@ -147,7 +167,7 @@ class KdaCase(pytest.Item):
         if not isinstance(excinfo.value, KdaCaseFailure):
             return super().repr_failure(excinfo)
         r = excinfo.value.result
-        lines = [f"{r.suite} case {r.index} (seed {self.config.getoption('kda_seed')}) failed: {r.detail}",
+        lines = [f"{r.suite} case {r.index} (seed {option(self.config, 'kda_seed')}) failed: {r.detail}",
                  f"rerun on your kernel: {self.rerun_command()}",
                  f"  or from Python: {r.rerun}",
                  f"replay on the CPU reference: {r.reference_line()}"]
@@ -164,7 +184,7 @@ class KdaSuites(pytest.Collector):
 
     def collect(self):
         config = self.config
-        first, n, seed = config.getoption("kda_first"), config.getoption("kda_n"), config.getoption("kda_seed")
+        first, n, seed = config.getoption("kda_first"), option(config, "kda_n"), option(config, "kda_seed")
         for suite in _suites(config):
             for i in range(first, first + n):
                 name = f"{marker(suite)}[{case_id(seed, i)}]"
@@ -186,6 +206,7 @@ def pytest_make_collect_report(collector):
     report = yield
     if isinstance(collector, pytest.Session) and collector.config.getoption("kda_backend") and report.passed:
         _backend(collector.config)  # a backend that does not load is a usage error, before any test runs
+        _op(collector.config)  # nor one whose signature takes another operator's arguments
         _suites(collector.config)
         report.result.append(KdaSuites.from_parent(collector, name="kda", nodeid="kda"))
     return report
@@ -195,7 +216,7 @@ def pytest_generate_tests(metafunc):
     if "kda_case" not in metafunc.fixturenames:
         return
     config = metafunc.config
-    first, n, seed = config.getoption("kda_first"), config.getoption("kda_n"), config.getoption("kda_seed")
+    first, n, seed = config.getoption("kda_first"), option(config, "kda_n"), option(config, "kda_seed")
     metafunc.parametrize("kda_case", [pytest.param(i, id=case_id(seed, i), marks=pytest.mark.kda)
                                       for i in range(first, first + n)], indirect=True)
 
@@ -213,6 +234,6 @@ def kda_case(request):
     op = _operators.resolve(config.getoption("kda_op") or getattr(backend, "kda_op", None))
     device = config.getoption("kda_device")
     framework = config.getoption("kda_framework") or ("numpy" if device == "cpu" else "torch")
-    line = config_line(request.param, config.getoption("kda_seed"), op,
+    line = config_line(request.param, option(config, "kda_seed"), op,
                        envelope=getattr(backend, "kda_envelope", None))
     return case(line, framework, None if device == "cpu" else device, index=request.param, op=op)

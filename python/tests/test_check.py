@@ -23,7 +23,7 @@ def config_of(line):
 
 
 def test_the_numpy_step_passes_every_suite():
-    report = kda_harness.check(numpy_step.replayssm_step, n=ROLLOUTS)
+    report = kda_harness.check(numpy_step.replayssm_step, suites=kda_harness.suites(), n=ROLLOUTS)
     assert report.passed, str(report)
     assert len(report.cases) == 4 * ROLLOUTS
 

@@ -95,7 +95,7 @@ BOTH_RINGS = ("linear", "circular")
 
 
 def test_the_numpy_step_passes_every_suite():
-    report = kda_harness.check(numpy_gdn_step.gdn_step, op=OP, n=ROLLOUTS,
+    report = kda_harness.check(numpy_gdn_step.gdn_step, op=OP, suites=kda_harness.suites(), n=ROLLOUTS,
                                envelope=kda_harness.Envelope(ring_modes=BOTH_RINGS))
     assert report.passed, str(report)
     assert len(report.cases) == 4 * ROLLOUTS

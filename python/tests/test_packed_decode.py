@@ -105,7 +105,7 @@ def test_reference_step_agrees_with_the_numpy_packed_step():
 
 
 def test_the_numpy_packed_step_passes_every_suite():
-    report = kda_harness.check(numpy_packed_step.packed_decode_step, op=OP, n=ROLLOUTS)
+    report = kda_harness.check(numpy_packed_step.packed_decode_step, op=OP, suites=kda_harness.suites(), n=ROLLOUTS)
     assert report.passed, str(report)
     assert len(report.cases) == 4 * ROLLOUTS
     assert all(config_of(c.replay)["L"] == "1" for c in report.cases)

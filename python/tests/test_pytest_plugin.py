@@ -13,6 +13,7 @@ import kda_harness
 
 HERE = Path(__file__).resolve().parent
 N = 12
+EVERY_SUITE = ("--kda-suites", ",".join(kda_harness.suites()))  # the default leaves kernel-contract out
 
 
 def run(pytester, monkeypatch, backend, *extra, cache=False):
@@ -36,7 +37,7 @@ def bounded_gate_cases():
 
 
 def test_the_numpy_step_passes_every_case(pytester, monkeypatch):
-    result = run(pytester, monkeypatch, "numpy_step:replayssm_step")
+    result = run(pytester, monkeypatch, "numpy_step:replayssm_step", *EVERY_SUITE)
     result.assert_outcomes(passed=3 * N, skipped=N)  # kernel, kernel-truth, kernel-contract; envelope: nothing outside
 
 
@@ -76,15 +77,15 @@ def test_a_failures_rerun_line_runs_that_case_alone(pytester, monkeypatch):
 
 def test_collection_counts_and_selection(pytester, monkeypatch):
     backend = "numpy_step:replayssm_step"
-    listed = run(pytester, monkeypatch, backend, "--co", "-q").stdout.str()
+    listed = run(pytester, monkeypatch, backend, *EVERY_SUITE, "--co", "-q").stdout.str()
     assert f"{4 * N} tests collected" in listed
     assert len(re.findall(r"^kda::kda_(kernel|kernel_truth|kernel_contract|envelope)\[seed-1-case-\d+\]$", listed, re.M)) == 4 * N
-    selected = run(pytester, monkeypatch, backend, "--co", "-q", "-k", "kda_kernel_truth").stdout.str()
+    selected = run(pytester, monkeypatch, backend, *EVERY_SUITE, "--co", "-q", "-k", "kda_kernel_truth").stdout.str()
     assert f"{N}/{4 * N} tests collected ({3 * N} deselected)" in selected
-    one = run(pytester, monkeypatch, backend, "-k", "kda_kernel_truth[seed-1-case-1]")
+    one = run(pytester, monkeypatch, backend, *EVERY_SUITE, "-k", "kda_kernel_truth[seed-1-case-1]")
     one.assert_outcomes(passed=1, deselected=4 * N - 1)
-    run(pytester, monkeypatch, backend, "-m", "kda_kernel_contract").assert_outcomes(passed=N, deselected=3 * N)
-    run(pytester, monkeypatch, backend, "-m", "kda").assert_outcomes(passed=3 * N, skipped=N)  # the envelope suite: nothing outside
+    run(pytester, monkeypatch, backend, *EVERY_SUITE, "-m", "kda_kernel_contract").assert_outcomes(passed=N, deselected=3 * N)
+    run(pytester, monkeypatch, backend, *EVERY_SUITE, "-m", "kda").assert_outcomes(passed=3 * N, skipped=N)  # the envelope suite: nothing outside
 
 
 def test_the_markers_are_registered(pytester, monkeypatch):
@@ -136,7 +137,7 @@ def test_xdist_runs_the_cases(pytester, monkeypatch):
 
 def test_a_packed_decode_step_runs_as_its_operator(pytester, monkeypatch):
     result = run(pytester, monkeypatch, "numpy_packed_step:packed_decode_step", "--kda-op", "kda_packed_decode")
-    result.assert_outcomes(passed=3 * N, skipped=N)  # the envelope suite: nothing outside
+    result.assert_outcomes(passed=2 * N, skipped=N)  # kernel, kernel-truth; the envelope suite: nothing outside
     result = run(pytester, monkeypatch, "numpy_packed_step:packed_decode_step_beta_rounded", "--kda-op",
                  "kda_packed_decode", "--kda-suites", "kernel-truth")
     outcomes = result.parseoutcomes()

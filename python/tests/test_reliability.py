@@ -160,17 +160,6 @@ def test_a_check_of_no_case_is_refused():
             kda_harness.check(numpy_step.replayssm_step, suites="kernel", n=n)
 
 
-def test_the_wheel_command_refuses_a_check_of_no_case():
-    path = odd_plugin("bad_utf8")  # any plugin that loads
-    r = run_python(f"""
-        import sys
-        from kda_harness.__main__ import main
-        sys.exit(main(["check", "--backend", "plugin:{path}", "-n", "0"]))
-    """)
-    assert r.returncode == 2, r.stdout + r.stderr
-    assert "n must be a positive number" in r.stderr
-
-
 def test_seeds_that_do_not_fit_a_uint64_are_refused():
     # ctypes would wrap them silently into another seed.
     for seed in (-1, 2**64):
@@ -203,30 +192,6 @@ def test_a_failure_with_a_message_of_megabytes_is_judged_once():
     assert "more bytes left out" in str(report)
 
 
-def test_the_wheel_command_says_why_a_library_is_no_plugin():
-    r = run_python("""
-        import sys
-        from kda_harness.__main__ import main
-        sys.exit(main(["check", "--backend", "plugin:libm.so.6", "-n", "1"]))
-    """)
-    assert r.returncode == 2, r.stdout + r.stderr
-    assert "kda_plugin_describe" in r.stderr and "Traceback" not in r.stderr, r.stderr
-
-
-def test_the_wheel_command_fails_cleanly_when_it_cannot_write_the_report():
-    path = odd_plugin("bad_utf8")
-    with open("/dev/full", "w") as full:
-        r = run_python(f"""
-            import sys
-            from kda_harness.__main__ import main
-            sys.exit(main(["check", "--backend", "plugin:{path}", "--suites", "kernel", "-n", "1"]))
-        """, stdout=full)
-    assert r.returncode == 2, r.stderr
-    assert "cannot write the report" in r.stderr and "Traceback" not in r.stderr, r.stderr
-
-
-@pytest.mark.skipif("asan" in os.environ.get("LD_PRELOAD", ""),
-                    reason="under AddressSanitizer the shadow memory alone is past an address-space limit")
 def test_a_check_of_millions_of_cases_starts_without_gigabytes():
     # check(n=4e6) made every case's options before case 0 (gigabytes); the first step stops it here.
     r = run_python("""

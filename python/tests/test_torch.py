@@ -45,7 +45,7 @@ N_GPU = int(os.environ.get("KDA_PYTHON_GPU_CASES", "40"))
 
 
 def test_the_cuda_kernel_passes_check_over_torch_cuda_tensors(cuda_kernel):
-    report = kda_harness.check(cuda_kernel, device="cuda", n=N_GPU, seed=3)
+    report = kda_harness.check(cuda_kernel, device="cuda", suites=kda_harness.suites(), n=N_GPU, seed=3)
     assert report.passed, str(report)
     assert len(report.cases) == 4 * N_GPU
 
