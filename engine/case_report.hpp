@@ -34,6 +34,7 @@ struct CaseReport {
   std::string error_seen;        // an error case: "ID: message" the backend raised
   std::string outside_envelope;  // why the case lies outside the backend's envelope (then it must be refused)
   std::string failure;           // "" if none
+  std::string shrunk;            // the replay of a smaller config that still fails (check's shrinking), if one was found
 
   bool pass() const;
   // The comparison with the largest error / tolerance (NaN first); nullptr when none compared.

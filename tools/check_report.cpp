@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+
+#include "engine/failure_cause.hpp"
 
 namespace kda::cli {
 namespace {
@@ -56,15 +59,34 @@ std::string summary_table(const std::vector<SuiteResult>& results, double wall_s
   return s;
 }
 
+std::vector<FailureGroup> failure_groups(const SuiteResult& r) {
+  std::vector<FailureGroup> groups;
+  std::map<std::string, std::size_t> at;
+  for (std::size_t i = 0; i < r.failures.size(); ++i) {
+    const std::string cause = engine::failure_cause(r.failures[i]);
+    const auto [it, added] = at.emplace(cause, groups.size());
+    if (added) groups.push_back({cause, {}});
+    groups[it->second].failures.push_back(i);
+  }
+  return groups;
+}
+
 std::string failure_listing(const std::vector<SuiteResult>& results, std::size_t per_suite) {
   std::string s;
   for (const auto& r : results) {
-    for (std::size_t i = 0; i < r.failures.size() && i < per_suite; ++i) {
-      const engine::CaseReport& f = r.failures[i];
+    const std::vector<FailureGroup> groups = failure_groups(r);
+    std::size_t shown = 0;
+    for (std::size_t g = 0; g < groups.size() && g < per_suite; ++g) {
+      const FailureGroup& group = groups[g];
+      const engine::CaseReport& f = r.failures[group.failures.front()];
+      s += fmt::format("[{}] {} failed case(s) of one cause: {}{}\n", r.name, group.failures.size(), group.cause,
+                       group.failures.size() > 1 ? " (the first below)" : "");
       s += fmt::format("FAILED [{}] {}\n", r.name, f.summary());
       if (const std::string replay = f.replay(); !replay.empty()) s += fmt::format("  replay: {}\n", replay);
+      if (!f.shrunk.empty()) s += fmt::format("  shrunk: {}\n", f.shrunk);
+      ++shown;
     }
-    if (const int64_t more = r.failed - static_cast<int64_t>(std::min(per_suite, r.failures.size())); more > 0)
+    if (const int64_t more = r.failed - static_cast<int64_t>(shown); more > 0)
       s += fmt::format("[{}] {} more failed case(s) not shown here; {}\n", r.name, more,
                        r.failures_left_out() > 0
                            ? fmt::format("--json FILE has the first {}, the other {} are only counted", r.failures.size(),
@@ -106,7 +128,10 @@ nlohmann::ordered_json json_report(const std::vector<SuiteResult>& results, doub
       for (const CaseOutcome& c : r.outcomes)
         if (c.kept >= 0) {
           const engine::CaseReport& f = r.failures[static_cast<std::size_t>(c.kept)];
-          s["failures"].push_back({{"case", c.index}, {"replay", f.replay()}, {"detail", f.summary()}});
+          nlohmann::ordered_json failure = {
+              {"case", c.index}, {"cause", engine::failure_cause(f)}, {"replay", f.replay()}, {"detail", f.summary()}};
+          if (!f.shrunk.empty()) failure["shrunk"] = f.shrunk;
+          s["failures"].push_back(std::move(failure));
         }
       s["failures_left_out"] = r.failures_left_out();
     }

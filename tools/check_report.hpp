@@ -11,11 +11,20 @@
 namespace kda::cli {
 
 // The JSON report's "schema_version": 2 added it, each failure's "case" and each suite's
-// "failures_left_out" (failures beyond those run_suite kept, counted but not listed).
-constexpr int kJsonSchemaVersion = 2;
+// "failures_left_out" (failures beyond those run_suite kept, counted but not listed); 3 each
+// failure's "cause" (engine/failure_cause.hpp) and, where check shrank it, "shrunk".
+constexpr int kJsonSchemaVersion = 3;
 
 std::string summary_table(const std::vector<SuiteResult>& results, double wall_seconds);
-// The first per_suite failures of each suite, with their replay lines, and how many more.
+// A suite's kept failures grouped by cause, in the order each cause first failed.
+struct FailureGroup {
+  std::string cause;
+  std::vector<std::size_t> failures;  // indices into SuiteResult::failures
+};
+std::vector<FailureGroup> failure_groups(const SuiteResult& r);
+// Per suite, the first per_suite causes: how many failed of each, the first one's report, its
+// replay line and, where check shrank it, the smallest config that still fails; and how many
+// failures are not shown.
 std::string failure_listing(const std::vector<SuiteResult>& results, std::size_t per_suite = 5);
 nlohmann::ordered_json json_report(const std::vector<SuiteResult>& results, double wall_seconds,
                                    const nlohmann::ordered_json& options);

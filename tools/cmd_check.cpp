@@ -28,6 +28,7 @@
 #include "tools/argument_checks.hpp"
 #include "tools/case_budget.hpp"
 #include "tools/check_isolated.hpp"
+#include "tools/check_shrink.hpp"
 #include "tools/check_junit.hpp"
 #include "tools/check_report.hpp"
 #include "tools/check_suites.hpp"
@@ -45,6 +46,7 @@ struct CheckArgs {
   std::string backend = "all", json, junit, manifest, op = std::string(engine::default_operator().name), restriction, model;
   int jobs = 0;
   double progress_every = 5;
+  bool no_shrink = false;
   bool no_progress = false, list = false, list_models = false, stats = false, isolate = false,
        probe_invalid_indices = false;
   double case_timeout = 0;
@@ -264,6 +266,7 @@ int run_check(const CheckArgs& a) {
                                             r.failed, r.seconds));
     text.flush();
   }
+  if (!a.no_shrink && !a.isolate) shrink_failures(results, *o.op, text);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   text << "\n" << failure_listing(results) << summary_table(results, wall);
   bool written = true;
@@ -309,6 +312,9 @@ void register_check(CLI::App& app) {
   cmd->add_option("--json", a->json, "Write a JSON report to this file (- for stdout)");
   cmd->add_option("--junit", a->junit, "Write a JUnit XML report to this file for CI dashboards (- for stdout)");
   cmd->add_flag("--no-progress", a->no_progress, "No progress on stderr");
+  cmd->add_flag("--no-shrink", a->no_shrink,
+                "Do not shrink failures (by default the first failing rollout of each cause is rerun smaller, up to "
+                "100 reruns or 30 s, and the smallest config line that still fails is printed beside it; never with --isolate)");
   cmd->add_option("--progress-every", a->progress_every,
                   "When stderr is not a terminal, one progress line every this many seconds (default 5)")
       ->check(CLI::NonNegativeNumber);

@@ -158,14 +158,47 @@ class Reports(unittest.TestCase):
                  "--json", "-"], timeout=600)
         self.assertEqual(r.returncode, 1, r.stderr)
         doc = json.loads(r.stdout)
-        self.assertEqual(doc["schema_version"], 2)
+        self.assertEqual(doc["schema_version"], 3)
         suite = doc["suites"][0]
         self.assertGreater(suite["failed"], 5)  # more than the text listing shows
         self.assertEqual(len(suite["failures"]), suite["failed"])
         self.assertEqual(suite["failures_left_out"], 0)
         self.assertEqual(len({f["case"] for f in suite["failures"]}), suite["failed"])
-        self.assertIn(f"[kernel] {suite['failed'] - 5} more failed case(s) not shown here; --json FILE has them all",
+        # The listing shows the first failure of each cause, counted per cause.
+        causes = {f["cause"] for f in suite["failures"]}
+        shown = r.stderr.count("FAILED [kernel] ")
+        self.assertEqual(shown, min(len(causes), 5))
+        for cause in list(causes)[:5]:
+            count = sum(f["cause"] == cause for f in suite["failures"])
+            if f"of one cause: {cause}" in r.stderr:
+                self.assertIn(f"[kernel] {count} failed case(s) of one cause: {cause}", r.stderr)
+        self.assertIn(f"[kernel] {suite['failed'] - shown} more failed case(s) not shown here; --json FILE has them all",
                       r.stderr)
+
+    def test_a_failing_rollout_is_shrunk_to_a_smaller_line_that_still_fails(self):
+        if not MUTANT:
+            self.skipTest("KDA_CPU_PLUGIN_MUTANT is not set (a build with KDA_BUILD_MUTANTS sets it)")
+        r = run(["check", "--backend", "plugin:" + MUTANT, "--suites", "kernel", "--cases", "kernel=40", "--no-progress",
+                 "--json", "-"], timeout=600)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        shrunk = [f for f in json.loads(r.stdout)["suites"][0]["failures"] if "shrunk" in f]
+        self.assertTrue(shrunk, "no failure was shrunk")
+
+        def config(replay):
+            line = re.search(r'case "([^"]+)"', replay).group(1)
+            return dict(kv.split("=", 1) for kv in line.split())
+
+        dims = ("B", "H", "HV", "K", "V", "L", "slots", "steps")
+        for f in shrunk:
+            before, after = config(f["replay"]), config(f["shrunk"])
+            self.assertTrue(all(int(after[d]) <= int(before[d]) for d in dims), (before, after))
+            self.assertLess(sum(int(after[d]) for d in dims), sum(int(before[d]) for d in dims))
+            self.assertIn(f"  shrunk: {f['shrunk']}", r.stderr)
+            again = run(["case", re.search(r'case "([^"]+)"', f["shrunk"]).group(1), "--backend", "plugin:" + MUTANT])
+            self.assertEqual(again.returncode, 1, again.stdout + again.stderr)  # it still fails
+        quiet = run(["check", "--backend", "plugin:" + MUTANT, "--suites", "kernel", "--cases", "kernel=40",
+                     "--no-progress", "--no-shrink"], timeout=600)
+        self.assertNotIn("shrunk:", quiet.stdout + quiet.stderr)
 
     def test_junit_has_one_testcase_per_case(self):
         out = os.path.join(scratch("junit-cases"), "report.xml")
