@@ -60,6 +60,11 @@ TEST(FailureCause, GroupsFailuresOfOneKindWhateverTheirNumbers) {
   EXPECT_EQ(failure_cause(a), failure_cause(b));
   EXPECT_NE(failure_cause(a), failure_cause(c));
   EXPECT_EQ(failure_cause(a), "token #: d_cache[..] changed from # to #: row # flushes slot #: no ring record may change");
+  CaseReport g17, g23;
+  g17.failure = "refused the call (G17) but changed out[0, 0, 1, 2] (row 0, value head 1) from nan to 0";
+  g23.failure = "refused the call (G23) but changed out[2, 0, 0, 0] (row 2, value head 0) from nan to 0";
+  EXPECT_NE(failure_cause(g17), failure_cause(g23));  // another check: another cause
+  EXPECT_EQ(failure_cause(g17), "refused the call (G17) but changed out[..] from # to #");
   CaseReport numeric;
   numeric.state.pass = false, numeric.state.blocks = 4, numeric.state.tolerance = 1e-3, numeric.state.worst_error = 1;
   EXPECT_EQ(failure_cause(numeric), "initial_state: values outside the tolerance");

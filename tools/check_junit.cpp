@@ -30,9 +30,9 @@ std::string xml(const std::string& text) {
   return s;
 }
 
-// One testcase per case (dashboards track cases, not suites); a skipped suite is one skipped
-// testcase. A failure carries its headline as the message and its summary and replay line as
-// the text, or says that run_suite kept only the first failures whole.
+// One testcase of a case; a failure carries its headline as the message and its summary and
+// replay line (and shrunk line) as the text, or says that run_suite kept only the first
+// failures whole.
 std::string case_xml(const SuiteResult& r, const CaseOutcome& c) {
   std::string s = fmt::format("    <testcase classname=\"kda-harness.check.{}\" name=\"{}\" time=\"{:.3f}\"", xml(r.name),
                               xml(c.label), c.seconds);
@@ -42,16 +42,23 @@ std::string case_xml(const SuiteResult& r, const CaseOutcome& c) {
     const engine::CaseReport& f = r.failures[static_cast<std::size_t>(c.kept)];
     if (const std::string h = f.headline(); !h.empty()) message = h;
     body = f.summary() + "\n  replay: " + f.replay() + "\n";
+    if (!f.shrunk.empty()) body += "  shrunk: " + f.shrunk + "\n";
   } else {
     body = fmt::format("(not kept: only the suite's first {} failures are reported whole)\n", r.failures.size());
   }
   return s + fmt::format(">\n      <failure message=\"{}\">{}</failure>\n    </testcase>\n", xml(message), xml(body));
 }
 
-std::string suite_xml(const SuiteResult& r) {
+// The testcases a suite reports: every case, or its failures and one for its passes.
+int64_t testcases(const SuiteResult& r, bool every_case) {
+  if (r.skipped()) return 1;
+  return every_case ? r.cases : r.failed + (r.passed > 0 ? 1 : 0);
+}
+
+std::string suite_xml(const SuiteResult& r, bool every_case) {
   std::string s = fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
                               "time=\"{:.3f}\">\n",
-                              xml(r.name), r.skipped() ? 1 : r.cases, r.skipped() ? 0 : r.failed, r.skipped() ? 1 : 0,
+                              xml(r.name), testcases(r, every_case), r.skipped() ? 0 : r.failed, r.skipped() ? 1 : 0,
                               r.seconds);
   s += fmt::format("    <properties>\n      <property name=\"backend\" value=\"{}\"/>\n", xml(r.backend));
   s += fmt::format("      <property name=\"cases\" value=\"{}\"/>\n      <property name=\"failed_cases\" value=\"{}\"/>\n",
@@ -61,16 +68,23 @@ std::string suite_xml(const SuiteResult& r) {
     return s + fmt::format("    <testcase classname=\"kda-harness.check.{}\" name=\"{}\" time=\"0\">\n      <skipped "
                            "message=\"{}\"/>\n    </testcase>\n  </testsuite>\n",
                            xml(r.name), xml(r.name), xml(r.skip_reason));
-  for (const CaseOutcome& c : r.outcomes) s += case_xml(r, c);
+  double passed_seconds = 0;
+  for (const CaseOutcome& c : r.outcomes) {
+    if (every_case || !c.pass) s += case_xml(r, c);
+    else passed_seconds += c.seconds;
+  }
+  if (!every_case && r.passed > 0)
+    s += fmt::format("    <testcase classname=\"kda-harness.check.{}\" name=\"{} cases passed\" time=\"{:.3f}\"/>\n",
+                     xml(r.name), r.passed, passed_seconds);
   return s + "  </testsuite>\n";
 }
 
 }  // namespace
 
-std::string junit_report(const std::vector<SuiteResult>& results, double wall_seconds) {
+std::string junit_report(const std::vector<SuiteResult>& results, double wall_seconds, bool every_case) {
   int64_t tests = 0, failed = 0, skipped = 0;
   for (const auto& r : results) {
-    tests += r.skipped() ? 1 : r.cases;
+    tests += testcases(r, every_case);
     failed += r.skipped() ? 0 : r.failed;
     skipped += r.skipped();
   }
@@ -78,7 +92,7 @@ std::string junit_report(const std::vector<SuiteResult>& results, double wall_se
   s += fmt::format("<testsuites name=\"kda-harness check\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
                    "time=\"{:.3f}\">\n",
                    tests, failed, skipped, wall_seconds);
-  for (const auto& r : results) s += suite_xml(r);
+  for (const auto& r : results) s += suite_xml(r, every_case);
   return s + "</testsuites>\n";
 }
 

@@ -46,7 +46,7 @@ struct CheckArgs {
   std::string backend = "all", json, junit, manifest, op = std::string(engine::default_operator().name), restriction, model;
   int jobs = 0;
   double progress_every = 5;
-  bool no_shrink = false;
+  bool no_shrink = false, junit_every_case = false;
   bool no_progress = false, list = false, list_models = false, stats = false, isolate = false,
        probe_invalid_indices = false;
   double case_timeout = 0;
@@ -283,7 +283,7 @@ int run_check(const CheckArgs& a) {
     opts["manifest"] = o.manifest.string();
     written = write_report(a.json, json_report(results, wall, opts).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n") && written;
   }
-  if (!a.junit.empty()) written = write_report(a.junit, junit_report(results, wall)) && written;
+  if (!a.junit.empty()) written = write_report(a.junit, junit_report(results, wall, a.junit_every_case)) && written;
   if (!written) return kUsage;
   return all_passed(results) ? kPass : kFail;
 }
@@ -310,7 +310,10 @@ void register_check(CLI::App& app) {
   cmd->add_option("--manifest", a->manifest, "The golden set's manifest (default: $KDA_GOLDEN_MANIFEST, ./golden/manifest.json, or the "
                   "golden/ beside the build folder)");
   cmd->add_option("--json", a->json, "Write a JSON report to this file (- for stdout)");
-  cmd->add_option("--junit", a->junit, "Write a JUnit XML report to this file for CI dashboards (- for stdout)");
+  cmd->add_option("--junit", a->junit,
+                  "Write a JUnit XML report to this file for CI dashboards (- for stdout): per suite a testcase per "
+                  "failed case and one for the cases that passed");
+  cmd->add_flag("--junit-every-case", a->junit_every_case, "With --junit, one testcase per case, passed ones too");
   cmd->add_flag("--no-progress", a->no_progress, "No progress on stderr");
   cmd->add_flag("--no-shrink", a->no_shrink,
                 "Do not shrink failures (by default the first failing rollout of each cause is rerun smaller, up to "

@@ -111,7 +111,7 @@ class Completion(unittest.TestCase):
         script = r.stdout
         self.assertEqual(bash_complete(script, ["kda-harness", ""]), set(subcommands_of()))
         self.assertEqual(bash_complete(script, ["kda-harness", "golden", ""]), {"regen", "verify"})
-        self.assertEqual(bash_complete(script, ["kda-harness", "check", "--ju"]), {"--junit"})
+        self.assertEqual(bash_complete(script, ["kda-harness", "check", "--ju"]), {"--junit", "--junit-every-case"})
         for path in (["check"], ["case"], ["golden", "verify"], ["mutants"]):
             self.assertEqual(bash_complete(script, ["kda-harness"] + path + ["--"]), options_of(*path), path)
 
@@ -202,7 +202,8 @@ class Reports(unittest.TestCase):
 
     def test_junit_has_one_testcase_per_case(self):
         out = os.path.join(scratch("junit-cases"), "report.xml")
-        r = run(["check", "--suites", "contract,golden", "--cases", "contract=30", "--no-progress", "--junit", out])
+        r = run(["check", "--suites", "contract,golden", "--cases", "contract=30", "--no-progress", "--junit", out,
+                 "--junit-every-case"])
         self.assertEqual(r.returncode, 0, r.stderr)
         root = ET.parse(out).getroot()
         suites = {s.get("name"): s for s in root.findall("testsuite")}
@@ -225,6 +226,9 @@ class Reports(unittest.TestCase):
         failed = [c for c in suite.findall("testcase") if c.find("failure") is not None]
         self.assertEqual(len(failed), int(suite.get("failures")))
         self.assertGreater(len(failed), 0)
+        passed = [c for c in suite.findall("testcase") if c.find("failure") is None]
+        self.assertEqual([c.get("name") for c in passed], [f"{20 - len(failed)} cases passed"] if len(failed) < 20 else [])
+        self.assertEqual(int(suite.get("tests")), len(failed) + len(passed))
         for c in failed:
             self.assertIn("\n  replay: kda-harness ", c.find("failure").text)
             self.assertTrue(c.find("failure").get("message"))
