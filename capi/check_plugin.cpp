@@ -18,6 +18,7 @@
 
 #include "capi/status.hpp"
 #include "capi/work_budget.hpp"
+#include "engine/failure_cause.hpp"
 #include "engine/fatal_signal.hpp"
 #include "engine/plugin_backend.hpp"
 #include "engine/restriction.hpp"
@@ -33,6 +34,7 @@ struct Outcome {
   bool pass = true;
   std::string replay, detail;
   bool skipped = false;  // nothing to test (an envelope with nothing outside it): not a pass
+  std::string cause;     // a failure's cause (engine/failure_cause.hpp): reports group by it
 };
 
 std::string describe(const engine::CaseReport& r) {
@@ -82,7 +84,7 @@ std::string bounded_detail(std::string detail) {
 nlohmann::json entry(const Outcome& o) {
   return {{"suite", o.suite},   {"index", o.index},
           {"pass", o.pass},     {"replay", o.replay},
-          {"detail", bounded_detail(o.detail)}, {"skipped", o.skipped}};
+          {"detail", bounded_detail(o.detail)}, {"skipped", o.skipped}, {"cause", o.cause}};
 }
 
 // The plugin's backend as the options describe it (their profile, or the plugin's own).
@@ -147,9 +149,11 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
         const engine::CaseReport r = engine::run_suite_case(*suite, *backend, draws, i);
         o.pass = r.pass();
         o.detail = describe(r);
+        o.cause = engine::failure_cause(r);
       } catch (const std::exception& e) {
         o.pass = false;
         o.detail = std::string("harness error: ") + e.what();
+        o.cause = "harness error";
       }
       cases.push_back(entry(o));
     }

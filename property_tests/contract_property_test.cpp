@@ -6,6 +6,9 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include <optional>
+#include <vector>
+
 #include "contract/error_catalog.hpp"
 #include "contract/host_tensor.hpp"
 #include "contract/tensor_view.hpp"
@@ -66,10 +69,12 @@ RC_GTEST_PROP(ContractProperty, ValidCallsPassAndEarliestMutationWins, ()) {
 
 // strides of torch.empty(shape), written out independently of contract/tensor_view: stride d
 // is the product of max(size, 1) over the later dims (e.g. [2, 2, 64, 0] has
-// (128, 64, 1, 1)). Shapes here are small (no saturation).
-std::vector<int64_t> torch_empty_strides(const std::vector<int64_t>& shape) {
+// (128, 64, 1, 1)); nullopt where a product leaves int64 (the extents error inputs' 2^62
+// sizes: no framework allocates them, so their strides stay as the call gives them).
+std::optional<std::vector<int64_t>> torch_empty_strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> s(shape.size(), 1);
-  for (std::size_t d = shape.size(); d-- > 1;) s[d - 1] = s[d] * std::max<int64_t>(shape[d], 1);
+  for (std::size_t d = shape.size(); d-- > 1;)
+    if (__builtin_mul_overflow(s[d], std::max<int64_t>(shape[d], 1), &s[d - 1])) return std::nullopt;
   return s;
 }
 
@@ -108,13 +113,14 @@ RC_GTEST_PROP(ContractProperty, NullStridesAreTorchEmptyStrides, ()) {
   if (!zeroed.shape.empty()) {
     const std::size_t dim = *rc::gen::inRange<std::size_t>(0, zeroed.shape.size()).as("dim zeroed");
     zeroed.shape[dim] = 0;
-    if (!zeroed.null_strides) zeroed.strides = torch_empty_strides(zeroed.shape);
+    if (const auto strides = torch_empty_strides(zeroed.shape); strides && !zeroed.null_strides) zeroed.strides = *strides;
   }
   engine::CallSpec null = target.spec, written = target.spec;
   for (engine::TensorSpec* t : null.all())
-    if (!t->null_strides && t->strides == torch_empty_strides(t->shape)) t->null_strides = true;
+    if (!t->null_strides && torch_empty_strides(t->shape) == t->strides) t->null_strides = true;
   for (engine::TensorSpec* t : written.all())
-    if (t->null_strides) t->strides = torch_empty_strides(t->shape), t->null_strides = false;
+    if (const auto strides = torch_empty_strides(t->shape); strides && t->null_strides)
+      t->strides = *strides, t->null_strides = false;
   const Expected a = run(op, null), b = run(op, written);
   RC_TAG(a.id.empty() ? std::string("accepted") : a.id);
   RC_ASSERT(a.id == b.id);

@@ -287,7 +287,7 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
             claims = data.get("invalid_rows", claims)
             for c in data["cases"]:
                 result = CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"], op=op,
-                                    skipped=c.get("skipped", False))
+                                    skipped=c.get("skipped", False), cause=c.get("cause", ""))
                 if not result.passed:
                     result.rerun = rerun_call(function, result.suite, result.index, seed, result.replay, given)
                     result.traceback = plugin.tracebacks[0] if plugin.tracebacks else ""

@@ -22,6 +22,7 @@ class CaseResult:
     op: str = None       # the operator (None: the default operator)
     traceback: str = ""  # the kernel's own traceback when it raised during the case
     skipped: bool = False  # nothing to test (an envelope with nothing outside it): neither passed nor failed
+    cause: str = ""        # a failure's cause, the same for failures of one kind (what reports group by)
 
     @property
     def config(self):
@@ -73,21 +74,41 @@ class CheckReport:
         return bool(self.cases) and not self.failures
 
     def raise_if_failed(self):
-        """Raises AssertionError with every failure (message, replay lines, traceback) if any
-        case failed; returns the report otherwise."""
+        """Raises AssertionError with the report (str(): the suites' counts, each cause of
+        failure with its count and its first failure's message, replay lines and traceback) if
+        any case failed; returns the report otherwise."""
         __tracebackhide__ = True  # pytest shows the caller's line, not this frame and its `self` cut short
         if not self.passed:
             raise AssertionError(str(self))
         return self
 
+    def failure_groups(self):
+        """The failures grouped by suite and cause, in the order each first failed: a list of
+        (suite, cause, [CaseResult, ...])."""
+        groups = {}
+        for c in self.failures:
+            groups.setdefault((c.suite, c.cause), []).append(c)
+        return [(suite, cause, cases) for (suite, cause), cases in groups.items()]
+
     def __str__(self):
+        """A line per suite (cases, passed, failed, skipped), the claims, then each cause of
+        failure with its count and its first failure in full (every failure: `failures`)."""
         skipped = [c for c in self.cases if c.skipped]
         passed = len(self.cases) - len(self.failures) - len(skipped)
         lines = [f"{self.backend}: {passed} passed, {len(self.failures)} failed" +
                  (f", {len(skipped)} skipped ({skipped[0].suite}: {skipped[0].detail})" if skipped else "")]
+        for suite in dict.fromkeys(c.suite for c in self.cases):
+            of = [c for c in self.cases if c.suite == suite]
+            failed = sum(not c.passed for c in of)
+            skip = sum(c.skipped for c in of)
+            lines.append(f"  {suite}: {len(of)} cases, {len(of) - failed - skip} passed, {failed} failed" +
+                         (f", {skip} skipped" if skip else ""))
         if self.claims:
             lines.append(f"invalid rows: {self.claims}")
-        lines += [str(c) for c in self.failures]
+        for suite, cause, cases in self.failure_groups():
+            lines.append(f"[{suite}] {len(cases)} failed case(s) of one cause: {cause or 'failed'}" +
+                         (" (the first below; the others: report.failures)" if len(cases) > 1 else ""))
+            lines.append(str(cases[0]))
         return "\n".join(lines)
 
     __repr__ = __str__

@@ -18,14 +18,17 @@ def planted_failures(suites="kernel", n=N):
     return report
 
 
-def test_a_report_prints_every_failure_whole():
+def test_a_report_prints_each_cause_of_failure_whole():
+    """str(report): each cause's first failure whole (never cut short), after its count; every
+    failure stays whole in report.failures."""
     report = planted_failures()
     text = str(report)
     assert repr(report) == text
+    firsts = [cases[0] for _, _, cases in report.failure_groups()]
     for f in report.failures:
         assert repr(f) == str(f)
-        assert f.detail in text
-        assert f"[kernel {f.index}] FAIL: {f.detail}" in text
+        assert f.cause
+        assert (f"[kernel {f.index}] FAIL: {f.detail}" in text) == (f in firsts)
     assert "..." not in text
 
 
@@ -101,7 +104,13 @@ def test_raise_if_failed_carries_every_failure():
         report.raise_if_failed()
     message = str(raised.value)
     assert message == str(report)
-    assert message.count("the kernel raised:") == 4 and message.count("rerun on your kernel:") == 4
+    # Grouped by cause: each group's first failure in full, the group's count before it.
+    groups = report.failure_groups()
+    assert sum(len(cases) for _, _, cases in groups) == len(report.failures) == 4
+    assert message.count("the kernel raised:") == len(groups) and message.count("rerun on your kernel:") == len(groups)
+    for suite, cause, cases in groups:
+        assert f"[{suite}] {len(cases)} failed case(s) of one cause: {cause}" in message
+    assert "  kernel: 2 cases, 0 passed, 2 failed" in message and "  kernel-truth: 2 cases, 0 passed, 2 failed" in message
     passing = kda_harness.check(numpy_step.replayssm_step, suites="kernel", n=2)
     assert passing.raise_if_failed() is passing
 
