@@ -9,9 +9,7 @@
 
 #include "engine/device_mirror.hpp"
 #include "engine/gpu_probe.hpp"
-#include "kernels/gdn_replayssm_decode.hpp"
-#include "kernels/packed_decode.hpp"
-#include "kernels/replayssm_decode.hpp"
+#include "engine/cuda_kernel.hpp"
 
 namespace kda::engine {
 namespace {
@@ -53,21 +51,9 @@ class MirroredStep {
   std::exception_ptr refusal_;
 };
 
-// Our launchers, by the operator they implement. A launcher that does not apply the
-// operator's contract itself (validates = false) is called after the operator's validate.
-using Launcher = Dims (*)(const StepArgs&, cudaStream_t, DLTensor*);
-struct KernelEntry {
-  std::string_view op;
-  Launcher launch;
-  bool validates = true;
-};
-constexpr KernelEntry kKernels[] = {{"kda_replayssm", &cuda::replayssm_decode},
-                                    {"kda_packed_decode", &cuda::packed_decode},
-                                    {"gdn_replayssm", &cuda::gdn_replayssm_decode, false}};
-
 class CudaKernelBackend final : public Backend {
  public:
-  CudaKernelBackend(int device, const OperatorDescription& op, const KernelEntry& kernel)
+  CudaKernelBackend(int device, const OperatorDescription& op, const CudaKernel& kernel)
       : device_(device), op_(op), kernel_(kernel) {
     check_cuda(cudaSetDevice(device_), "cudaSetDevice");
     mirror_ = std::make_unique<DeviceMirror>();
@@ -99,7 +85,7 @@ class CudaKernelBackend final : public Backend {
  private:
   int device_;
   const OperatorDescription& op_;
-  KernelEntry kernel_;
+  CudaKernel kernel_;
   std::unique_ptr<DeviceMirror> mirror_;
   Envelope envelope_;
   MirroredStep step_;
@@ -151,9 +137,7 @@ class CudaPluginBackend final : public Backend {
 }  // namespace
 
 std::unique_ptr<Backend> make_cuda_backend(int device, const OperatorDescription& op) {
-  const KernelEntry* kernel = nullptr;
-  for (const KernelEntry& k : kKernels)
-    if (k.op == op.name) kernel = &k;
+  const CudaKernel* kernel = cuda_kernel_of(op.name);
   if (kernel == nullptr) throw std::runtime_error(fmt::format("no CUDA kernel for {} in this build", op.name));
   if (device < 0) {
     if (const std::string why = gpu_unavailable_reason(); !why.empty()) throw std::runtime_error(why);

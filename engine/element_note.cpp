@@ -13,7 +13,7 @@ namespace kda::engine {
 std::string worst_element(const HostTensor& expected, const HostTensor& actual, const std::vector<unsigned char>* before,
                           int64_t i0, int64_t i1, int64_t i2) {
   const auto& shape = actual.shape();
-  // A 3-D tensor (a ring of one scalar per record: gdn_replayssm's g_cache) has no last dim
+  // A 3-D tensor (a ring of one scalar per record, a per-head gate ring) has no last dim
   // to run along: its block [i0, i1, i2] is one element.
   const bool rank3 = shape.size() == 3;
   const int64_t lo = i2 < 0 ? 0 : i2, hi = i2 < 0 ? shape[2] : i2 + 1, width = rank3 ? 1 : shape[3];

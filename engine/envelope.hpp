@@ -39,7 +39,7 @@ struct Envelope {
   uint32_t ring_dtypes = KDA_DT_ALL_FLOATS;
   uint32_t out_dtypes = KDA_DT_ALL_FLOATS;
   uint32_t index_dtypes = KDA_DT_ALL_INDICES;
-  // Index dtypes the operator's cases never have (its fit_case replaces them: gdn_replayssm's
+  // Index dtypes the operator's cases never have (its fit_case replaces them: an operator's
   // int64, which its contract refuses): no way out of the envelope although not declared, so
   // they count as inside everywhere but in describe().
   uint32_t index_dtypes_fitted_away = 0;

@@ -7,7 +7,7 @@
 // only place that names them all. engine/ includes nothing from operators/.
 //
 // Every operator takes its arguments as StepArgs by the specs' names; bind() leaves null
-// the tensors the operator does not take (the plain packed decode has no rings, write_pos or
+// the tensors the operator does not take (an operator without rings takes no write_pos or
 // force_flush), so one materialized case serves every operator.
 #pragma once
 #include <span>
@@ -36,12 +36,13 @@ namespace kda::engine {
 
 struct ContractRestatement;  // engine/contract_restatement.hpp
 
-// A call viewed as kda_replayssm's: tensors it must re-lay (gdn_replayssm's scalar gates,
-// repeated over the key channels: its key property) are made in `storage`, the others shared.
+// A call viewed as the KDA ReplaySSM recurrence's (the default operator's): tensors it must
+// re-lay (an operator's scalar gates repeated over the key channels, a circular ring in logical
+// order) are made in `storage`, the others shared.
 using KdaCallView = StepArgs (*)(const StepArgs& args, const Dims& dims, std::vector<HostTensor>& storage);
 
 struct OperatorDescription {
-  std::string_view name;                      // "kda_replayssm"
+  std::string_view name;                      // as --op and the plugin ABI's kda_call name it
   std::string_view summary;                   // one line
   std::span<const std::string_view> tensors;  // in the signature's order; force_flush optional
   std::span<const std::string_view> scalars;  // the scalar arguments it takes (contract/step_fields.hpp)
@@ -62,7 +63,7 @@ struct OperatorDescription {
   CaseConfig (*fit_case)(CaseConfig c);
   // Its function rounds beta through b's dtype (ReplaySSM) or keeps it in float32.
   bool beta_through_b = true;
-  // The call as kda_replayssm's function reads it, for the float64 truth (the KDA recurrence,
+  // The call as the default operator's function reads it, for the float64 truth (the KDA recurrence,
   // reference/truth_tracker.hpp); null where it already is one.
   KdaCallView as_kda_call = nullptr;
   // "ok B=3 H=2 HV=4 K=128 V=128 slots=5": what `validate` prints for an accepted call.

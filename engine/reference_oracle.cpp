@@ -25,7 +25,7 @@ namespace {
 using reference::Comparison;
 
 // Values of the 4-D tensor t at [i0, i1, i2, 0..n) (a "record" or a state row), or the one
-// value at [i0, i1, i2] of a 3-D t (a ring of one scalar gate per record: gdn_replayssm's).
+// value at [i0, i1, i2] of a 3-D t (a ring of one scalar gate per record).
 void append_record(std::vector<double>& to, const HostTensor& t, int64_t i0, int64_t i1, int64_t i2) {
   const bool scalar = t.dl().ndim == 3;
   const int64_t n = scalar ? 1 : t.shape()[3], first[4] = {i0, i1, i2, 0};

@@ -14,7 +14,7 @@ namespace kda::engine {
 namespace {
 
 // The float64 ReplaySSM model as a backend: each step advances the model on the case's
-// ReplaySSM call (the whole call the case's tensors hold, as kda_replayssm's view of it: the
+// ReplaySSM call (the whole call the case's tensors hold, as the default operator's view of it: the
 // model is ReplaySSM's algebra, which an operator without rings has at L = 1) and keeps its
 // outputs and checkpoints in float64 as OwnResults; it writes no tensor.
 class ModelBackend final : public Backend, public OwnResults {

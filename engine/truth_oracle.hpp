@@ -22,7 +22,7 @@ class OwnResults {
   virtual reference::Matrix<double> checkpoint(int64_t slot, int64_t hv) const = 0;
 };
 
-// `as_kda`: the operator's view of its calls as kda_replayssm's (OperatorDescription::as_kda_call).
+// `as_kda`: the operator's view of its calls as the default operator's (OperatorDescription::as_kda_call).
 // `own`: where the backend's results are read instead of the tensors (out, the checkpoints).
 std::unique_ptr<Oracle> truth_oracle(const reference::RolloutBounds& bounds, bool beta_through_b,
                                      KdaCallView as_kda = nullptr, const OwnResults* own = nullptr);

@@ -1,0 +1,25 @@
+// Our CUDA kernel as a backend reaches an operator's launcher through this (CUDA builds only):
+// each operator's folder defines its own (operators/<op>/cuda_launch.cpp) and the table of
+// them (operators/cuda_kernel_table.cpp) answers by name, so engine/ names no operator.
+#pragma once
+#include <cuda_runtime_api.h>
+#include <dlpack/dlpack.h>
+
+#include <string_view>
+
+#include "contract/step_args.hpp"
+
+namespace kda::engine {
+
+struct CudaKernel {
+  // Launches one step on `stream` (row status into `status`, when given); returns the dims.
+  Dims (*launch)(const StepArgs& device_args, cudaStream_t stream, DLTensor* status) = nullptr;
+  // Whether the launcher applies the operator's contract itself; if not, the backend calls the
+  // operator's validate first.
+  bool validates = true;
+};
+
+// The launcher of the operator named `op`; nullptr where this build has none.
+const CudaKernel* cuda_kernel_of(std::string_view op);
+
+}  // namespace kda::engine

@@ -1,0 +1,14 @@
+#include "operators/gdn_replayssm/cuda_launch.hpp"
+
+#include "kernels/gdn_replayssm_decode.hpp"
+
+namespace kda::engine {
+
+// The launcher reads only the shapes it needs (kernels/gdn_kernel_dims.cpp): the backend applies
+// the operator's contract first.
+const CudaKernel& gdn_replayssm_cuda_kernel() {
+  static const CudaKernel kernel{&cuda::gdn_replayssm_decode, false};
+  return kernel;
+}
+
+}  // namespace kda::engine
