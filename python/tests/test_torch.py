@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import kda_harness
-from wrappers import corrupting_one_row
+from wrappers import corrupting_one_row, writing_before
 
 torch = pytest.importorskip("torch", reason="torch is not installed: the torch path is tested where it is")
 
@@ -27,6 +27,16 @@ def test_cases_as_torch_tensors_match_the_numpy_ones():
 def test_torch_cpu_tensors_through_a_host_plugin(cpu_plugin):
     report = kda_harness.check(cpu_plugin, framework="torch", device="cpu", n=8, seed=3)
     assert report.passed, str(report)
+
+
+def test_a_write_before_a_tensor_fails_the_case_naming_the_tensor(cpu_plugin):
+    # The torch tensors lent to a step sit between guard regions that are checked after the call.
+    report = kda_harness.check(writing_before(cpu_plugin, "initial_state"), framework="torch", device="cpu",
+                               suites="kernel", n=3, seed=3)
+    assert report.failures and len(report.failures) == len(report.cases), str(report)
+    stray = re.compile(r"StrayWrite: the step wrote outside the tensors it was lent: initial_state: \d+ byte\(s\) "
+                       r"in the \d+ before its first byte")
+    assert all(stray.search(f.detail) for f in report.failures), str(report)
 
 
 @pytest.fixture(scope="module")
