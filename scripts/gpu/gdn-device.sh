@@ -41,7 +41,7 @@ timed() {  # timed LIMIT LOG LABEL COMMAND...: runs COMMAND under LIMIT seconds 
 timed 70 "$out/gdn_test.log" kernel_gdn_test "$bin/kernel_gdn_test"
 grep -E "OK \]|FAILED|SKIPPED|cases:|differs|Failure" "$out/gdn_test.log" | head -20 >>"$summary"
 
-timed 110 "$out/circular_test.log" kernel_gdn_circular_test "$bin/kernel_gdn_circular_test"
+timed 100 "$out/circular_test.log" kernel_gdn_circular_test "$bin/kernel_gdn_circular_test"
 grep -E "OK \]|FAILED|SKIPPED|rollouts:|Failure|replay:|bases met" "$out/circular_test.log" | head -20 >>"$summary"
 
 for tool in memcheck racecheck; do
@@ -57,7 +57,7 @@ done
 
 if [[ "${GDN_SKIP_CHECK:-0}" != 1 ]]; then
   # shellcheck disable=SC2086
-  timed 170 "$out/check.log" "kda-harness check --op gdn_replayssm --backend cuda" \
+  timed 160 "$out/check.log" "kda-harness check --op gdn_replayssm --backend cuda" \
     "$bin/kda-harness" check --op gdn_replayssm --backend cuda --no-progress \
     --manifest "$root/golden/manifest.json" --json "$out/check.json" ${GDN_CHECK_ARGS:-}
   # The summary table and the failure causes (the log holds each first failure whole).
