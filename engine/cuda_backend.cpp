@@ -61,6 +61,7 @@ class CudaKernelBackend final : public Backend {
     // kernel per K and L); the tensors live on the GPU.
     envelope_.device = Device::Cuda;
     envelope_.invalid_rows = InvalidRows::Flag;  // kernels/row_status.hpp
+    envelope_.ring_modes = kernel_.ring_modes;   // the ring variants its launcher computes
   }
   std::string name() const override { return fmt::format("cuda:{}", device_); }
   const Envelope& envelope() const override { return envelope_; }

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "contract/step_args.hpp"
+#include "kda_harness/plugin.h"
 
 namespace kda::engine {
 
@@ -17,6 +18,9 @@ struct CudaKernel {
   // Whether the launcher applies the operator's contract itself; if not, the backend calls the
   // operator's validate first.
   bool validates = true;
+  // plugin.h's KDA_RING_* bits: the ring variants the launcher computes (the backend's
+  // Envelope::ring_modes).
+  uint32_t ring_modes = KDA_RING_LINEAR;
 };
 
 // The launcher of the operator named `op`; nullptr where this build has none.

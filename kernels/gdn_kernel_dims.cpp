@@ -45,7 +45,6 @@ Dims gdn_kernel_dims(const StepArgs& a) {
     refuse("mixed_qkv, initial_state and d_cache are required");
   if (ndim(*a.mixed_qkv) != 2 || ndim(*a.initial_state) != 4 || ndim(*a.d_cache) != 4)
     refuse("mixed_qkv must be 2-D, initial_state and d_cache 4-D");
-  if (a.circular_replay) refuse("circular_replay is not implemented by this kernel");
   if (a.predecayed_k_cache) refuse("predecayed_k_cache is not implemented by this kernel");
   Dims d;
   d.B = size(*a.mixed_qkv, 0);
@@ -73,6 +72,8 @@ Dims gdn_kernel_dims(const StepArgs& a) {
   expect(a.ssm_state_indices, "ssm_state_indices", {d.B}, Kind::Index, q);
   expect(a.write_pos, "write_pos", {d.B}, Kind::Index, q);
   if (a.force_flush != nullptr) expect(a.force_flush, "force_flush", {d.B}, Kind::Index, q);
+  // Read only under circular replay (like the Triton kernel): otherwise any cache_base, or none.
+  if (a.circular_replay) expect(a.cache_base, "cache_base", {d.B}, Kind::Index, q);
   return d;
 }
 

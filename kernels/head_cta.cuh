@@ -91,33 +91,52 @@ __device__ __forceinline__ void zero_out_rows(const ReplayParams& p, int64_t out
   if (lane < nrows) store_float(p.out.ptr, out_row + (v_first + lane) * p.out.stride[2], p.out.dtype, 0.0f);
 }
 
-// Records [jc, jc + jn) of the three rings -> shared memory (cp.async; the caller waits).
-__device__ __forceinline__ void stage_records(const ReplayParams& p, RingChunk& rc, int64_t slot, int hv, int h,
-                                              int64_t v_base, int cta_rows, int jc, int jn) {
+// Ring slots [jc, jc + jn) of the three rings -> staged records [at, at + jn) in shared
+// memory (cp.async; the caller waits).
+__device__ __forceinline__ void stage_records_at(const ReplayParams& p, RingChunk& rc, int64_t slot, int hv, int h,
+                                                 int64_t v_base, int cta_rows, int jc, int jn, int at) {
   if (jn <= 0) return;
   const int ke = float_dtype_bytes(p.k_cache.dtype), de = float_dtype_bytes(p.d_cache.dtype);
   const char* g_src = p.g_cache.ptr + off4(p.g_cache, slot, hv, jc, 0) * 4;
   // A scalar gate: one float per record, jn 4-byte copies into gs (the columns read it by
   // broadcast), not K copies of each into g's columns.
-  if (p.scalar_gate) stage_block({g_src, p.g_cache.stride[2], 1, jn, 1, 4, reinterpret_cast<char*>(rc.gs), 4});
+  if (p.scalar_gate) stage_block({g_src, p.g_cache.stride[2], 1, jn, 1, 4, reinterpret_cast<char*>(rc.gs + at), 4});
   if (p.rings_dense) {  // rows of whole 16-byte chunks (the launcher checked): no per-CTA decisions
     const int K = static_cast<int>(p.K);
     if (!p.scalar_gate)
-      copy_rows16(reinterpret_cast<char*>(&rc.g[0][0]), kCtaMaxK * 4, g_src, p.g_cache.stride[2] * 4, jn,
+      copy_rows16(reinterpret_cast<char*>(&rc.g[at][0]), kCtaMaxK * 4, g_src, p.g_cache.stride[2] * 4, jn,
                   __ffs(K * 4 / 16) - 1);
-    copy_rows16(&rc.k_raw[0][0], kCtaMaxK * 4, p.k_cache.ptr + off4(p.k_cache, slot, h, jc, 0) * ke,
+    copy_rows16(&rc.k_raw[at][0], kCtaMaxK * 4, p.k_cache.ptr + off4(p.k_cache, slot, h, jc, 0) * ke,
                 p.k_cache.stride[2] * ke, jn, __ffs(K * ke / 16) - 1);
-    copy_rows16(&rc.d_raw[0][0], kCtaRows * 4, p.d_cache.ptr + off4(p.d_cache, slot, hv, jc, v_base) * de,
+    copy_rows16(&rc.d_raw[at][0], kCtaRows * 4, p.d_cache.ptr + off4(p.d_cache, slot, hv, jc, v_base) * de,
                 p.d_cache.stride[2] * de, jn, __ffs(cta_rows * de / 16) - 1);
     return;
   }
   if (!p.scalar_gate)
     stage_block({g_src, p.g_cache.stride[2], p.g_cache.stride[3], jn, static_cast<int>(p.K), 4,
-                 reinterpret_cast<char*>(&rc.g[0][0]), kCtaMaxK * 4});
+                 reinterpret_cast<char*>(&rc.g[at][0]), kCtaMaxK * 4});
   stage_block({p.k_cache.ptr + off4(p.k_cache, slot, h, jc, 0) * ke, p.k_cache.stride[2], p.k_cache.stride[3], jn,
-               static_cast<int>(p.K), ke, &rc.k_raw[0][0], kCtaMaxK * 4});
+               static_cast<int>(p.K), ke, &rc.k_raw[at][0], kCtaMaxK * 4});
   stage_block({p.d_cache.ptr + off4(p.d_cache, slot, hv, jc, v_base) * de, p.d_cache.stride[2], p.d_cache.stride[3],
-               jn, cta_rows, de, &rc.d_raw[0][0], kCtaRows * 4});
+               jn, cta_rows, de, &rc.d_raw[at][0], kCtaRows * 4});
+}
+
+// Records [jc, jc + jn) of the three rings -> shared memory (cp.async; the caller waits).
+__device__ __forceinline__ void stage_records(const ReplayParams& p, RingChunk& rc, int64_t slot, int hv, int h,
+                                              int64_t v_base, int cta_rows, int jc, int jn) {
+  stage_records_at(p, rc, slot, hv, h, v_base, cta_rows, jc, jn, 0);
+}
+
+// A circular ring's logical records [jc, jc + jn) (jc + jn <= L) -> staged records [0, jn):
+// ring slots from ring.phys(jc) up to the ring's end, then from slot 0 where the window wraps.
+__device__ __forceinline__ void stage_circular_records(const ReplayParams& p, RingChunk& rc, int64_t slot, int hv,
+                                                       int h, int64_t v_base, int cta_rows, int jc, int jn,
+                                                       const CircularRow& ring) {
+  if (jn <= 0) return;
+  const int first = static_cast<int>(ring.phys(jc, p.L));
+  const int n1 = static_cast<int>(min64(jn, p.L - first));
+  stage_records_at(p, rc, slot, hv, h, v_base, cta_rows, first, n1, 0);
+  stage_records_at(p, rc, slot, hv, h, v_base, cta_rows, 0, jn - n1, n1);
 }
 
 // Column c's gates of the staged records [0, jn), 0 after them (the unrolled chunk of both

@@ -160,7 +160,12 @@ Dims packed_decode(const StepArgs& given, cudaStream_t stream, DLTensor* row_sta
 Dims gdn_replayssm_decode(const StepArgs& args, cudaStream_t stream, DLTensor* row_status) {
   const Dims dims = gdn_kernel_dims(args);
   if (row_status != nullptr) check_row_status(*row_status, *args.mixed_qkv, dims.B);
-  launch(args, make_params(args, dims, row_status, Gates::PerHead), stream);
+  detail::ReplayParams p = make_params(args, dims, row_status, Gates::PerHead);
+  if (args.circular_replay) {  // prefix_gate_cache is not read: GDN's g ring holds raw gates either way
+    p.circular = true;
+    p.cache_base = ref(*args.cache_base);
+  }
+  launch(args, p, stream);
   return dims;
 }
 

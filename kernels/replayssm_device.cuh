@@ -91,6 +91,38 @@ __device__ __forceinline__ RowVerdict row_verdict(const ReplayParams& p, const R
   return r;
 }
 
+// A live row of a circular ring (ReplayParams::circular; circular-replay.md): where its
+// window starts, and whether the step is a history checkpoint. Flags a base outside
+// [0, L-1] as kRowCursorOutOfRange (the row is then rejected, and no slot is computed from it).
+struct CircularRow {
+  int32_t base = 0;
+  bool history = false;  // natural (cursor L-1), not forced, L > 1: the state BEFORE the token, and an append
+  // Ring slot of logical record j in [0, L): base + j < 2L for an accepted row, so one
+  // compare-and-subtract is the modulo.
+  __device__ __forceinline__ int64_t phys(int64_t j, int64_t L) const {
+    const int64_t s = base + j;
+    return s >= L ? s - L : s;
+  }
+};
+
+// Ring slot of logical record j: ring.phys(j) on a circular ring, j on a linear one.
+template <bool kCircular>
+__device__ __forceinline__ int64_t ring_slot(const CircularRow& ring, int64_t j, int64_t L) {
+  if constexpr (kCircular) return ring.phys(j, L);
+  else return j;
+}
+
+__device__ __forceinline__ CircularRow circular_row(const ReplayParams& p, int64_t row, RowVerdict& r) {
+  CircularRow c;
+  if (r.slot < 0) return c;  // padding: cache_base is not read
+  c.base = reinterpret_cast<const int32_t*>(p.cache_base.ptr)[row * p.cache_base.stride[0]];
+  if (c.base < 0 || c.base >= p.L) r.status |= kRowCursorOutOfRange, c.base = 0;
+  const bool forced = p.force_flush.ptr != nullptr &&
+                      reinterpret_cast<const int32_t*>(p.force_flush.ptr)[row * p.force_flush.stride[0]] != 0;
+  c.history = !forced && p.L > 1 && r.cursor == p.L - 1;
+  return c;
+}
+
 // Whether an index among rows first, first + step, ... (< B) other than `row` names `slot`.
 __device__ __forceinline__ bool slot_taken_elsewhere(const ReplayParams& p, int64_t row, int64_t slot, int64_t first,
                                                      int64_t step) {

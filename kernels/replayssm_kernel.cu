@@ -51,7 +51,11 @@ constexpr int kMaxK = kCtaMaxK;
 
 // SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)
 // move as straight vector accesses without per-row dtype or alignment decisions.
-template <int NC, int32_t SDT>
+// kCircular: a circular ring (ReplayParams::circular), at every L: records read at ring slots
+// (cache_base + j) mod L, the record appended at the cursor's slot, and a history checkpoint
+// (ring.history) rebuilds as a flush does, stores that state before the token's decay, and
+// appends the record instead of folding it.
+template <int NC, int32_t SDT, bool kCircular = false>
 __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const ReplayParams p) {
   __shared__ __align__(16) HeadShared sh;
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
@@ -69,6 +73,8 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
   // Memory round 1: everything that does not depend on the slot, all in flight together.
   const QkvOffsets qkv = qkv_offsets(p, row, hv, h);
   RowVerdict r = row_values(p, row);
+  CircularRow ring;  // a history checkpoint keeps r.flush until its rows are rebuilt and stored
+  if constexpr (kCircular) ring = circular_row(p, row, r);
   float q_raw = 0.0f, k_raw = 0.0f, gate_c = 0.0f, v_raw = 0.0f, b_raw = 0.0f;
   if (column) {
     q_raw = load_float(p.qkv.ptr, qkv.q0 + tid, p.qkv.dtype);
@@ -116,7 +122,8 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     if (active && r.flush) load_rows();
     if (active && !r.flush)
       for (int rr = 0; rr < nrows; ++rr) prefetch_l2(p.state.ptr + (s0 + rr * s_row) * se);
-    stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, 0, min(kRecordChunk, r.cursor));
+    if constexpr (kCircular) stage_circular_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, 0, min(kRecordChunk, r.cursor), ring);
+    else stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, 0, min(kRecordChunk, r.cursor));
   }
   cp_async_wait_all();
   if (__syncthreads_or(dup)) r.status |= kRowDuplicateSlot;
@@ -149,7 +156,7 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
       for (int jb = 0; jb < r.cursor; jb += kGateBatch) {
         float gj[kGateBatch];
 #pragma unroll
-        for (int u = 0; u < kGateBatch; ++u) gj[u] = jb + u < r.cursor ? g_col[(jb + u) * g_step] : 0.0f;
+        for (int u = 0; u < kGateBatch; ++u) gj[u] = jb + u < r.cursor ? g_col[ring_slot<kCircular>(ring, jb + u, p.L) * g_step] : 0.0f;
 #pragma unroll
         for (int u = 0; u < kGateBatch; ++u) total += gj[u];
       }
@@ -166,7 +173,8 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     const int jn = min(kRecordChunk, r.cursor - jc);
     if (jc > 0) {
       __syncthreads();  // the previous chunk is consumed
-      stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, jc, jn);
+      if constexpr (kCircular) stage_circular_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, jc, jn, ring);
+      else stage_records(p, sh.ring, r.slot, hv, h, v_base, cta_rows, jc, jn);
       cp_async_wait_all();
       __syncthreads();
     }
@@ -262,8 +270,21 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
   load_shared_cols(sh.eg, c0, active, eg);
   float dot;  // lane 2i: row i's S.k, lane 2i+1: its S.(q scale)
   if (r.flush) {
+    if constexpr (kCircular) {
+      if (ring.history && active) {  // the checkpoint: the rebuilt state before the token's decay
+#pragma unroll
+        for (int rr = 0; rr < kRowsPerWarp; ++rr) {
+          if (rr >= nrows) break;
+          if (s_vec) store_cols_aligned<NC, SDT>(s_at + rr * s_row_bytes, S[rr]);
+          else store_cols(p.state.ptr, SDT, s0 + rr * s_row, s_col, S[rr]);
+        }
+      }
+    }
     scale_columns(S, eg);
     dot = row_dots(S, kn, qs);
+    if constexpr (kCircular) {
+      if (ring.history) r.flush = false;  // from here on an append: d, g and k records at the cursor's slot
+    }
   } else {  // the checkpoint's rows against per-column weights exp(total) exp(g) k and exp(total) exp(g) q scale
     if (active) load_rows();
     float et[NC], x[NC], y[NC];
@@ -281,16 +302,19 @@ __global__ void __launch_bounds__(kMaxWarps * 32, 2) replayssm_step_kernel(const
     const int64_t v = v_first + my_row;
     d = beta_of(b_raw, p.b.dtype) * (v_raw - dot);
     store_float(p.out.ptr, out_row + v * p.out.stride[2], p.out.dtype, sq + d * kq);
-    if (!r.flush) store_float(p.d_cache.ptr, off4(p.d_cache, r.slot, hv, r.cursor, v), p.d_cache.dtype, d);
+    if (!r.flush)
+      store_float(p.d_cache.ptr, off4(p.d_cache, r.slot, hv, ring_slot<kCircular>(ring, r.cursor, p.L), v),
+                  p.d_cache.dtype, d);
   }
 
   if (!r.flush) {
     if (vc != 0 || warp != 0 || !active) return;  // one warp per (row, head) writes the g record
     float g[NC];
     load_shared_cols(sh.g, c0, active, g);
-    store_gate_record(p, r.slot, hv, r.cursor, c0, g);
+    const int64_t at = ring_slot<kCircular>(ring, r.cursor, p.L);  // the appended record's slot
+    store_gate_record(p, r.slot, hv, at, c0, g);
     if (hv % (p.HV / p.H) == 0)  // one value head per query-head group writes the shared key
-      store_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, h, r.cursor, c0), p.k_cache.stride[3], kn);
+      store_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, h, at, c0), p.k_cache.stride[3], kn);
     return;
   }
 
@@ -318,11 +342,21 @@ int64_t replayssm_blocks(const ReplayParams& p) {
 
 cudaError_t launch_replayssm(const ReplayParams& p, cudaStream_t stream) {
   if (replayssm_blocks(p) == 0) return cudaSuccess;  // HV = 0: no head, nothing to read or write
+  if (p.circular) return launch_replayssm_circular(p, stream);
   if (p.K > kMaxK) return launch_replayssm_wide(p, stream);
   if (p.L <= kRecordChunk + 1)  // the whole ring in one chunk
     return short_ring_4warp_pays(p) ? launch_replayssm_short_ring_4warp(p, stream) : launch_replayssm_short_ring(p, stream);
   return launch_instantiation(p, [&](auto nc, auto sdt) {
     replayssm_step_kernel<decltype(nc)::value, decltype(sdt)::value>
+        <<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kRowsPerWarp), 0, stream>>>(p);
+    return cudaGetLastError();
+  });
+}
+
+cudaError_t launch_replayssm_circular(const ReplayParams& p, cudaStream_t stream) {
+  if (p.K > kMaxK) return launch_replayssm_wide_circular(p, stream);
+  return launch_instantiation(p, [&](auto nc, auto sdt) {
+    replayssm_step_kernel<decltype(nc)::value, decltype(sdt)::value, true>
         <<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kRowsPerWarp), 0, stream>>>(p);
     return cudaGetLastError();
   });

@@ -58,6 +58,13 @@ struct ReplayParams {
   // once per column to the same address); the kernels stage a record's gate once and every
   // column reads it by broadcast (head_cta.cuh's RingChunk::gs).
   bool scalar_gate = false;
+  // circular_replay (spec/circular-replay.md; launched for GDN only): record j of a live row
+  // sits at ring slot (cache_base[row] + j) mod L, an unforced natural flush with L > 1 is a
+  // history checkpoint (the state before the token, and the record appended at the cursor's
+  // slot). Selects the kCircular instantiation of the long-ring and K > 128 kernels, which
+  // take every L. Last in the struct, so that the other fields keep their offsets.
+  bool circular = false;
+  TensorRef cache_base;  // [B], int32; read under `circular` only
 };
 
 // Sets rings_dense and state_dense from the tensors' addresses and strides.
@@ -70,6 +77,10 @@ int64_t replayssm_blocks(const ReplayParams& p);
 // when there are no blocks: HV = 0).
 cudaError_t launch_replayssm(const ReplayParams& p, cudaStream_t stream);
 
+// A circular ring (ReplayParams::circular): the long-ring kernel for K <= 128 at every L,
+// else the K > 128 kernel, each in its kCircular instantiation.
+cudaError_t launch_replayssm_circular(const ReplayParams& p, cudaStream_t stream);
+
 // K <= 128 and L <= 17 (replayssm_short_ring_kernel.cu); same grid as replayssm_blocks.
 cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stream);
 // The same step on 4-warp CTAs (replayssm_short_ring_4warp_kernel.cu), and where it measured
@@ -80,5 +91,6 @@ bool short_ring_4warp_pays(const ReplayParams& p);
 
 int64_t replayssm_wide_blocks(const ReplayParams& p);
 cudaError_t launch_replayssm_wide(const ReplayParams& p, cudaStream_t stream);
+cudaError_t launch_replayssm_wide_circular(const ReplayParams& p, cudaStream_t stream);
 
 }  // namespace kda::cuda::detail

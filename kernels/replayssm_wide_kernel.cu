@@ -123,9 +123,12 @@ __device__ LaneCols lane_cols(const ReplayParams& p, const Token& t, int64_t chu
 
 // S <- the decayed state S_dec of the warp's rows [v_first, v_first + nrows) on the lane's
 // columns: S0 diag(exp(total)) + sum_j d_j w_j^T, then diag(exp(g)). `staged` is the
-// warp's kRecordChunk x kRowsPerWarp buffer.
+// warp's kRecordChunk x kRowsPerWarp buffer. kCircular: record j read at ring.phys(j), and
+// without `decay` the state before the token (no diag(exp(g))), a history checkpoint's.
+template <bool kCircular = false>
 __device__ void rebuild(const ReplayParams& p, const Token& t, const RowVerdict& r, const LaneCols& c,
-                        int64_t v_first, int nrows, float* staged, float (&S)[kRowsPerWarp][NC]) {
+                        int64_t v_first, int nrows, float* staged, float (&S)[kRowsPerWarp][NC],
+                        const CircularRow& ring = {}, bool decay = true) {
   const int lane = threadIdx.x & 31;
   // Checkpoint rows first: their loads are in flight during the ring sums below.
 #pragma unroll
@@ -139,7 +142,7 @@ __device__ void rebuild(const ReplayParams& p, const Token& t, const RowVerdict&
   float total[NC] = {};
   for (int j = 0; j < r.cursor; ++j) {
     float g[NC] = {};
-    if (c.active) load_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, t.hv, j, c.c0), gs, g);
+    if (c.active) load_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, t.hv, ring_slot<kCircular>(ring, j, p.L), c.c0), gs, g);
 #pragma unroll
     for (int n = 0; n < NC; ++n) total[n] += g[n];
   }
@@ -159,15 +162,15 @@ __device__ void rebuild(const ReplayParams& p, const Token& t, const RowVerdict&
       const int idx = lane + 32 * i, j = idx / kRowsPerWarp, rr = idx % kRowsPerWarp;
       float d = 0.0f;
       if (j < jn && rr < nrows)
-        d = round_to(od, load_float(p.d_cache.ptr, off4(p.d_cache, r.slot, t.hv, jc + j, v_first + rr), p.d_cache.dtype));
+        d = round_to(od, load_float(p.d_cache.ptr, off4(p.d_cache, r.slot, t.hv, ring_slot<kCircular>(ring, jc + j, p.L), v_first + rr), p.d_cache.dtype));
       staged[idx] = d;
     }
     __syncwarp();
     for (int j = 0; j < jn; ++j) {
       float g[NC] = {}, k[NC] = {}, w[NC];
       if (c.active) {
-        load_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, t.hv, jc + j, c.c0), gs, g);
-        load_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, t.h, jc + j, c.c0), ks, k);
+        load_cols(p.g_cache.ptr, kF32, off4(p.g_cache, r.slot, t.hv, ring_slot<kCircular>(ring, jc + j, p.L), c.c0), gs, g);
+        load_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, t.h, ring_slot<kCircular>(ring, jc + j, p.L), c.c0), ks, k);
       }
 #pragma unroll
       for (int n = 0; n < NC; ++n) {
@@ -177,6 +180,7 @@ __device__ void rebuild(const ReplayParams& p, const Token& t, const RowVerdict&
       add_record(S, staged + j * kRowsPerWarp, w);
     }
   }
+  if (kCircular && !decay) return;
   float eg[NC];
 #pragma unroll
   for (int n = 0; n < NC; ++n) eg[n] = expf(c.g[n]);
@@ -198,8 +202,11 @@ __device__ void store_checkpoint(const ReplayParams& p, const RowVerdict& r, int
   }
 }
 
-// kPlain: the plain packed decode (ReplayParams::plain).
-template <bool kPlain>
+// kPlain: the plain packed decode (ReplayParams::plain). kCircular: a circular ring
+// (ReplayParams::circular): records at ring slots (cache_base + j) mod L, the record appended
+// at the cursor's slot; a history checkpoint computes out and d as a flush does, stores the
+// state rebuilt without the token's decay, and appends the record.
+template <bool kPlain, bool kCircular = false>
 __global__ void __launch_bounds__(kWarpsPerCta * 32, 4) replayssm_step_kernel(const ReplayParams p) {
   __shared__ __align__(16) float staged_deltas[kWarpsPerCta][kRecordChunk * kRowsPerWarp];
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -213,7 +220,12 @@ __global__ void __launch_bounds__(kWarpsPerCta * 32, 4) replayssm_step_kernel(co
   const int nrows = static_cast<int>(min64(kRowsPerWarp, p.V - v_first));
   const int64_t out_row = row * p.out.stride[0] + hv * p.out.stride[1];
 
-  const RowVerdict r = judge_row<kPlain>(p, row);
+  RowVerdict r = judge_row<kPlain>(p, row);
+  CircularRow ring;
+  if constexpr (kCircular) {
+    ring = circular_row(p, row, r);
+    if (ring.history) r.flush = false;  // its record is appended; the checkpoint is stored apart below
+  }
   if (p.row_status.ptr != nullptr && hv == 0 && vc == 0 && threadIdx.x == 0)
     reinterpret_cast<int32_t*>(p.row_status.ptr)[row * p.row_status.stride[0]] = r.status;
   if (r.status != kRowOk) {
@@ -229,7 +241,7 @@ __global__ void __launch_bounds__(kWarpsPerCta * 32, 4) replayssm_step_kernel(co
   float dot = 0.0f;  // lane 2i: row i's S.k, lane 2i+1: its S.(q scale)
   for (int64_t ch = 0; ch < chunks; ++ch) {
     c = lane_cols(p, t, ch);
-    rebuild(p, t, r, c, v_first, nrows, staged, S);
+    rebuild<kCircular>(p, t, r, c, v_first, nrows, staged, S, ring);
     dot += row_dots(S, c.kn, c.qs);
   }
 
@@ -240,18 +252,35 @@ __global__ void __launch_bounds__(kWarpsPerCta * 32, 4) replayssm_step_kernel(co
     const int64_t v = v_first + my_row;
     d = t.beta * (load_float(p.qkv.ptr, t.v0 + v, p.qkv.dtype) - dot);
     store_float(p.out.ptr, out_row + v * p.out.stride[2], p.out.dtype, sq + d * t.kq);
-    if (!r.flush) store_float(p.d_cache.ptr, off4(p.d_cache, r.slot, hv, r.cursor, v), p.d_cache.dtype, d);
+    if (!r.flush)
+      store_float(p.d_cache.ptr, off4(p.d_cache, r.slot, hv, ring_slot<kCircular>(ring, r.cursor, p.L), v),
+                  p.d_cache.dtype, d);
   }
 
+  if constexpr (kCircular) {
+    if (ring.history) {  // the checkpoint before the token: each chunk rebuilt again, undecayed
+      for (int64_t ch = 0; ch < chunks; ++ch) {
+        c = lane_cols(p, t, ch);
+        rebuild<kCircular>(p, t, r, c, v_first, nrows, staged, S, ring, false);
+        if (!c.active) continue;
+#pragma unroll
+        for (int rr = 0; rr < kRowsPerWarp; ++rr) {
+          if (rr >= nrows) break;
+          store_cols(p.state.ptr, p.state.dtype, off4(p.state, r.slot, hv, v_first + rr, c.c0), p.state.stride[3], S[rr]);
+        }
+      }
+    }
+  }
   if (!r.flush) {
     if (vc != 0 || warp != 0) return;  // one warp per (row, head) writes the g record
     const bool writes_key = hv % (p.HV / p.H) == 0;  // one value head per query-head group
     for (int64_t ch = 0; ch < chunks; ++ch) {
       c = lane_cols(p, t, ch);
       if (!c.active) continue;
-      store_gate_record(p, r.slot, hv, r.cursor, c.c0, c.g);
+      const int64_t at = ring_slot<kCircular>(ring, r.cursor, p.L);  // the appended record's slot
+      store_gate_record(p, r.slot, hv, at, c.c0, c.g);
       if (writes_key)
-        store_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, t.h, r.cursor, c.c0), p.k_cache.stride[3], c.kn);
+        store_cols(p.k_cache.ptr, p.k_cache.dtype, off4(p.k_cache, r.slot, t.h, at, c.c0), p.k_cache.stride[3], c.kn);
     }
     return;
   }
@@ -261,7 +290,7 @@ __global__ void __launch_bounds__(kWarpsPerCta * 32, 4) replayssm_step_kernel(co
   for (int rr = 0; rr < kRowsPerWarp; ++rr) dr[rr] = __shfl_sync(kFullMask, d, 2 * rr);
   for (int64_t ch = 0; ch < chunks; ++ch) {  // the chunks' S_dec were not kept: rebuild each again
     c = lane_cols(p, t, ch);
-    rebuild(p, t, r, c, v_first, nrows, staged, S);
+    rebuild<kCircular>(p, t, r, c, v_first, nrows, staged, S, ring);
     store_checkpoint(p, r, hv, c, v_first, nrows, S, dr);
   }
 }
@@ -276,6 +305,13 @@ cudaError_t launch_replayssm_wide(const ReplayParams& p, cudaStream_t stream) {
   const int64_t warps = min64(kWarpsPerCta, (p.V + kRowsPerWarp - 1) / kRowsPerWarp);
   const auto kernel = p.plain ? replayssm_step_kernel<true> : replayssm_step_kernel<false>;
   kernel<<<static_cast<unsigned>(replayssm_wide_blocks(p)), static_cast<unsigned>(32 * warps), 0, stream>>>(p);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_replayssm_wide_circular(const ReplayParams& p, cudaStream_t stream) {
+  const int64_t warps = min64(kWarpsPerCta, (p.V + kRowsPerWarp - 1) / kRowsPerWarp);
+  replayssm_step_kernel<false, true>
+      <<<static_cast<unsigned>(replayssm_wide_blocks(p)), static_cast<unsigned>(32 * warps), 0, stream>>>(p);
   return cudaGetLastError();
 }
 

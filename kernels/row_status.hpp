@@ -14,7 +14,8 @@ enum RowStatus : int32_t {
   kRowOk = 0,
   kRowPadding = 1,            // slot < 0: out[row] = 0, nothing else touched (not an error)
   kRowSlotOutOfRange = 2,     // slot >= slots
-  kRowCursorOutOfRange = 4,   // write_pos[row] outside [0, L-1] (non-padding row)
+  kRowCursorOutOfRange = 4,   // write_pos[row], or a circular ring's cache_base[row], outside
+                              // [0, L-1] (non-padding row)
   kRowDuplicateSlot = 8,      // another non-padding row names the same slot; EVERY row of
                               // that slot is flagged, so the outcome is order-independent
 };

@@ -205,13 +205,14 @@ TEST(KernelGdn, EveryKernelPathWritesOneGateRecord) {
 
 // A GDN call's metadata on a CUDA device (B=3, H=2, HV=4, K=V=32, L=4, slots=5; data
 // pointers set but never read: the checks run before any CUDA call, so without a GPU too).
+// t[13] is a cache_base, passed only where a test names it.
 struct GdnMetadata {
   std::vector<HostTensor> t;
   StepArgs args;
 
   explicit GdnMetadata(int64_t B = 3) {
     const DLDevice gpu{kDLCUDA, 0};
-    t.reserve(13);  // no reallocation: a moved HostTensor relinks its data pointer
+    t.reserve(14);  // no reallocation: a moved HostTensor relinks its data pointer
     const auto make = [&](ScalarType type, std::vector<int64_t> shape) {
       const std::vector<int64_t> strides = compact_strides(shape);
       t.push_back(HostTensor::metadata(to_dl(type), std::move(shape), strides, gpu, true));
@@ -220,7 +221,7 @@ struct GdnMetadata {
     const auto f32 = ScalarType::Float32, bf16 = ScalarType::BFloat16, i32 = ScalarType::Int32;
     make(bf16, {B, 2 * 2 * 32 + 4 * 32}), make(bf16, {B, 4}), make(bf16, {B, 4}), make(f32, {4}), make(bf16, {4});
     make(f32, {5, 4, 32, 32}), make(f32, {5, 4, 4, 32}), make(f32, {5, 2, 4, 32}), make(f32, {5, 4, 4});
-    make(bf16, {B, 1, 4, 32}), make(i32, {B}), make(i32, {B}), make(i32, {B});
+    make(bf16, {B, 1, 4, 32}), make(i32, {B}), make(i32, {B}), make(i32, {B}), make(i32, {B});
     args.mixed_qkv = &t[0].dl(), args.a = &t[1].dl(), args.b = &t[2].dl(), args.A_log = &t[3].dl();
     args.dt_bias = &t[4].dl(), args.initial_state = &t[5].dl(), args.d_cache = &t[6].dl();
     args.k_cache = &t[7].dl(), args.g_cache = &t[8].dl(), args.out = &t[9].dl();
@@ -255,7 +256,27 @@ TEST(KernelGdn, LauncherReadsGdnShapesAndRefusesWhatTheKernelCannotRead) {
   EXPECT_PRED2(contains, refused([](GdnMetadata& m) { m.args.dt_bias = m.args.b; }), "dt_bias has shape");
   EXPECT_PRED2(contains, refused([](GdnMetadata& m) { m.t[8].dl().dtype = to_dl(ScalarType::BFloat16); }),
                "g_cache must be float32");
-  EXPECT_PRED2(contains, refused([](GdnMetadata& m) { m.args.circular_replay = true; }), "circular_replay");
+  // Circular replay reads cache_base: present, int32, of B elements on the device; without
+  // circular_replay it is not read, whatever it is.
+  EXPECT_PRED2(contains, refused([](GdnMetadata& m) { m.args.circular_replay = true; }), "cache_base is missing");
+  EXPECT_PRED2(contains, refused([](GdnMetadata& m) {
+                 m.args.circular_replay = true, m.args.cache_base = &m.t[13].dl();
+                 m.t[13].dl().dtype = to_dl(ScalarType::Int64);
+               }),
+               "cache_base must be int32");
+  EXPECT_PRED2(contains, refused([](GdnMetadata& m) {
+                 m.args.circular_replay = true, m.args.cache_base = m.args.A_log;
+               }),
+               "cache_base has shape (4,), the kernel reads (3,)");
+  EXPECT_PRED2(contains, refused([](GdnMetadata& m) {
+                 m.args.circular_replay = true, m.args.cache_base = &m.t[13].dl(), m.args.prefix_gate_cache = true;
+               }),
+               "none");
+  EXPECT_PRED2(contains, refused([](GdnMetadata& m) { m.args.cache_base = m.args.A_log; }), "none");
+  EXPECT_PRED2(contains, refused([](GdnMetadata& m) {
+                 m.args.circular_replay = true, m.args.cache_base = &m.t[13].dl(), m.args.predecayed_k_cache = true;
+               }),
+               "predecayed_k_cache is not implemented");
   EXPECT_PRED2(contains, refused([](GdnMetadata& m) {
                  m.t[4].dl().device = {kDLCPU, 0};
                }),

@@ -15,7 +15,7 @@ target_include_directories(kda_kernel_testing PUBLIC ${PROJECT_SOURCE_DIR})
 # generated CTestTestfile then holds plain add_test lines, so ctest also runs on the GPU
 # machine, whose CMake lives elsewhere. On the CPU-only CI the GPU tests skip.
 set(kda_kernel_suites kernel_vs_reference kernel_ground_truth kernel_adversarial kernel_graph kernel_launcher
-    kernel_mirror kernel_gdn)
+    kernel_mirror kernel_gdn kernel_gdn_circular)
 foreach(suite IN LISTS kda_kernel_suites)
   add_executable(${suite}_test ${suite}_test.cpp)
   target_link_libraries(${suite}_test PRIVATE kda_kernel_testing kda_project_options GTest::gtest_main)

@@ -5,9 +5,9 @@
 namespace kda::engine {
 
 // The launcher reads only the shapes it needs (kernels/gdn_kernel_dims.cpp): the backend applies
-// the operator's contract first.
+// the operator's contract first. Linear and circular rings (circular-replay.md).
 const CudaKernel& gdn_replayssm_cuda_kernel() {
-  static const CudaKernel kernel{&cuda::gdn_replayssm_decode, false};
+  static const CudaKernel kernel{&cuda::gdn_replayssm_decode, false, KDA_RING_ALL};
   return kernel;
 }
 

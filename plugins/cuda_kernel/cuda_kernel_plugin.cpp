@@ -7,8 +7,8 @@
 // operator's contract first, then our kernel with one gate per value head; int32 indices).
 //
 // The ABI carries no per-row status, so a row the kernel would flag at run time (a slot out
-// of range, a cursor outside the ring, two rows on one slot) is refused before launch
-// (declared KDA_INVALID_ROWS_RAISE): this plugin copies the three index tensors to the host
+// of range, a cursor or circular base outside the ring, two rows on one slot) is refused before
+// launch (declared KDA_INVALID_ROWS_RAISE): this plugin copies the index tensors to the host
 // and applies the contract's runtime-value checks there (a synchronization the
 // graph-capturable launcher avoids).
 #include <cuda_runtime_api.h>
@@ -36,12 +36,14 @@ constexpr const char* kOp = "kda_packed_decode";
 constexpr auto kValidate = &kda::validate_packed_decode;
 constexpr auto kLaunch = &kda::cuda::packed_decode;
 constexpr uint32_t kIndexDtypes = KDA_DT_ALL_INDICES;
+constexpr uint32_t kRingModes = KDA_RING_LINEAR;  // no rings: the linear ring's protocol at L = 1
 #elif defined(KDA_PLUGIN_GDN_REPLAYSSM)
 constexpr const char* kName = "kda-cuda-gdn-replayssm";
 constexpr const char* kOp = "gdn_replayssm";
 constexpr auto kValidate = &kda::validate_gdn_replayssm;
 constexpr auto kLaunch = &kda::cuda::gdn_replayssm_decode;
 constexpr uint32_t kIndexDtypes = KDA_DT_INT32;  // the GDN contract refuses int64 (G25)
+constexpr uint32_t kRingModes = KDA_RING_ALL;     // linear and circular rings (circular-replay.md)
 #else
 // A planted-bug copy (plugins/CMakeLists.txt) names itself.
 #ifndef KDA_CUDA_PLUGIN_NAME
@@ -52,6 +54,7 @@ constexpr const char* kOp = "kda_replayssm";
 constexpr auto kValidate = &kda::validate;
 constexpr auto kLaunch = &kda::cuda::replayssm_decode;
 constexpr uint32_t kIndexDtypes = KDA_DT_ALL_INDICES;
+constexpr uint32_t kRingModes = KDA_RING_LINEAR;  // the KDA operators have linear rings only
 #endif
 
 namespace {
@@ -78,10 +81,13 @@ int32_t step(void*, const kda_call* call) {
     kda::HostTensor idx = to_host(*a.ssm_state_indices);
     kda::HostTensor pos = a.write_pos ? to_host(*a.write_pos) : kda::HostTensor();
     kda::HostTensor ff = a.force_flush ? to_host(*a.force_flush) : kda::HostTensor();
+    const bool base_read = a.circular_replay && a.cache_base;  // cache_base is read under circular replay only
+    kda::HostTensor base = base_read ? to_host(*a.cache_base) : kda::HostTensor();
     kda::StepArgs host = a;
     host.ssm_state_indices = &idx.dl();
     host.write_pos = a.write_pos ? &pos.dl() : nullptr;
     host.force_flush = a.force_flush ? &ff.dl() : nullptr;
+    host.cache_base = base_read ? &base.dl() : nullptr;
     kda::check_runtime_values(host, d);
     kLaunch(a, static_cast<cudaStream_t>(call->stream), nullptr);
     return 0;
@@ -105,7 +111,7 @@ const kda_plugin kPlugin = {
     step,
     last_error,
     KDA_INVALID_ROWS_RAISE,  // the runtime-value checks above, on the host
-    KDA_RING_LINEAR,         // the kernel refuses circular rings (kernels/gdn_kernel_dims.cpp)
+    kRingModes,
 };
 
 }  // namespace
