@@ -34,7 +34,7 @@ part() {  # name, seconds, command...
   tail -n 12 "$OUT/$name.txt" >>"$summary"
 }
 nvidia-smi -L >>"$summary" 2>&1
-part judge "${FLA_JUDGE_SECONDS:-420}" "$PY" scripts/gpu/fla_judge.py "$OUT" $N
+part judge "${FLA_JUDGE_SECONDS:-420}" "$PY" scripts/gpu/fla_judge.py "$OUT" ${N:+--n "$N"}
 empty=$(mktemp -d)  # the plugin's cases are the whole collection
 part pytest 120 env -C "$empty" "$PY" -m pytest -q -p kda_harness.pytest_plugin -p no:cacheprovider \
   --kda-backend kda_harness.peers.fla:kda_step --kda-device cuda --kda-n 10 -k kernel_truth -x --junitxml "$OUT/pytest-junit.xml"

@@ -4,8 +4,12 @@ sample space and restricted to K = V = 128, and on a model's production heads wh
 takes them. Writes a markdown table (suite, cases, failures, causes with a replay line each) and
 every failure in full.
 
-usage: python fla_judge.py OUT_DIR [N]      (N cases per suite; default the harness's)
+usage: python fla_judge.py OUT_DIR [--n N] [--device cuda|cpu] [--k128-only]
+On the CPU, fla's Triton kernels run in Triton's interpreter (TRITON_INTERPRET=1, set here for
+--device cpu): slowly, float32 throughout (no TF32), but the same indexing and masking.
 """
+import argparse
+import os
 import json
 import sys
 import time
@@ -21,15 +25,15 @@ RUNS = [  # (label, check() arguments beyond the step)
 ]
 
 
-def judge(step, out, n):
+def judge(step, out, n, device, runs):
     rows, full = [], []
-    for label, extra in RUNS:
+    for label, extra in runs:
         for suite in kda_harness.suites():
             if suite in ("golden", "golden-kernel"):
                 continue
             start = time.time()
             try:
-                report = kda_harness.check(step, device="cuda", suites=suite, n=n, isolate=True, case_timeout=120,
+                report = kda_harness.check(step, device=device, framework="torch", suites=suite, n=n, isolate=True, case_timeout=120,
                                            **extra)
             except Exception as e:  # a suite the operator has no cases for, or a harness error
                 rows.append((label, suite, "-", "-", f"not run: {type(e).__name__}: {e}"))
@@ -41,16 +45,26 @@ def judge(step, out, n):
                          str(len(report.failures)), causes or "-"))
             full.append(f"## {step.kda_op} {label} {suite} ({time.time() - start:.0f} s)\n\n{report}\n")
             print(rows[-1], flush=True)
-    table = [f"### {step.kda_op}: fla-core {fla.version()} `{step.__name__}`", "",
+    table = [f"### {step.kda_op}: fla-core {fla.version()} `{step.__name__}` on {device}" +
+             (" (Triton's interpreter)" if device == "cpu" else ""), "",
              "| sample | suite | cases | failed | causes (count: first replay line) |", "|---|---|---|---|---|"]
     table += [f"| {' | '.join(r)} |" for r in rows]
     (out / f"{step.kda_op}.md").write_text("\n".join(table) + "\n")
     (out / f"{step.kda_op}-failures.txt").write_text("\n".join(full))
 
 
-def main(out_dir, n=None):
-    out = Path(out_dir)
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("out_dir")
+    p.add_argument("--n", type=int, default=None, help="cases per suite (default: the harness's)")
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--k128-only", action="store_true", help="only the K = V = 128 sample")
+    a = p.parse_args()
+    if a.device == "cpu":
+        os.environ["TRITON_INTERPRET"] = "1"
+    out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
+    runs = RUNS[1:] if a.k128_only else RUNS
     # Each case runs in a forked child (isolate=True), so that a kernel that faults costs its case;
     # a CUDA context made here could not be used there: this process never touches the GPU.
     print("fla-core", fla.version(), flush=True)
@@ -58,8 +72,8 @@ def main(out_dir, n=None):
         if step.kda_op not in kda_harness.operators():
             print(f"{step.kda_op}: not in this harness's table, skipped", flush=True)
             continue
-        judge(step, out, int(n) if n else None)
+        judge(step, out, a.n, a.device, runs)
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:3])
+    main()
