@@ -3,11 +3,16 @@
 // loaded with dlopen) except calls whose `out` has V = 2, on which it dies as
 // KDA_CRASHING_PLUGIN_MODE says (an environment variable read at that call): "overflow"
 // (a heap buffer overrun that glibc's free() aborts on, the default), "segv", "hang", "exit"
-// (status 3) or "exit0" (status 0, as a plugin that gives up quietly).
+// (status 3) or "exit0" (status 0, as a plugin that gives up quietly); or "helper": it forks a
+// helper process that sleeps until killed, holding every descriptor the process had (the result
+// pipe of `check --isolate` included), writes the helper's pid as a line to the file
+// KDA_CRASHING_PLUGIN_HELPERS names, and computes the call as the others.
 #include <dlfcn.h>
 #include <kda_harness/plugin.h>
+#include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string_view>
@@ -52,8 +57,31 @@ bool crashes_on(const kda_call* call) {
   std::abort();  // in case the overrun went unnoticed
 }
 
+// Once per process: a helper that outlives the call, as a plugin's worker or server might.
+void start_helper() {
+  static bool started = false;
+  if (started) return;
+  started = true;
+  if (fork() != 0) return;
+  if (const char* list = std::getenv("KDA_CRASHING_PLUGIN_HELPERS")) {
+    const int fd = open(list, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    char line[32];
+    const int n = std::snprintf(line, sizeof line, "%d\n", static_cast<int>(getpid()));
+    if (fd >= 0 && n > 0) (void)!write(fd, line, static_cast<std::size_t>(n));
+  }
+  for (;;) pause();
+}
+
+bool helper_mode() {
+  const char* mode = std::getenv("KDA_CRASHING_PLUGIN_MODE");
+  return mode != nullptr && std::string_view(mode) == "helper";
+}
+
 int32_t step(void*, const kda_call* call) {
-  if (crashes_on(call)) crash();
+  if (crashes_on(call)) {
+    if (!helper_mode()) crash();
+    start_helper();
+  }
   return inner().step(inner().state, call);
 }
 
