@@ -5,6 +5,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -101,9 +102,13 @@ std::size_t ChildGroups::spawn(const std::function<void(int)>& body) {
   sigset_t old_mask;
   sigprocmask(SIG_BLOCK, &signals, &old_mask);
   std::fflush(nullptr);  // nothing buffered is written twice
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid == 0) {
     setpgid(0, 0);
+    // Outside the parent's group, a child would outlive a parent killed by SIGKILL.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(3);
     restore_in_child(old_mask);
     ::close(fds[0]);
     body(fds[1]);
