@@ -57,7 +57,7 @@ std::unique_ptr<engine::Backend> make(const CaseArgs& a) {
 int run_file(const CaseArgs& a) {
   golden::GoldenCase c;
   try {
-    c = golden::decode(golden::read_safetensors(golden::read_file_bytes(a.target)),
+    c = golden::decode(golden::read_safetensors_file(a.target),
                        std::filesystem::path(a.target).stem().string());
   } catch (const std::exception& e) {
     std::cerr << "kda-harness case: " << e.what() << "\n";
