@@ -69,6 +69,7 @@ std::string death(int status, bool timed_out, double timeout) {
 // the parent's destructors or exit handlers.
 [[noreturn]] void run_child(const SuiteSpec& spec, int64_t i, int worker, int fd) {
   engine::keep_exit_status_of_cases();  // the parent reports how the child ended
+  engine::send_fault_notes_to(fd);
   std::string text;
   {
     const engine::CaseInFlight flight(spec.replay(i));
@@ -92,6 +93,15 @@ std::string death(int status, bool timed_out, double timeout) {
     p += w, left -= static_cast<std::size_t>(w);
   }
   _exit(0);
+}
+
+// What the child's fatal-signal report said of its fault (send_fault_notes_to), as ": ..." to
+// follow the cause of death; "" when it said nothing.
+std::string fault_note(const std::string& data) {
+  constexpr std::string_view kPrefix = "fault: ";
+  if (data.compare(0, kPrefix.size(), kPrefix) != 0) return "";
+  const std::size_t end = std::min(data.find('\n'), std::size_t{1024});  // one line, and not a long one
+  return ": " + data.substr(kPrefix.size(), end - kPrefix.size());
 }
 
 // A case's report from how its child ended and what it wrote: only a child that exited with
@@ -169,7 +179,7 @@ SuiteResult run_suite_isolated(const SuiteSpec& spec, const Progress& progress, 
     if (reported) {
       r = std::move(*reported);
     } else {
-      r.failure = death(status, c.timed_out, timeout);
+      r.failure = death(status, c.timed_out, timeout) + fault_note(data);
       r.what = fmt::format("case {} of suite {}: {}", c.index, spec.name, r.failure);
       r.replay_line = spec.replay(c.index);
     }

@@ -142,6 +142,53 @@ class Isolate(unittest.TestCase):
         self.assertIn("--isolate judges a plugin", r.stderr)
 
 
+class FarOverruns(unittest.TestCase):
+    """A host backend's write far past a lent tensor (more than the 4 KiB of pattern beside it)
+    hits a guard page: the fault names the tensor, and under --isolate fails the case. Such a
+    write landed in the harness's heap and often went unnoticed."""
+
+    def setUp(self):
+        with_mode("far")
+
+    def tearDown(self):
+        for name in ("KDA_CRASHING_PLUGIN_TENSOR", "KDA_CRASHING_PLUGIN_REACH"):
+            os.environ.pop(name, None)
+
+    def aim(self, tensor, reach):
+        os.environ["KDA_CRASHING_PLUGIN_TENSOR"] = tensor
+        os.environ["KDA_CRASHING_PLUGIN_REACH"] = str(reach)
+
+    def test_under_isolate_a_write_far_past_the_state_fails_its_case_naming_it(self):
+        self.aim("initial_state", 20000)
+        r = run(KERNEL + ["-j", "2", "--isolate", "--json", "-"], timeout=300)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        kernel = kernel_suite(r.stdout)
+        self.assertEqual(kernel["cases"], CASES)
+        self.assertGreater(kernel["failed"], 0)
+        self.assertGreater(kernel["passed"], 0)
+        for f in kernel["failures"]:
+            self.assertRegex(f["detail"], r"crashed: killed by signal 11 \(SIGSEGV.*\): an access 20000 bytes past "
+                                          r"the end of `initial_state` hit a guard page")
+
+    def test_a_write_far_past_out_is_named(self):
+        # 5000 bytes past `out` lands in its pattern zone or its guard page, by out's size.
+        self.aim("out", 5000)
+        r = run(KERNEL + ["-j", "1"], timeout=300)
+        if r.returncode == -signal.SIGSEGV:
+            self.assertIn("kda-harness: an access 5000 bytes past the end of `out` hit a guard page", r.stderr)
+            self.assertRegex(r.stderr, r"replay: kda-harness .* V=2 ")
+        else:
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertRegex(r.stdout + r.stderr, r"a write past the end of `out` \(up to 5000 bytes after its last element\)")
+
+    def test_case_on_a_plugin_writing_60_kib_past_the_state_dies_naming_it(self):
+        # A guard is as large as its tensor, 64 KiB at least.
+        self.aim("initial_state", 60000)
+        r = run(["case", "--backend", PLUGIN, "B=1 H=1 HV=1 K=128 V=2 L=2 slots=1 seed=1"], timeout=300)
+        self.assertEqual(r.returncode, -signal.SIGSEGV, r.stdout + r.stderr)
+        self.assertIn("an access 60000 bytes past the end of `initial_state` hit a guard page", r.stderr)
+
+
 class FatalSignal(unittest.TestCase):
     def test_without_isolate_a_crash_prints_the_case_before_dying(self):
         with_mode("segv")
