@@ -65,6 +65,21 @@ HostTensor::HostTensor(ScalarType type, std::vector<int64_t> shape, std::vector<
   relink();
 }
 
+HostTensor HostTensor::adopt_compact(ScalarType type, std::vector<int64_t> shape, std::vector<std::byte> compact_bytes) {
+  HostTensor t = metadata(to_dl(type), shape, compact_strides(shape), {kDLCPU, 0});
+  i128 numel = 1;
+  for (int64_t d : shape) {
+    if (d < 0) throw std::invalid_argument("HostTensor: negative size");
+    numel = std::min(mul_sat(numel, d), kSaturated);
+  }
+  if (numel * static_cast<i128>(size_of(type)) != static_cast<i128>(compact_bytes.size()))
+    throw std::invalid_argument("HostTensor::adopt_compact: the bytes do not match the shape and dtype");
+  t.storage_ = std::move(compact_bytes);
+  if (t.storage_.empty()) t.storage_.assign(1, std::byte{0});  // as the allocating constructor: data non-null
+  t.relink();
+  return t;
+}
+
 HostTensor HostTensor::metadata(DLDataType dtype, std::vector<int64_t> shape, std::vector<int64_t> strides,
                                 DLDevice device, bool strides_null) {
   HostTensor t;

@@ -21,6 +21,10 @@ class HostTensor {
   HostTensor(ScalarType type, std::vector<int64_t> shape, std::vector<int64_t> strides = {});
   // Description only (no data pointer): any dtype, any device; used by validate() tests,
   // the metadata CLI and the contract fuzzer. strides_null keeps DLTensor::strides null.
+  // Owned compact CPU storage taken over from `compact_bytes`, its elements in row-major order
+  // (numel * size bytes, as a file holds them): no second buffer is allocated and filled.
+  // std::invalid_argument when the size does not match.
+  static HostTensor adopt_compact(ScalarType type, std::vector<int64_t> shape, std::vector<std::byte> compact_bytes);
   static HostTensor metadata(DLDataType dtype, std::vector<int64_t> shape,
                              std::vector<int64_t> strides, DLDevice device, bool strides_null = false);
 

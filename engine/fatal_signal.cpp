@@ -10,6 +10,8 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "engine/guard_pages.hpp"
+
 namespace kda::engine {
 namespace {
 
@@ -26,6 +28,8 @@ struct Slot {
 std::array<Slot, kSlots> slots;
 std::array<struct sigaction, std::size(kSignals)> previous_actions;
 thread_local int current_slot = -1;  // the innermost case of this thread
+
+std::atomic<int> fault_notes{-1};  // send_fault_notes_to's descriptor
 
 void put(const char* s, std::size_t n) {
   while (n > 0) {
@@ -48,6 +52,18 @@ void on_fatal_signal(int sig, siginfo_t* info, void*) {
   put(" (");
   put(sigdescr_np(sig) ? sigdescr_np(sig) : "?");
   put(") while running a case\n");
+  if ((sig == SIGSEGV || sig == SIGBUS) && info != nullptr) {
+    char why[512];
+    if (const std::size_t n = explain_guard_fault(info->si_addr, why, sizeof why); n > 0) {
+      put("kda-harness: ");
+      put(why, n);
+      put("\n");
+      if (const int fd = fault_notes.load(); fd >= 0) {
+        const auto note = [fd](const char* s, std::size_t k) { (void)!::write(fd, s, k); };
+        note("fault: ", 7), note(why, n), note("\n", 1);
+      }
+    }
+  }
   const int mine = current_slot;
   const bool from_here = info == nullptr || info->si_code > 0 || info->si_pid == getpid();
   if (mine >= 0 && slots[mine].live.load()) {
@@ -74,6 +90,8 @@ void on_exit_in_case() {
 }
 
 }  // namespace
+
+void send_fault_notes_to(int fd) { fault_notes.store(fd); }
 
 void keep_exit_status_of_cases() { fail_exits_in_cases.store(false); }
 

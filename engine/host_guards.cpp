@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <span>
 
 namespace kda::engine {
 namespace {
@@ -30,28 +31,35 @@ Extent extent_of(const DLTensor& t) {
   return {static_cast<int64_t>(t.byte_offset) + low * item, static_cast<int64_t>(t.byte_offset) + (high + 1) * item};
 }
 
-// A guard region as it was filled: compared with memcmp, not byte by byte (every step checks
-// two regions of every lent tensor).
-const std::array<std::byte, HostGuards::kGuardBytes>& pattern_block() {
+// A pattern zone as it was filled: compared with memcmp a block at a time, not byte by byte
+// (every step checks two zones of every lent tensor).
+constexpr std::size_t kBlock = 4096;
+const std::array<std::byte, kBlock>& pattern_block() {
   static const auto block = [] {
-    std::array<std::byte, HostGuards::kGuardBytes> b;
+    std::array<std::byte, kBlock> b;
     b.fill(kPattern);
     return b;
   }();
   return block;
 }
 
-bool intact(const std::byte* p, std::size_t n) { return std::memcmp(p, pattern_block().data(), n) == 0; }
+bool intact(std::span<const std::byte> zone) {
+  for (std::size_t at = 0; at < zone.size(); at += kBlock)
+    if (std::memcmp(zone.data() + at, pattern_block().data(), std::min(kBlock, zone.size() - at)) != 0) return false;
+  return true;
+}
 
-// The changed bytes of a guard region, nearest the tensor first: how far a write reached.
-std::size_t reach_before(const std::byte* guard, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i)
-    if (guard[i] != kPattern) return n - i;
+void fill(std::span<std::byte> zone) { std::fill(zone.begin(), zone.end(), kPattern); }
+
+// The changed bytes of a pattern zone, nearest the tensor first: how far a write reached.
+std::size_t reach_before(std::span<const std::byte> zone) {
+  for (std::size_t i = 0; i < zone.size(); ++i)
+    if (zone[i] != kPattern) return zone.size() - i;
   return 0;
 }
-std::size_t reach_after(const std::byte* guard, std::size_t n) {
-  for (std::size_t i = n; i > 0; --i)
-    if (guard[i - 1] != kPattern) return i;
+std::size_t reach_after(std::span<const std::byte> zone) {
+  for (std::size_t i = zone.size(); i > 0; --i)
+    if (zone[i - 1] != kPattern) return i;
   return 0;
 }
 
@@ -73,19 +81,19 @@ void HostGuards::step(Backend& backend, const StepArgs& args) {
     if (t == nullptr) continue;
     const Extent e = extents[i] = extent_of(*t);
     const auto bytes = static_cast<std::size_t>(e.end - e.begin);
-    std::vector<std::byte>& buf = buffers_[i];
-    if (buf.size() != bytes + 2 * kGuardBytes) {
-      buf.resize(bytes + 2 * kGuardBytes);
+    GuardedBuffer& buf = buffers_[i];
+    if (buf.empty() || buf.size() != bytes) {
+      buf = GuardedBuffer(bytes, kFields[i].name.data());
       patterned_[i] = false;
     }
     if (!patterned_[i]) {
-      std::fill(buf.begin(), buf.begin() + kGuardBytes, kPattern);
-      std::fill(buf.end() - kGuardBytes, buf.end(), kPattern);
+      fill(buf.before());
+      fill(buf.after());
       patterned_[i] = true;
     }
-    if (bytes > 0) std::memcpy(buf.data() + kGuardBytes, static_cast<const std::byte*>(t->data) + e.begin, bytes);
+    if (bytes > 0) std::memcpy(buf.data(), static_cast<const std::byte*>(t->data) + e.begin, bytes);
     views[i] = *t;
-    views[i].data = buf.data() + kGuardBytes;  // the lowest element's byte, aligned as the allocator aligns
+    views[i].data = buf.data();  // the lowest element's byte, page-aligned
     views[i].byte_offset = static_cast<uint64_t>(static_cast<int64_t>(t->byte_offset) - e.begin);
     kFields[i].set(lent, &views[i]);
   }
@@ -95,18 +103,17 @@ void HostGuards::step(Backend& backend, const StepArgs& args) {
     for (std::size_t i = 0; i < kTensors; ++i) {
       const DLTensor* t = kFields[i].get(args);
       if (t == nullptr) continue;
-      const std::vector<std::byte>& buf = buffers_[i];
+      const GuardedBuffer& buf = buffers_[i];
       const auto bytes = static_cast<std::size_t>(extents[i].end - extents[i].begin);
-      if (bytes > 0) std::memcpy(static_cast<std::byte*>(t->data) + extents[i].begin, buf.data() + kGuardBytes, bytes);
-      const std::byte* after = buf.data() + kGuardBytes + bytes;
-      patterned_[i] = intact(buf.data(), kGuardBytes) && intact(after, kGuardBytes);
-      if (patterned_[i]) continue;
-      if (!intact(buf.data(), kGuardBytes))
+      if (bytes > 0) std::memcpy(static_cast<std::byte*>(t->data) + extents[i].begin, buf.data(), bytes);
+      const bool before_intact = intact(buf.before()), after_intact = intact(buf.after());
+      patterned_[i] = before_intact && after_intact;
+      if (!before_intact)
         damage_ += fmt::format("{}a write before the start of `{}` (up to {} bytes before its first element)",
-                               damage_.empty() ? "" : "; ", kFields[i].name.data(), reach_before(buf.data(), kGuardBytes));
-      if (!intact(after, kGuardBytes))
+                               damage_.empty() ? "" : "; ", kFields[i].name.data(), reach_before(buf.before()));
+      if (!after_intact)
         damage_ += fmt::format("{}a write past the end of `{}` (up to {} bytes after its last element)",
-                               damage_.empty() ? "" : "; ", kFields[i].name.data(), reach_after(after, kGuardBytes));
+                               damage_.empty() ? "" : "; ", kFields[i].name.data(), reach_after(buf.after()));
     }
   };
   try {

@@ -1,25 +1,28 @@
 // Guard regions for backends that compute on host memory (the reference, CPU plugins, Python
 // callables), as DeviceTensor gives a device backend: each step runs on copies of the call's
-// tensors, each lent in its own buffer between two regions of a fixed byte pattern. After the
-// step, whatever it did (a refusal included), the tensors are copied back to the caller's and
-// the patterns checked: a write before or past a tensor is named, instead of landing in the
-// harness's heap. The buffers are kept from step to step (a case's shapes do not change).
+// tensors, each lent in its own buffer between two regions of a fixed byte pattern, and those
+// between guard pages (engine/guard_pages.hpp). After the step, whatever it did (a refusal
+// included), the tensors are copied back to the caller's and the patterns checked: a write
+// up to kGuardBytes before or past a tensor fails the case naming it; one farther, up to the
+// tensor's own size away, faults on a guard page, and the fatal-signal report names it.
+// Nothing lands in the harness's heap. The buffers are kept from step to step (a case's
+// shapes do not change).
 #pragma once
 #include <array>
 #include <cstddef>
 #include <string>
-#include <vector>
 
 #include "contract/step_args.hpp"
 #include "contract/step_fields.hpp"
 #include "engine/backend.hpp"
+#include "engine/guard_pages.hpp"
 
 namespace kda::engine {
 
 class HostGuards {
  public:
-  // Bytes of pattern on each side of a lent tensor.
-  static constexpr std::size_t kGuardBytes = 4096;
+  // Bytes of pattern on each side of a lent tensor, at least.
+  static constexpr std::size_t kGuardBytes = GuardedBuffer::kPatternBytes;
 
   // backend.step(args) on guarded copies of args' tensors, copied back afterwards; rethrows
   // what the step threw. damage() then says which guard regions changed ("" when none).
@@ -28,7 +31,7 @@ class HostGuards {
 
  private:
   static constexpr std::size_t kTensors = kStepTensors.size();  // StepArgs' tensor arguments
-  std::array<std::vector<std::byte>, kTensors> buffers_;
+  std::array<GuardedBuffer, kTensors> buffers_;
   // Whether buffers_[i]'s guard regions hold the pattern: checked intact after the last step
   // and the buffer's size unchanged since, so they need no filling again.
   std::array<bool, kTensors> patterned_{};

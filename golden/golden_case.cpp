@@ -124,7 +124,7 @@ SafetensorsFile encode(const GoldenCase& c) {
   return f;
 }
 
-GoldenCase decode(const SafetensorsFile& file, const std::string& fallback_name) {
+GoldenCase decode(SafetensorsFile file, const std::string& fallback_name) {
   const auto& m = file.metadata;
   auto get = [&m](const std::string& key, const std::string& fallback) {
     auto it = m.find(key);
@@ -166,7 +166,10 @@ GoldenCase decode(const SafetensorsFile& file, const std::string& fallback_name)
     c.expected_id = required(m, "kda.expected_id");
     c.expected_message = required(m, "kda.expected_message");
   }
-  for (const auto& [name, stored] : file.tensors) {
+  while (!file.tensors.empty()) {
+    auto node = file.tensors.extract(file.tensors.begin());  // its data freed once decoded
+    const std::string& name = node.key();
+    StoredTensor& stored = node.mapped();
     std::vector<int64_t> strides;
     if (auto it = m.find(kStridesPrefix + name); it != m.end()) {
       try {
@@ -184,7 +187,8 @@ GoldenCase decode(const SafetensorsFile& file, const std::string& fallback_name)
       // A layout may pad (the envelope), but not make a small tensor allocate gigabytes.
       if (reach > 16 * numel + (int64_t{1} << 20)) bad("metadata " + kStridesPrefix + name + " spans far more than the tensor");
     }
-    c.tensors.emplace(name, from_stored(stored, strides));
+    c.tensors.emplace(name, strides.empty() ? HostTensor::adopt_compact(stored.dtype, stored.shape, std::move(stored.data))
+                                            : from_stored(stored, strides));
   }
   // kda.steps must name exactly the steps whose inputs the file holds: a count that does not
   // would make a replay read missing tensors (or loop for a very long time).

@@ -76,8 +76,9 @@ std::string checkpoint_name(const GoldenCase& c, int64_t t, int64_t slot);
 
 SafetensorsFile encode(const GoldenCase& c);
 // Throws SafetensorsError on a missing or malformed key. fallback_name names the case when the
-// file carries no kda.name.
-GoldenCase decode(const SafetensorsFile& file, const std::string& fallback_name);
+// file carries no kda.name. Takes the file's tensors over (a compact one keeps its buffer), so
+// that a file passed by std::move is never held twice.
+GoldenCase decode(SafetensorsFile file, const std::string& fallback_name);
 
 // Compact copy of a tensor (its logical elements in row-major order) and back: from_stored
 // allocates the given strides (empty = compact), fills the storage with 0xFF and places the

@@ -1,6 +1,7 @@
 #include "golden/golden_set.hpp"
 
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <system_error>
 
@@ -58,13 +59,21 @@ LoadedSet load_set(const fs::path& manifest_path) {
     listed_dirs.insert(lc.path.parent_path());
     listed.insert(lc.path.string());
     try {
-      const std::vector<std::byte> bytes = read_file_bytes(lc.path);
-      const std::string hash = sha256_hex(std::span<const std::byte>(bytes));
+      // Read once: the digest comes with the tensors, and with the error of a malformed file.
+      std::string hash, format_error;
+      std::optional<SafetensorsFile> file;
+      try {
+        file = read_safetensors_file(lc.path, &hash);
+      } catch (const SafetensorsError& ex) {
+        if (hash.empty()) throw;  // not read (missing, not a regular file, an I/O error)
+        format_error = ex.what();
+      }
       if (hash != e.sha256) {
         lc.problem = "SHA-256 " + hash + " differs from the manifest's " + e.sha256;
       } else {
         lc.malformed = true;  // until it decodes
-        lc.c = decode(read_safetensors(bytes), e.name);
+        if (!file) throw SafetensorsError(format_error);
+        lc.c = decode(std::move(*file), e.name);
         lc.malformed = false;
         if (lc.c.op != e.op)  // judged as the manifest's operator, it would be skipped or misjudged
           lc.problem = "the file is a case of " + lc.c.op + ", the manifest lists it as one of " + e.op;

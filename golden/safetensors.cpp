@@ -1,13 +1,21 @@
 #include "golden/safetensors.hpp"
 
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <fstream>
 
 #include "contract/json_keys.hpp"
 #include "golden/atomic_file.hpp"
+#include "golden/sha256.hpp"
 
 namespace kda::golden {
 namespace {
@@ -129,22 +137,29 @@ std::vector<std::byte> write_safetensors(const SafetensorsFile& file) {
   return out;
 }
 
-SafetensorsFile read_safetensors(std::span<const std::byte> bytes) {
-  if (bytes.size() < 8) bad("file shorter than the 8-byte header length");
-  uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint64_t>(bytes[i]);
-  if (n > kMaxHeaderBytes) bad("header length " + std::to_string(n) + " exceeds 100 MB");
-  if (8 + n > bytes.size()) bad("header length " + std::to_string(n) + " runs past the end of the file");
-  const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8, n);
-  const nlohmann::json header = parse_header(text);
-  const std::span<const std::byte> buffer = bytes.subspan(8 + n);
+namespace {
 
+// Where a tensor's data lies in the byte buffer.
+struct Placed {
+  std::string name;
+  int64_t begin, end;
+};
+
+// The header length from the first 8 bytes, checked against the file's size.
+uint64_t header_length(std::span<const std::byte, 8> first, uint64_t file_size) {
+  uint64_t n = 0;
+  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<uint64_t>(first[i]);
+  if (n > kMaxHeaderBytes) bad("header length " + std::to_string(n) + " exceeds 100 MB");
+  if (8 + n > file_size) bad("header length " + std::to_string(n) + " runs past the end of the file");
+  return n;
+}
+
+// The header checked against a byte buffer of buffer_size bytes: the file's metadata and
+// tensors without their data, and where each tensor's data lies, in buffer order (they tile
+// it exactly, so no tensor is larger than the buffer).
+SafetensorsFile read_layout(std::string_view text, uint64_t buffer_size, std::vector<Placed>& placed) {
+  const nlohmann::json header = parse_header(text);
   SafetensorsFile file;
-  struct Placed {
-    std::string name;
-    int64_t begin, end;
-  };
-  std::vector<Placed> placed;
   for (const auto& [name, value] : header.items()) {
     if (name == "__metadata__") {
       if (!value.is_object()) bad("__metadata__ is not an object");
@@ -180,13 +195,115 @@ SafetensorsFile read_safetensors(std::span<const std::byte> bytes) {
                                  std::to_string(p.begin) + ", expected " + std::to_string(expected) + ")");
     expected = p.end;
   }
-  if (static_cast<uint64_t>(expected) != buffer.size())
-    bad("the tensors cover " + std::to_string(expected) + " bytes of a " + std::to_string(buffer.size()) + "-byte buffer");
+  if (static_cast<uint64_t>(expected) != buffer_size)
+    bad("the tensors cover " + std::to_string(expected) + " bytes of a " + std::to_string(buffer_size) + "-byte buffer");
+  return file;
+}
+
+}  // namespace
+
+SafetensorsFile read_safetensors(std::span<const std::byte> bytes) {
+  if (bytes.size() < 8) bad("file shorter than the 8-byte header length");
+  const uint64_t n = header_length(bytes.first<8>(), bytes.size());
+  const std::string_view text(reinterpret_cast<const char*>(bytes.data()) + 8, n);
+  const std::span<const std::byte> buffer = bytes.subspan(8 + n);
+  std::vector<Placed> placed;
+  SafetensorsFile file = read_layout(text, buffer.size(), placed);
   for (const Placed& p : placed) {
     StoredTensor& t = file.tensors.at(p.name);
     t.data.assign(buffer.begin() + p.begin, buffer.begin() + p.end);
   }
   return file;
+}
+
+namespace {
+
+// Sequential reads of an open file of a known size, every byte fed to a digest.
+class FileReader {
+ public:
+  FileReader(const std::filesystem::path& path, int fd, uint64_t size) : path_(path), fd_(fd), size_(size) {}
+  ~FileReader() { ::close(fd_); }
+  FileReader(const FileReader&) = delete;
+  FileReader& operator=(const FileReader&) = delete;
+
+  void read(std::span<std::byte> into) {
+    while (!into.empty()) {
+      const ssize_t n = ::read(fd_, into.data(), into.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) bad("reading " + path_.string() + ": " + strerror(errno));
+      if (n == 0) bad(path_.string() + " got shorter while it was read");
+      hash_.update(into.first(static_cast<std::size_t>(n)));
+      into = into.subspan(static_cast<std::size_t>(n));
+    }
+  }
+  // After the last byte the size promised: the file ends there.
+  void expect_end() {
+    std::byte extra;
+    ssize_t n;
+    while ((n = ::read(fd_, &extra, 1)) < 0 && errno == EINTR) {
+    }
+    if (n != 0) bad(path_.string() + " grew while it was read");
+  }
+  // The digest of the whole file, reading what is left in blocks (after a format error).
+  std::string digest_of_all() {
+    std::vector<std::byte> block(std::size_t{1} << 20);
+    for (ssize_t n; (n = ::read(fd_, block.data(), block.size())) != 0;) {
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return "";
+      hash_.update(std::span<const std::byte>(block.data(), static_cast<std::size_t>(n)));
+    }
+    return hash_.hex();
+  }
+  std::string digest() { return hash_.hex(); }
+  uint64_t size() const { return size_; }
+
+ private:
+  std::filesystem::path path_;
+  int fd_;
+  uint64_t size_;
+  Sha256 hash_;
+};
+
+SafetensorsFile read_from(FileReader& in) {
+  if (in.size() < 8) bad("file shorter than the 8-byte header length");
+  std::array<std::byte, 8> first;
+  in.read(first);
+  const uint64_t n = header_length(first, in.size());
+  std::string text(n, '\0');
+  in.read(std::as_writable_bytes(std::span<char>(text.data(), text.size())));
+  std::vector<Placed> placed;
+  SafetensorsFile file = read_layout(text, in.size() - 8 - n, placed);
+  text = std::string();
+  for (const Placed& p : placed) {  // in the file's order
+    StoredTensor& t = file.tensors.at(p.name);
+    t.data.resize(static_cast<std::size_t>(p.end - p.begin));
+    in.read(t.data);
+  }
+  in.expect_end();
+  return file;
+}
+
+}  // namespace
+
+SafetensorsFile read_safetensors_file(const std::filesystem::path& path, std::string* sha256) {
+  // O_NONBLOCK: a FIFO opens without waiting for a writer, and is then refused as not regular.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw SafetensorsError("cannot open " + path.string() + ": " + strerror(errno));
+  struct stat st{};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    throw SafetensorsError(path.string() + " is not a regular file");
+  }
+  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  FileReader in(path, fd, static_cast<uint64_t>(st.st_size));
+  try {
+    SafetensorsFile file = read_from(in);
+    if (sha256) *sha256 = in.digest();
+    return file;
+  } catch (const SafetensorsError&) {
+    if (sha256) *sha256 = in.digest_of_all();
+    throw;
+  }
 }
 
 std::vector<std::byte> read_file_bytes(const std::filesystem::path& path) {

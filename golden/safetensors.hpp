@@ -58,6 +58,16 @@ std::vector<std::byte> write_safetensors(const SafetensorsFile& file);
 // Checks every rule above; dtypes outside the five the harness knows are rejected by name.
 SafetensorsFile read_safetensors(std::span<const std::byte> bytes);
 
+// Reads and checks a safetensors file in one pass, as read_safetensors checks bytes, holding
+// no copy of the whole file: its size is taken before anything is read (a header whose
+// tensors do not tile exactly the rest of the file is refused before any tensor is
+// allocated), then each tensor's data is read straight into its own buffer. Only a regular
+// file is read (a FIFO or a device could block or never end); SafetensorsError otherwise, on
+// an I/O error, or when the file changes size while it is read. sha256, when given, receives
+// the digest of the whole file, of a malformed one too (the rest of it is read through before
+// the error is thrown): a caller can then tell a changed file from a malformed one.
+SafetensorsFile read_safetensors_file(const std::filesystem::path& path, std::string* sha256 = nullptr);
+
 std::vector<std::byte> read_file_bytes(const std::filesystem::path& path);
 // Whole or not at all (golden/atomic_file.hpp); throws AtomicWriteError.
 void write_file_bytes(const std::filesystem::path& path, std::span<const std::byte> bytes);

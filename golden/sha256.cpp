@@ -2,8 +2,8 @@
 // the 64-bit big-endian bit length; 64 rounds per block over the eight working variables.
 #include "golden/sha256.hpp"
 
+#include <algorithm>
 #include <array>
-#include <vector>
 
 namespace kda::golden {
 namespace {
@@ -42,27 +42,45 @@ void compress(std::array<uint32_t, 8>& h, const unsigned char* block) {
 
 }  // namespace
 
-std::string sha256_hex(std::span<const std::byte> bytes) {
-  // Initial hash value: fractional parts of the square roots of the first 8 primes (5.3.3).
-  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
-                               0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
+void Sha256::update(std::span<const std::byte> bytes) {
   const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  const std::size_t n = bytes.size();
-  std::size_t full = n / 64;
-  for (std::size_t i = 0; i < full; ++i) compress(h, p + 64 * i);
+  std::size_t n = bytes.size();
+  length_ += n;
+  if (filled_ > 0) {
+    const std::size_t take = std::min(n, 64 - filled_);
+    std::copy_n(p, take, block_.data() + filled_);
+    filled_ += take, p += take, n -= take;
+    if (filled_ < 64) return;
+    compress(h_, block_.data());
+    filled_ = 0;
+  }
+  for (; n >= 64; p += 64, n -= 64) compress(h_, p);
+  std::copy_n(p, n, block_.data());
+  filled_ = n;
+}
+
+std::string Sha256::hex() {
   // Tail: the remaining bytes, 0x80, zeros, then the bit length in 8 big-endian bytes.
-  std::vector<unsigned char> tail(p + 64 * full, p + n);
-  tail.push_back(0x80);
-  while (tail.size() % 64 != 56) tail.push_back(0);
-  const uint64_t bits = static_cast<uint64_t>(n) * 8;
-  for (int i = 7; i >= 0; --i) tail.push_back(static_cast<unsigned char>(bits >> (8 * i)));
-  for (std::size_t i = 0; i < tail.size(); i += 64) compress(h, tail.data() + i);
+  const uint64_t bits = length_ * 8;
+  std::array<unsigned char, 128> tail{};
+  std::copy_n(block_.data(), filled_, tail.data());
+  std::size_t end = filled_;
+  tail[end++] = 0x80;
+  end = end <= 56 ? 56 : 120;
+  for (int i = 7; i >= 0; --i) tail[end++] = static_cast<unsigned char>(bits >> (8 * i));
+  for (std::size_t i = 0; i < end; i += 64) compress(h_, tail.data() + i);
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out;
   out.reserve(64);
-  for (uint32_t word : h)
+  for (uint32_t word : h_)
     for (int shift = 28; shift >= 0; shift -= 4) out.push_back(kHex[(word >> shift) & 0xF]);
   return out;
+}
+
+std::string sha256_hex(std::span<const std::byte> bytes) {
+  Sha256 h;
+  h.update(bytes);
+  return h.hex();
 }
 
 std::string sha256_hex(std::string_view text) {

@@ -1,7 +1,6 @@
 #include "tools/check_isolated.hpp"
 
-#include <fcntl.h>
-#include <poll.h>
+#include <errno.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -13,9 +12,11 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <vector>
 
 #include "engine/fatal_signal.hpp"
+#include "tools/child_group.hpp"
 
 namespace kda::cli {
 namespace {
@@ -64,19 +65,11 @@ std::string death(int status, bool timed_out, double timeout) {
   return "the case's process ended without a result";
 }
 
-struct Child {
-  pid_t pid = -1;
-  int fd = -1;
-  int64_t index = 0;
-  int worker = 0;
-  std::string data;
-  std::chrono::steady_clock::time_point start;
-  bool timed_out = false;
-};
-
-// In the child: runs case i, writes its report to fd, ends without running the parent's
-// destructors or exit handlers.
+// In the child: runs case i, writes its report and the end marker to fd, ends without running
+// the parent's destructors or exit handlers.
 [[noreturn]] void run_child(const SuiteSpec& spec, int64_t i, int worker, int fd) {
+  engine::keep_exit_status_of_cases();  // the parent reports how the child ended
+  engine::send_fault_notes_to(fd);
   std::string text;
   {
     const engine::CaseInFlight flight(spec.replay(i));
@@ -90,14 +83,37 @@ struct Child {
     }
     text = report_to_wire(r);
   }
+  text += kEndOfReport;
   const char* p = text.data();
   std::size_t left = text.size();
   while (left > 0) {
     const ssize_t w = ::write(fd, p, left);
+    if (w < 0 && errno == EINTR) continue;
     if (w <= 0) _exit(3);
     p += w, left -= static_cast<std::size_t>(w);
   }
   _exit(0);
+}
+
+// What the child's fatal-signal report said of its fault (send_fault_notes_to), as ": ..." to
+// follow the cause of death; "" when it said nothing.
+std::string fault_note(const std::string& data) {
+  constexpr std::string_view kPrefix = "fault: ";
+  if (data.compare(0, kPrefix.size(), kPrefix) != 0) return "";
+  const std::size_t end = std::min(data.find('\n'), std::size_t{1024});  // one line, and not a long one
+  return ": " + data.substr(kPrefix.size(), end - kPrefix.size());
+}
+
+// A case's report from how its child ended and what it wrote: only a child that exited with
+// status 0 after writing a whole report (up to the end marker) passes its report on.
+std::optional<engine::CaseReport> report_of(const std::string& data, int status, bool timed_out) {
+  if (timed_out || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  if (data.empty() || data.back() != kEndOfReport) return std::nullopt;
+  try {
+    return report_from_wire(data.substr(0, data.size() - 1));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
 }
 
 }  // namespace
@@ -143,27 +159,27 @@ SuiteResult run_suite_isolated(const SuiteSpec& spec, const Progress& progress, 
   };
   std::vector<engine::CaseReport> outcomes(static_cast<std::size_t>(std::max<int64_t>(spec.cases, 0)));
   std::vector<double> case_seconds(outcomes.size());
-  std::vector<Child> children;
+  struct Running {
+    int64_t index = 0;
+    int worker = 0;
+    std::chrono::steady_clock::time_point start;
+    bool timed_out = false;
+  };
+  ChildGroups groups;
+  std::vector<Running> running;  // beside groups.children(), index for index
   std::vector<bool> worker_busy(static_cast<std::size_t>(std::max(1, spec.jobs)), false);
   int64_t next = 0, done = 0, failed = 0;
 
-  const auto finish = [&](Child& c) {
-    int status = 0;
-    while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    ::close(c.fd);
+  const auto finish = [&](std::size_t k) {
+    const Running c = running[k];
+    running.erase(running.begin() + static_cast<std::ptrdiff_t>(k));
+    const auto [data, status] = groups.collect(k);
+    std::optional<engine::CaseReport> reported = report_of(data, status, c.timed_out);
     engine::CaseReport r;
-    bool parsed = false;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0 && !c.timed_out) {
-      try {
-        r = report_from_wire(c.data);
-        parsed = true;
-      } catch (const std::exception&) {
-      }
-    }
-    if (!parsed) {
-      r = engine::CaseReport{};
-      r.failure = death(status, c.timed_out, timeout);
+    if (reported) {
+      r = std::move(*reported);
+    } else {
+      r.failure = death(status, c.timed_out, timeout) + fault_note(data);
       r.what = fmt::format("case {} of suite {}: {}", c.index, spec.name, r.failure);
       r.replay_line = spec.replay(c.index);
     }
@@ -175,46 +191,25 @@ SuiteResult run_suite_isolated(const SuiteSpec& spec, const Progress& progress, 
   };
 
   while (done < spec.cases) {
-    while (next < spec.cases && children.size() < worker_busy.size()) {
-      int fds[2];
-      if (pipe2(fds, O_CLOEXEC) != 0) throw std::runtime_error(std::string("pipe: ") + strerror(errno));
+    while (next < spec.cases && running.size() < worker_busy.size()) {
       int worker = 0;
       while (worker_busy[static_cast<std::size_t>(worker)]) ++worker;
-      std::fflush(nullptr);  // nothing buffered is written twice
-      const pid_t pid = fork();
-      if (pid < 0) throw std::runtime_error(std::string("fork: ") + strerror(errno));
-      if (pid == 0) {
-        ::close(fds[0]);
-        engine::keep_exit_status_of_cases();  // the parent reports how the child ended
-        run_child(spec, next, worker, fds[1]);
-      }
-      ::close(fds[1]);
+      const int64_t index = next;
+      groups.spawn([&](int fd) { run_child(spec, index, worker, fd); });
       worker_busy[static_cast<std::size_t>(worker)] = true;
-      children.push_back({pid, fds[0], next++, worker, {}, std::chrono::steady_clock::now(), false});
+      running.push_back({next++, worker, std::chrono::steady_clock::now(), false});
     }
-    std::vector<pollfd> polled;
-    for (const Child& c : children) polled.push_back({c.fd, POLLIN, 0});
-    poll(polled.data(), polled.size(), 100);
-    for (std::size_t k = 0; k < children.size();) {
-      Child& c = children[k];
-      bool ended = false;
-      if (polled[k].revents != 0) {
-        char buffer[65536];
-        const ssize_t n = ::read(c.fd, buffer, sizeof buffer);
-        if (n > 0) c.data.append(buffer, static_cast<std::size_t>(n));
-        else if (n == 0 || errno != EINTR) ended = true;
+    groups.poll_output(100);
+    for (std::size_t k = 0; k < running.size();) {
+      if (groups.has_ended(k)) {
+        finish(k);
+        continue;
       }
-      if (!ended && !c.timed_out && timeout > 0 && since(c.start) > timeout) {
-        c.timed_out = true;
-        kill(c.pid, SIGKILL);  // its end of the pipe closes with it
+      if (!running[k].timed_out && timeout > 0 && since(running[k].start) > timeout) {
+        running[k].timed_out = true;
+        groups.kill_group(k);
       }
-      if (ended) {
-        finish(c);
-        children.erase(children.begin() + static_cast<std::ptrdiff_t>(k));
-        polled.erase(polled.begin() + static_cast<std::ptrdiff_t>(k));
-      } else {
-        ++k;
-      }
+      ++k;
     }
     progress.draw(spec.name, done, spec.cases, failed, since(start));
   }

@@ -3,7 +3,9 @@
 // one case, not the run. A child that dies by a signal, exits without a result or runs past
 // the case timeout (then killed) gives a failed case carrying the case's replay line
 // (SuiteSpec::replay); the run goes on with the next case. The parent runs no backend code:
-// it forks up to `jobs` children at once and folds their reports as run_suite does.
+// it forks up to `jobs` children at once and folds their reports as run_suite does. A child
+// is judged by its wait status and its whole report, and its process group is ended with it
+// (tools/child_group.hpp).
 #pragma once
 #include <string>
 

@@ -15,6 +15,7 @@
 #include "golden/safetensors.hpp"
 #include "engine/truth_oracle.hpp"
 #include "engine/backend.hpp"
+#include "engine/fatal_signal.hpp"
 #include "engine/refusal.hpp"
 #include "engine/run_case.hpp"
 #include "tools/argument_checks.hpp"
@@ -57,7 +58,7 @@ std::unique_ptr<engine::Backend> make(const CaseArgs& a) {
 int run_file(const CaseArgs& a) {
   golden::GoldenCase c;
   try {
-    c = golden::decode(golden::read_safetensors(golden::read_file_bytes(a.target)),
+    c = golden::decode(golden::read_safetensors_file(a.target),
                        std::filesystem::path(a.target).stem().string());
   } catch (const std::exception& e) {
     std::cerr << "kda-harness case: " << e.what() << "\n";
@@ -156,6 +157,7 @@ void register_case(CLI::App& app) {
                   "Refuse a config line of more reference work than this (rollout_work plus 1e3 a step; default 1e10, a few minutes)")
       ->check(finite_positive_at_most(kMaxWorkBudget));
   cmd->callback([a] {
+    engine::install_fatal_signal_report();  // a fault on a guard page is named (engine/guard_pages.hpp)
     const bool file = std::filesystem::is_regular_file(a->target) || a->target.ends_with(".safetensors");
     set_exit_code(file ? run_file(*a) : run_config(*a));
   });

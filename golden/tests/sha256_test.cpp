@@ -41,4 +41,16 @@ TEST(Sha256, PaddingBoundariesAreDistinctAndStable) {
 }
 
 }  // namespace
+// A message given in pieces of any sizes hashes as given whole (a file is hashed as it is read).
+TEST(Sha256, PiecesHashAsTheWhole) {
+  std::string text;
+  for (int i = 0; i < 1000; ++i) text.push_back(static_cast<char>('a' + i % 26));
+  for (std::size_t piece : {1, 3, 55, 63, 64, 65, 200, 1000}) {
+    Sha256 h;
+    for (std::size_t at = 0; at < text.size(); at += piece)
+      h.update(std::as_bytes(std::span<const char>(text.data() + at, std::min(piece, text.size() - at))));
+    EXPECT_EQ(h.hex(), sha256_hex(std::string_view(text))) << "pieces of " << piece;
+  }
+}
+
 }  // namespace kda::golden

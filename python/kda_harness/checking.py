@@ -272,11 +272,12 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
         for run in runs:
             plugin.tracebacks = []
             if isolate:
-                data, why = _isolate.run_forked(lambda: {**_run(plugin, run), "tracebacks": plugin.tracebacks}, case_timeout)
+                data, why = _isolate.run_forked(lambda: {**_run(plugin, run), "tracebacks": plugin.tracebacks},
+                                                case_timeout, lambda: plugin.interrupt is not None)
                 if why:
                     data = crashed(run, why)
                 elif "error" in data:
-                    # Ctrl-C reaches the child too: the run stops as it would without isolate.
+                    # Ctrl-C is passed on to the child: the run stops as it would without isolate.
                     if plugin.interrupt is not None or data.get("interrupted"):
                         raise plugin.interrupt or KeyboardInterrupt()
                     raise HarnessError(data["error"])

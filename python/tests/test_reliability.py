@@ -225,3 +225,64 @@ def test_ctrl_c_in_an_isolated_case_stops_the_run():
     """)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.strip() == "interrupted", r.stdout + r.stderr
+
+
+def _running(pid):
+    """Whether the process runs (a zombie no longer does)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_an_isolated_case_whose_helper_holds_the_result_pipe_ends_with_its_result(tmp_path):
+    # The step forks a helper that sleeps until killed, holding the child's result pipe: a case
+    # was judged by end of file on the pipe, so it waited for case_timeout, was reported hung,
+    # and the helper was left running.
+    pids = tmp_path / "helpers"
+    try:
+        r = run_python(f"""
+            import os, signal, time, kda_harness, numpy_step
+            def step(**kw):
+                if os.fork() == 0:
+                    with open({str(pids)!r}, "a") as f:
+                        f.write(f"{{os.getpid()}}\\n")
+                    while True:
+                        signal.pause()
+                return numpy_step.replayssm_step(**kw)
+            began = time.monotonic()
+            report = kda_harness.check(step, suites="kernel", n=2, isolate=True, case_timeout=20)
+            print(report.passed, round(time.monotonic() - began))
+            print(report)
+        """, timeout=120)
+    finally:
+        helpers = [int(p) for p in pids.read_text().split()] if pids.exists() else []
+        left = [p for p in helpers if _running(p)]
+        for p in left:  # what a failed run left
+            os.kill(p, signal.SIGKILL)
+    assert r.returncode == 0, r.stdout + r.stderr
+    passed, seconds = r.stdout.split("\n")[0].split()
+    assert passed == "True" and int(seconds) < 20, r.stdout
+    assert helpers and not left
+
+
+def test_a_terminal_ctrl_c_stops_an_isolated_run_in_a_hung_case():
+    # The child runs in a process group of its own, out of a terminal's reach: the parent passes
+    # Ctrl-C on, and the run stops as it does without isolate.
+    p = subprocess.Popen([sys.executable, "-c", textwrap.dedent("""
+        import time, kda_harness
+        def step(**kw):
+            time.sleep(1000)
+        print("started", flush=True)
+        try:
+            kda_harness.check(step, suites="kernel", n=3, isolate=True)
+        except KeyboardInterrupt:
+            print("interrupted", flush=True)
+    """)], env=dict(os.environ, PYTHONPATH=os.pathsep.join([HERE, os.environ.get("PYTHONPATH", "")])),
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert p.stdout.readline().strip() == "started"
+    time.sleep(3)
+    os.killpg(p.pid, signal.SIGINT)  # as a terminal sends it: to the foreground process group
+    out, err = p.communicate(timeout=60)
+    assert p.returncode == 0 and out.strip() == "interrupted", out + err

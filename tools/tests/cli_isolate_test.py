@@ -10,7 +10,9 @@ import json
 import os
 import re
 import signal
+import subprocess
 import sys
+import time
 import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -28,6 +30,28 @@ def with_mode(mode):
 
 def kernel_suite(report):
     return next(s for s in json.loads(report)["suites"] if s["suite"] == "kernel")
+
+
+def alive(pid):
+    """Whether the process runs (a zombie no longer does)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def children_of(pid):
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == pid:
+                        out.append(int(entry))
+            except OSError:
+                pass
+    return out
 
 
 class Isolate(unittest.TestCase):
@@ -68,11 +92,101 @@ class Isolate(unittest.TestCase):
                  "--restrict", "V=4..64", "--isolate", "--no-progress"], timeout=300)
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
+    def test_a_helper_holding_the_result_pipe_neither_hangs_the_case_nor_outlives_it(self):
+        # Each V = 2 case forks a helper that sleeps until killed, holding the child's result pipe:
+        # a case was judged by end of file on the pipe, so each such case waited for the
+        # timeout and was reported hung, and the helpers were left running.
+        with_mode("helper")
+        helpers = os.path.join(cli_test.scratch("isolate_helpers"), "pids")
+        os.environ["KDA_CRASHING_PLUGIN_HELPERS"] = helpers
+        began, r, pids, running = time.monotonic(), None, [], []
+        try:
+            r = run(KERNEL + ["-j", "2", "--isolate", "--case-timeout", "30", "--json", "-"], timeout=300)
+        except subprocess.TimeoutExpired:
+            pass  # the run waited for the helpers' end of the pipe
+        finally:
+            del os.environ["KDA_CRASHING_PLUGIN_HELPERS"]
+            pids = [int(x) for x in open(helpers).read().split()] if os.path.exists(helpers) else []
+            running = [p for p in pids if alive(p)]
+            for p in running:  # what a failed run left
+                os.kill(p, signal.SIGKILL)
+        seconds = time.monotonic() - began
+        self.assertIsNotNone(r, "the run did not end within 300 s")
+        self.assertGreater(len(pids), 0, "no case started a helper")
+        self.assertEqual(r.returncode, 0, r.stderr[-3000:])
+        kernel = kernel_suite(r.stdout)
+        self.assertEqual((kernel["cases"], kernel["failed"]), (CASES, 0))
+        self.assertLess(seconds, 30 * len(pids) / 2, "cases with a helper waited for the timeout")
+        self.assertEqual(running, [], "helpers left running")
+
+    def test_a_signal_to_an_isolated_run_ends_its_cases_too(self):
+        # The children run in process groups of their own (a terminal's Ctrl-C no longer
+        # reaches them): the parent ends them before it dies of the signal.
+        with_mode("hang")
+        p = subprocess.Popen([cli_test.HARNESS] + KERNEL + ["-j", "2", "--isolate", "--restrict", "V=2"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(3)
+        children = children_of(p.pid)
+        p.send_signal(signal.SIGINT)
+        self.assertEqual(p.wait(timeout=60), -signal.SIGINT)
+        time.sleep(0.5)
+        left = [c for c in children if alive(c)]
+        for c in left:  # what a failed run left
+            os.kill(c, signal.SIGKILL)
+        self.assertGreater(len(children), 0, "no child was running")
+        self.assertEqual(left, [], "children left running")
 
     def test_isolate_without_a_plugin_is_a_usage_error(self):
         r = run(["check", "--backend", "cpu", "--isolate", "--no-progress"])
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("--isolate judges a plugin", r.stderr)
+
+
+class FarOverruns(unittest.TestCase):
+    """A host backend's write far past a lent tensor (more than the 4 KiB of pattern beside it)
+    hits a guard page: the fault names the tensor, and under --isolate fails the case. Such a
+    write landed in the harness's heap and often went unnoticed."""
+
+    def setUp(self):
+        with_mode("far")
+
+    def tearDown(self):
+        for name in ("KDA_CRASHING_PLUGIN_TENSOR", "KDA_CRASHING_PLUGIN_REACH"):
+            os.environ.pop(name, None)
+
+    def aim(self, tensor, reach):
+        os.environ["KDA_CRASHING_PLUGIN_TENSOR"] = tensor
+        os.environ["KDA_CRASHING_PLUGIN_REACH"] = str(reach)
+
+    def test_under_isolate_a_write_far_past_the_state_fails_its_case_naming_it(self):
+        self.aim("initial_state", 20000)
+        r = run(KERNEL + ["-j", "2", "--isolate", "--json", "-"], timeout=300)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        kernel = kernel_suite(r.stdout)
+        self.assertEqual(kernel["cases"], CASES)
+        self.assertGreater(kernel["failed"], 0)
+        self.assertGreater(kernel["passed"], 0)
+        for f in kernel["failures"]:
+            self.assertRegex(f["detail"], r"crashed: killed by signal 11 \(SIGSEGV.*\): an access 20000 bytes past "
+                                          r"the end of `initial_state` hit a guard page")
+
+    def test_a_write_far_past_out_is_named(self):
+        # 5000 bytes past `out` lands in its pattern zone or its guard page, by out's size.
+        self.aim("out", 5000)
+        r = run(KERNEL + ["-j", "1"], timeout=300)
+        if r.returncode == -signal.SIGSEGV:
+            self.assertIn("kda-harness: an access 5000 bytes past the end of `out` hit a guard page", r.stderr)
+            self.assertRegex(r.stderr, r"replay: kda-harness .* V=2 ")
+        else:
+            self.assertEqual(r.returncode, 1, r.stderr)
+            self.assertRegex(r.stdout + r.stderr, r"a write past the end of `out` \(up to 5000 bytes after its last element\)")
+
+    def test_case_on_a_plugin_writing_60_kib_past_the_state_dies_naming_it(self):
+        # A guard is as large as its tensor, 64 KiB at least.
+        self.aim("initial_state", 60000)
+        r = run(["case", "--backend", PLUGIN, "B=1 H=1 HV=1 K=128 V=2 L=2 slots=1 seed=1"], timeout=300)
+        self.assertEqual(r.returncode, -signal.SIGSEGV, r.stdout + r.stderr)
+        self.assertIn("an access 60000 bytes past the end of `initial_state` hit a guard page", r.stderr)
 
 
 class FatalSignal(unittest.TestCase):

@@ -462,6 +462,58 @@ class LyingFiles(unittest.TestCase):
         self.assertEqual(told, len(self.lies()))
 
 
+def peak_rss_bytes(args):
+    """Runs the harness; (its exit status, its peak resident set in bytes, its output)."""
+    p = subprocess.Popen([HARNESS] + args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    out = p.stdout.read()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    return p.returncode, usage.ru_maxrss * 1024, out.decode(errors="replace")
+
+
+class BigFiles(unittest.TestCase):
+    """A case file is read once, straight into its tensors: `case FILE` and `golden verify` hold
+    about one file's worth, not the file's bytes and its tensors at once (they held 4 to 5)."""
+
+    CASE = "dtype_bf16_bf16_bf16_bf16"
+    BALLAST = 128 << 20  # bytes of an extra tensor the case does not use
+
+    def big_set(self, name):
+        """A set of one case: a golden case plus the extra tensor (a hole: zeros on no disk)."""
+        work = scratch(name)
+        os.makedirs(os.path.join(work, "cases"))
+        small = os.path.join(GOLDEN, "cases", self.CASE + ".safetensors")
+        header, body = read_safetensors(small)
+        header["ballast"] = {"dtype": "F32", "shape": [self.BALLAST // 4],
+                             "data_offsets": [len(body), len(body) + self.BALLAST]}
+        path = os.path.join(work, "cases", self.CASE + ".safetensors")
+        write_safetensors(path, header, body)
+        with open(path, "r+b") as fh:
+            fh.truncate(os.path.getsize(path) + self.BALLAST)
+        digest = hashlib.sha256()
+        with open(path, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(block)
+        with open(os.path.join(GOLDEN, "manifest.json")) as fh:
+            manifest = json.load(fh)
+        entry = next(c for c in manifest["cases"] if c["name"] == self.CASE)
+        manifest["cases"] = [dict(entry, bytes=os.path.getsize(path), sha256=digest.hexdigest())]
+        with open(os.path.join(work, "manifest.json"), "w") as fh:
+            json.dump(manifest, fh)
+        return small, path, os.path.join(work, "manifest.json")
+
+    def test_case_and_golden_verify_hold_a_big_file_once(self):
+        small, big, manifest = self.big_set("big_case")
+        status, baseline, out = peak_rss_bytes(["case", small])
+        self.assertEqual(status, 0, out)
+        for args in (["case", big], ["golden", "verify", "--backend", "reference", "--manifest", manifest]):
+            with self.subTest(args[0]):
+                status, peak, out = peak_rss_bytes(args)
+                self.assertEqual(status, 0, out)
+                self.assertLess(peak - baseline, 1.3 * self.BALLAST,
+                                f"peak {peak >> 20} MiB over a baseline of {baseline >> 20} MiB")
+
+
 class NothingVerifiedIsNotAPass(unittest.TestCase):
     """A verification that verified nothing, or verified a file as something it is not, fails."""
 
