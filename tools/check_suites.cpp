@@ -228,7 +228,8 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
         };
       } else if (info.name == "pure-double") {
         s.run = [suite_seed, budget, &op](int64_t i, int) {
-          engine::CaseReport r = engine::run_model_vs_truth(op.fit_case(check_case(suite_seed, i, budget)), op);
+          engine::CaseReport r =
+              engine::reference_vs_truth(check_case(suite_seed, i, budget), engine::ReferenceModel::PureDouble, op);
           r.op = std::string(op.name);
           return r;
         };
