@@ -133,7 +133,7 @@ void fill_fla_step(CaseTensors& t, int64_t step) {
       }
       for (int64_t hv = 0; hv < HV; ++hv) {
         const double mv = values::head_magnitude(c, tok, heads + 2 * H + hv);
-        const uint64_t vbase = static_cast<uint64_t>(((base * HV + hv) + B * T * 3 * H) * V);
+        const uint64_t vbase = static_cast<uint64_t>(B * T * 3 * H * K + (base * HV + hv) * V);  // past every q and k
         for (int64_t i = 0; i < V; ++i) t.v->set_linear((base * HV + hv) * V + i, mv * qkv.normal(vbase + i));
         const values::HeadGate gate(c, t.A_log.get_linear(hv));
         for (int64_t i = 0; i < K; ++i) {
