@@ -29,19 +29,27 @@ std::vector<ErrorInput> fla_recurrent_kda_error_inputs() {
     x.reshape(shape);
     return expect("X-FLA-RANK", {{"name", std::string(kNames[which])}, {"layout", std::string(kLayouts[which])}, {"ndim", 3}});
   }});
-  // Shapes (X-FLA-SHAPE): dt_bias one per head, or a V-first pool without state_v_first at K != V.
+  // Shapes (X-FLA-SHAPE): dt_bias one per head, a V-first pool without state_v_first (K != V),
+  // or g with a key dim too many.
   in.push_back({"X-FLA-SHAPE", [](MutationTarget& t, uint32_t v) -> Out {
     const Dims& d = t.dims;
-    if (v % 2 == 0 || d.K == d.V) {
+    if (v % 3 == 0 && d.K > 1) {
       t.spec.at("dt_bias").reshape({d.HV});
-      if (d.K == 1) return std::nullopt;  // [HV] is [HV * K]
       return expect("X-FLA-SHAPE", {{"name", std::string("dt_bias")}, {"expected", tuple_repr({d.HV * d.K})}, {"got", tuple_repr({d.HV})}});
     }
-    TensorSpec& pool = t.spec.at("initial_state");
-    const int64_t N = pool.shape[0];
-    pool.reshape({N, d.HV, d.V, d.K});
-    return expect("X-FLA-SHAPE", {{"name", std::string("initial_state")}, {"expected", tuple_repr(pool_shape(d, N))},
-                                  {"got", tuple_repr({N, d.HV, d.V, d.K})}});
+    if (v % 3 == 1 && d.K != d.V) {
+      TensorSpec& pool = t.spec.at("initial_state");
+      const int64_t N = pool.shape[0];
+      pool.reshape({N, d.HV, d.V, d.K});
+      return expect("X-FLA-SHAPE", {{"name", std::string("initial_state")}, {"expected", tuple_repr(pool_shape(d, N))},
+                                    {"got", tuple_repr({N, d.HV, d.V, d.K})}});
+    }
+    TensorSpec& g = t.spec.at("g");
+    const std::vector<int64_t> valid = g.shape;
+    std::vector<int64_t> shape = valid;
+    shape[3] += 1;
+    g.reshape(shape);
+    return expect("X-FLA-SHAPE", {{"name", std::string("g")}, {"expected", tuple_repr(valid)}, {"got", tuple_repr(shape)}});
   }});
   // out not v's shape (fla's own assert).
   in.push_back({"X-FLA-OUT-SHAPE", [](MutationTarget& t, uint32_t) -> Out {
@@ -52,21 +60,30 @@ std::vector<ErrorInput> fla_recurrent_kda_error_inputs() {
     out.reshape(shape);
     return expect("X-FLA-OUT-SHAPE", {{"v", tuple_repr(v)}, {"out", tuple_repr(shape)}});
   }});
-  // Indices of a rank that does not fit T: 1-D with T > 1, or [B, T + 1].
+  // Indices of a shape that does not fit T: [B, T + 1] (a 1-D tensor with T > 1 is the same check).
   in.push_back({"X-FLA-INDICES", [](MutationTarget& t, uint32_t) -> Out {
     const Dims& d = t.dims;
-    TensorSpec& idx = t.spec.at("ssm_state_indices");
-    const std::vector<int64_t> shape = d.T > 1 ? std::vector<int64_t>{d.B} : std::vector<int64_t>{d.B, d.T + 1};
-    if (d.T > 1 && t.spec.find("num_accepted_tokens")) return std::nullopt;  // would be X-FLA-ACCEPTED's too
-    idx.reshape(shape);
+    const std::vector<int64_t> shape{d.B, d.T + 1};
+    t.spec.at("ssm_state_indices").reshape(shape);
     return expect("X-FLA-INDICES", {{"shape", tuple_repr(shape)}, {"B", d.B}, {"T", d.T}});
   }});
-  // num_accepted_tokens as int64.
+  // num_accepted_tokens as int64, or given beside [B] indices.
   in.push_back({"X-FLA-ACCEPTED", [](MutationTarget& t, uint32_t) -> Out {
-    TensorSpec* nat = t.spec.find("num_accepted_tokens");
-    if (!nat) return std::nullopt;
-    nat->dtype = to_dl(ScalarType::Int64);
+    if (TensorSpec* nat = t.spec.find("num_accepted_tokens")) {
+      nat->dtype = to_dl(ScalarType::Int64);
+    } else {
+      TensorSpec given = t.spec.at("ssm_state_indices");
+      given.dtype = to_dl(ScalarType::Int32);
+      given.reshape({t.dims.B});
+      t.spec.set("num_accepted_tokens", given);
+    }
     return expect("X-FLA-ACCEPTED");
+  }});
+  // A float tensor of a dtype the harness does not judge (float64).
+  in.push_back({"X-FLA-DTYPE", [](MutationTarget& t, uint32_t v) -> Out {
+    static constexpr const char* kNames[] = {"q", "v", "g", "out"};
+    t.spec.at(kNames[v % 4]).dtype = DLDataType{kDLFloat, 64, 1};
+    return expect("X-FLA-DTYPE");
   }});
   // A transposed (strided) index tensor, or a strided q.
   in.push_back({"X-FLA-CONTIGUOUS", [](MutationTarget& t, uint32_t v) -> Out {
