@@ -6,6 +6,7 @@
 #include "capi/work_budget.hpp"
 #include "cases/case_tensors.hpp"
 #include "engine/backend_cases.hpp"
+#include "engine/case_driver.hpp"
 #include "engine/envelope.hpp"
 #include "engine/operator.hpp"
 #include "engine/plugin_call.hpp"
@@ -25,7 +26,7 @@ struct kda_case {
   kda_case(const kda::engine::OperatorDescription& op, const kda::CaseConfig& c)
       : config(kda::to_string(op.fit_case(c))),
         op_name(op.name),
-        tensors(kda::materialize(op.fit_case(c))),
+        tensors(kda::engine::materialize_case(op, op.fit_case(c))),
         view(op.bind(tensors.args()), nullptr, op_name.c_str(), op.scalars) {}
   std::string config;  // the config line of the tensors (the operator's fit of the given one)
   std::string op_name;

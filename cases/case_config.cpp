@@ -76,7 +76,11 @@ std::string to_string(const CaseConfig& c) {
       c.lower_bound ? fmt::format("{}", *c.lower_bound) : std::string("none"), c.steps, c.pad_fraction,
       c.flush_prob, int(c.random_cursors), c.values == ValueMode::Adversarial ? "adv" : "well", c.seed) +
          (c.gate_per_head ? " gate=head" : "") + (c.pad_ends ? " padends=1" : "") +
-         (c.circular ? " circ=1" : "") + (c.prefix_gates ? " pgc=1" : "");
+         (c.circular ? " circ=1" : "") + (c.prefix_gates ? " pgc=1" : "") +
+         (c.tokens != 0 ? fmt::format(" T={} idx2d={} nat={} vfirst={} gik={} bsig={} zpool={}", c.tokens,
+                                      int(c.indices_2d), int(c.accepted), int(c.v_first), int(c.gate_in_kernel),
+                                      int(c.beta_sigmoid), int(c.zero_pool))
+                        : std::string());
 }
 
 CaseConfig parse_case_config(std::string_view line) {
@@ -126,6 +130,13 @@ CaseConfig parse_case_config(std::string_view line) {
     else if (k == "padends") c.pad_ends = parse_bool(k, v);
     else if (k == "circ") c.circular = parse_bool(k, v);
     else if (k == "pgc") c.prefix_gates = parse_bool(k, v);
+    else if (k == "T") c.tokens = parse_int(k, v);
+    else if (k == "idx2d") c.indices_2d = parse_bool(k, v);
+    else if (k == "nat") c.accepted = parse_bool(k, v);
+    else if (k == "vfirst") c.v_first = parse_bool(k, v);
+    else if (k == "gik") c.gate_in_kernel = parse_bool(k, v);
+    else if (k == "bsig") c.beta_sigmoid = parse_bool(k, v);
+    else if (k == "zpool") c.zero_pool = parse_bool(k, v);
     else if (k == "gate") {
       if (v == "head") c.gate_per_head = true;
       else if (v == "key") c.gate_per_head = false;
@@ -145,7 +156,8 @@ bool is_valid_config(const CaseConfig& c) {
          // a bounded gate lower_bound * sigmoid(A x) decays the state only for lower_bound <= 0;
          // above, it grows it by exp(lower_bound) a token (lb=100: inf, then NaN, in the reference)
          (!c.lower_bound || (std::isfinite(*c.lower_bound) && *c.lower_bound <= 0)) && c.steps >= 1 && c.pad_fraction >= 0 &&
-         c.pad_fraction <= 1 && c.flush_prob >= 0 && c.flush_prob <= 1 && c.L <= (int64_t{1} << 30);
+         c.pad_fraction <= 1 && c.flush_prob >= 0 && c.flush_prob <= 1 && c.L <= (int64_t{1} << 30) &&
+         c.tokens >= 0 && c.tokens <= 64;
 }
 
 double rollout_work(const CaseConfig& c) {

@@ -48,6 +48,16 @@ struct CaseConfig {
   // are history checkpoints), and prefix_gate_cache set (gdn_replayssm accepts and ignores it).
   bool circular = false;
   bool prefix_gates = false;
+  // flash-linear-attention's recurrent decode (fla_recurrent_kda): T tokens per sequence in
+  // each call of the rollout (`steps` calls). tokens == 0: not chosen (the other operators'
+  // cases; that operator's fit_case chooses them from the seed); only a chosen set is printed.
+  int64_t tokens = 0;
+  bool indices_2d = false;      // ssm_state_indices [B, T], the slot of the state after each token
+  bool accepted = false;        // num_accepted_tokens given (speculative verify), beside 2-D indices
+  bool v_first = false;         // the pool [N, HV, V, K] (state_v_first), else [N, HV, K, V]
+  bool gate_in_kernel = false;  // g the raw gate input, the kernel applies A_log, dt_bias and the activation
+  bool beta_sigmoid = false;    // beta the raw logits, the kernel applies the sigmoid
+  bool zero_pool = false;       // every slot of the pool starts at zeros (as a fresh server's pool)
   double flush_prob = 0.2;    // per row and step, probability of a forced flush
   bool random_cursors = true; // rows start at different cursors (divergent write_pos)
   ValueMode values = ValueMode::WellConditioned;
@@ -59,7 +69,8 @@ struct CaseConfig {
 // "B=3 H=2 HV=4 K=128 V=128 L=4 slots=5 act=bf16 state=f32 ring=bf16 out=bf16 idx=i32 a3d=0
 //  dt2d=0 l2=1 ff=1 env=0 lb=none steps=1 pad=0.25 flush=0.2 rcur=1 values=well seed=1", with
 // " gate=head" appended for a config with gate_per_head, " padends=1" for one with pad_ends,
-// " circ=1" and " pgc=1" for the ring variants.
+// " circ=1" and " pgc=1" for the ring variants, " T=2 idx2d=1 nat=1 vfirst=0 gik=1 bsig=1 zpool=0"
+// for a config whose tokens are chosen.
 std::string to_string(const CaseConfig& c);
 // "f32", "bf16", "f16", "i32", "i64": a dtype as the config line names it (case names use it too).
 std::string_view short_name(ScalarType t);

@@ -31,11 +31,23 @@ struct StepArgs {
   const DLTensor* cache_base = nullptr;  // [B] int32, or null; read under circular_replay
   int64_t nk = 2;                        // K tiles: BK = next_pow2(K), BKT = BK / nk
   bool circular_replay = false, prefix_gate_cache = false, predecayed_k_cache = false;
+  // flash-linear-attention's recurrent decode (fla_recurrent_kda): one tensor per quantity,
+  // T tokens per sequence, the pool initial_state [N, HV, K, V] (or [N, HV, V, K] with
+  // state_v_first) updated in place at ssm_state_indices [B] or [B, T].
+  const DLTensor* q = nullptr;                    // [B, T, H, K]
+  const DLTensor* k = nullptr;                    // [B, T, H, K]
+  const DLTensor* v = nullptr;                    // [B, T, HV, V]
+  const DLTensor* g = nullptr;                    // [B, T, HV, K] float32
+  const DLTensor* beta = nullptr;                 // [B, T, HV] or [B, T, HV, V]
+  const DLTensor* num_accepted_tokens = nullptr;  // [B] int32, or null
+  bool use_gate_in_kernel = false, use_beta_sigmoid_in_kernel = false, allow_neg_eigval = false,
+       state_v_first = false;
 };
 
-// What validate() infers (contract.md: B, H, HV, K, V, L; slots = initial_state.shape[0]).
+// What validate() infers (contract.md: B, H, HV, K, V, L; slots = initial_state.shape[0]; T,
+// the tokens per sequence of an operator that takes several, else 0).
 struct Dims {
-  int64_t B = 0, H = 0, HV = 0, K = 0, V = 0, L = 0, slots = 0;
+  int64_t B = 0, H = 0, HV = 0, K = 0, V = 0, L = 0, slots = 0, T = 0;
   bool operator==(const Dims&) const = default;
 };
 

@@ -23,12 +23,14 @@ struct TensorField {
   bool written() const { return output != nullptr; }
 };
 
-// Tensors a call may leave out (null): force_flush, cache_base.
-inline constexpr bool optional_tensor(std::string_view name) { return name == "force_flush" || name == "cache_base"; }
+// Tensors a call may leave out (null): force_flush, cache_base, num_accepted_tokens.
+inline constexpr bool optional_tensor(std::string_view name) {
+  return name == "force_flush" || name == "cache_base" || name == "num_accepted_tokens";
+}
 
 // Every tensor argument of every operator, in contract.md's order, gdn_replayssm's
-// cache_base last.
-inline constexpr std::array<TensorField, 14> kStepTensors = {{
+// cache_base, then fla_recurrent_kda's own.
+inline constexpr std::array<TensorField, 20> kStepTensors = {{
     {"mixed_qkv", &StepArgs::mixed_qkv},
     {"a", &StepArgs::a},
     {"b", &StepArgs::b},
@@ -43,6 +45,12 @@ inline constexpr std::array<TensorField, 14> kStepTensors = {{
     {"write_pos", &StepArgs::write_pos},
     {"force_flush", &StepArgs::force_flush},
     {"cache_base", &StepArgs::cache_base},
+    {"q", &StepArgs::q},
+    {"k", &StepArgs::k},
+    {"v", &StepArgs::v},
+    {"g", &StepArgs::g},
+    {"beta", &StepArgs::beta},
+    {"num_accepted_tokens", &StepArgs::num_accepted_tokens},
 }};
 
 // A scalar argument as a double (booleans 0 or 1); get's nullopt: absent (lower_bound's None).
@@ -52,7 +60,7 @@ struct ScalarField {
   void (*set)(StepArgs& a, double v);
 };
 
-inline constexpr std::array<ScalarField, 7> kStepScalars = {{
+inline constexpr std::array<ScalarField, 11> kStepScalars = {{
     {"scale", [](const StepArgs& a) -> std::optional<double> { return a.scale; },
      [](StepArgs& a, double v) { a.scale = v; }},
     {"use_qk_l2norm_in_kernel", [](const StepArgs& a) -> std::optional<double> { return a.use_qk_l2norm_in_kernel; },
@@ -66,6 +74,14 @@ inline constexpr std::array<ScalarField, 7> kStepScalars = {{
      [](StepArgs& a, double v) { a.prefix_gate_cache = v != 0.0; }},
     {"predecayed_k_cache", [](const StepArgs& a) -> std::optional<double> { return a.predecayed_k_cache; },
      [](StepArgs& a, double v) { a.predecayed_k_cache = v != 0.0; }},
+    {"use_gate_in_kernel", [](const StepArgs& a) -> std::optional<double> { return a.use_gate_in_kernel; },
+     [](StepArgs& a, double v) { a.use_gate_in_kernel = v != 0.0; }},
+    {"use_beta_sigmoid_in_kernel", [](const StepArgs& a) -> std::optional<double> { return a.use_beta_sigmoid_in_kernel; },
+     [](StepArgs& a, double v) { a.use_beta_sigmoid_in_kernel = v != 0.0; }},
+    {"allow_neg_eigval", [](const StepArgs& a) -> std::optional<double> { return a.allow_neg_eigval; },
+     [](StepArgs& a, double v) { a.allow_neg_eigval = v != 0.0; }},
+    {"state_v_first", [](const StepArgs& a) -> std::optional<double> { return a.state_v_first; },
+     [](StepArgs& a, double v) { a.state_v_first = v != 0.0; }},
 }};
 
 // The field of that name; nullptr for a name that is none.

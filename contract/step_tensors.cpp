@@ -16,8 +16,10 @@ HostTensor& StepTensors::at(std::string_view name) {
       {"d_cache", &StepTensors::d_cache}, {"k_cache", &StepTensors::k_cache}, {"g_cache", &StepTensors::g_cache},
       {"out", &StepTensors::out}, {"ssm_state_indices", &StepTensors::ssm_state_indices},
       {"write_pos", &StepTensors::write_pos}};
-  static constexpr std::pair<std::string_view, Optional> kOptional[] = {{"force_flush", &StepTensors::force_flush},
-                                                                       {"cache_base", &StepTensors::cache_base}};
+  static constexpr std::pair<std::string_view, Optional> kOptional[] = {
+      {"force_flush", &StepTensors::force_flush}, {"cache_base", &StepTensors::cache_base}, {"q", &StepTensors::q},
+      {"k", &StepTensors::k}, {"v", &StepTensors::v}, {"g", &StepTensors::g}, {"beta", &StepTensors::beta},
+      {"num_accepted_tokens", &StepTensors::num_accepted_tokens}};
   for (const auto& [n, m] : kMembers)
     if (n == name) return this->*m;
   for (const auto& [n, m] : kOptional)
@@ -34,6 +36,10 @@ StepArgs StepTensors::args() {
   s.circular_replay = circular_replay;
   s.prefix_gate_cache = prefix_gate_cache;
   s.predecayed_k_cache = predecayed_k_cache;
+  s.use_gate_in_kernel = use_gate_in_kernel;
+  s.use_beta_sigmoid_in_kernel = use_beta_sigmoid_in_kernel;
+  s.allow_neg_eigval = allow_neg_eigval;
+  s.state_v_first = state_v_first;
   s.mixed_qkv = &mixed_qkv.dl();
   s.a = &a.dl();
   s.b = &b.dl();
@@ -48,6 +54,13 @@ StepArgs StepTensors::args() {
   s.write_pos = &write_pos.dl();
   s.force_flush = force_flush ? &force_flush->dl() : nullptr;
   s.cache_base = cache_base ? &cache_base->dl() : nullptr;
+  const auto view = [](const std::optional<HostTensor>& t) -> const DLTensor* { return t ? &t->dl() : nullptr; };
+  s.q = view(q);
+  s.k = view(k);
+  s.v = view(v);
+  s.g = view(g);
+  s.beta = view(beta);
+  s.num_accepted_tokens = view(num_accepted_tokens);
   return s;
 }
 

@@ -14,11 +14,14 @@ struct StepTensors {
   HostTensor mixed_qkv, a, b, A_log, dt_bias, initial_state, d_cache, k_cache, g_cache, out, ssm_state_indices,
       write_pos;
   std::optional<HostTensor> force_flush, cache_base;
+  // fla_recurrent_kda's tensors, absent (null in args()) in the other operators' calls.
+  std::optional<HostTensor> q, k, v, g, beta, num_accepted_tokens;
   double scale = 1.0;
   bool use_qk_l2norm_in_kernel = false;
   std::optional<double> lower_bound;
   int64_t nk = 2;
   bool circular_replay = false, prefix_gate_cache = false, predecayed_k_cache = false;
+  bool use_gate_in_kernel = false, use_beta_sigmoid_in_kernel = false, allow_neg_eigval = false, state_v_first = false;
 
   // The tensor of that name (contract/step_fields.hpp); an optional one is made empty first
   // when absent. std::invalid_argument for a name that is no argument.

@@ -35,6 +35,7 @@ struct GoldenSpec;  // engine/golden_spec.hpp
 namespace kda::engine {
 
 struct ContractRestatement;  // engine/contract_restatement.hpp
+struct CaseDriver;           // engine/case_driver.hpp
 
 // A call viewed as the KDA ReplaySSM recurrence's (the default operator's): tensors it must
 // re-lay (an operator's scalar gates repeated over the key channels, a circular ring in logical
@@ -74,6 +75,9 @@ struct OperatorDescription {
   // Its contract restated independently, for the contract fuzzer's oracle; null: its answers
   // are judged by the error catalog alone.
   const ContractRestatement* restated_contract = nullptr;
+  // How the driver plays its cases where they are not the ReplaySSM family's (its own
+  // tensors, rows, footprint, oracles; engine/case_driver.hpp); null: the family's.
+  const CaseDriver* case_driver = nullptr;
 };
 
 // Whether the operator takes the named tensor (its signature, OperatorDescription::tensors).

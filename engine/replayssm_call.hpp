@@ -29,6 +29,7 @@ inline constexpr std::array<std::string_view, 3> kKdaScalars = {"scale", "use_qk
 // A VALID call (every field within contract.md's rules), metadata only.
 struct CallConfig {
   int64_t B = 3, H = 2, group = 2, K = 128, V = 128, L = 4, slots = 5;
+  int64_t tokens = 1;  // T, tokens per sequence, of an operator that takes several (1 for the others)
   bool a_3d = false, dt_2d = false, force_flush = true;
   int64_t envelope_pad = 0;  // > 0: state and rings get slot stride (compact + pad)
   int64_t unit_stride = 1;   // odd > 1: dims of size 1 get this stride (where no check reads it)

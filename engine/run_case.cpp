@@ -7,6 +7,7 @@
 
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
+#include "engine/case_driver.hpp"
 #include "engine/host_guards.hpp"
 #include "engine/phase_times.hpp"
 #include "engine/reference_oracle.hpp"
@@ -41,11 +42,18 @@ CaseReport run_config(const CaseConfig& given, Backend& backend, const std::stri
   const PlayingCase playing;  // shares the machine's cores with the other cases being played
   const CaseConfig config = backend.op().fit_case(given);
   CaseReport r = start_report(config, backend, against);
-  CaseTensors t = timed(Phase::Fill, [&] { return materialize(config); });
+  const OperatorDescription& op = backend.op();
+  CaseTensors t = timed(Phase::Fill, [&] { return materialize_case(op, config); });
+  const std::unique_ptr<Oracle> oracle = timed(Phase::Fill, [&] { return make_oracle(t); });
+  if (op.case_driver) {  // an operator that makes its own steps' inputs
+    CasePlay play{t, config.steps, [&t, &op](int64_t step) { fill_case_step(op, t, step); }, true, nullptr};
+    if (mutate) play.mutate = [&t, &mutate](int64_t token) { mutate(t, token); };
+    run_case(play, backend, *oracle, r);
+    return r;
+  }
   // Each token's inputs are made while the token before it is played, where a core is spare.
   TokenPrefetch prefetch(t);
   if (config.steps > 1) prefetch.start(1);
-  const std::unique_ptr<Oracle> oracle = timed(Phase::Fill, [&] { return make_oracle(t); });
   const auto load = [&t, &prefetch, steps = config.steps](int64_t token) {
     prefetch.take(t, token);
     if (token + 1 < steps) prefetch.start(token + 1);
@@ -60,6 +68,7 @@ CaseReport run_config(const CaseConfig& given, Backend& backend, const std::stri
 
 Dims case_dims(const OperatorDescription& op, StepTensors& tensors) {
   Dims d = op.validate(op.bind(tensors.args()), kda::Backend::Cpu);
+  if (op.case_driver) return d;  // the operator's own call: its dims are validate()'s
   d.L = tensors.d_cache.shape()[2];
   return d;
 }
@@ -92,7 +101,7 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     if (play.mutate) play.mutate(token);
     // The rows are planned as ReplaySSM's; the backend gets the arguments its operator takes.
     dims = case_dims(op, t);
-    plans = plan_rows(t.args(), dims);
+    plans = plan_case_rows(op, t.args(), dims);
     const bool any_rejected = std::any_of(plans.begin(), plans.end(), [](const RowPlan& p) { return p.rejected(); });
     std::memset(t.out.storage().data(), 0xFF, t.out.storage().size());  // NaN: unwritten elements show
     timed(Phase::Footprint, [&] {
@@ -165,7 +174,8 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     }
     if (r.failure.empty()) {
       const PhaseScope footprint(Phase::Footprint);
-      if (std::string f = footprint_violation(*before, t.args(), dims, plans); !f.empty()) r.failure = where + ": " + f;
+      if (std::string f = case_footprint_violation(op, *before, t.args(), dims, plans); !f.empty())
+        r.failure = where + ": " + f;
       else if (!backend.guards_intact()) r.failure = where + ": a device guard region changed";
     }
     timed(Phase::Compare, [&] { oracle.judge_step(view, r); });
@@ -177,6 +187,10 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     t.ssm_state_indices.copy_bytes_from(indices);
     t.write_pos.copy_bytes_from(cursors);
     if (bases) t.cache_base->copy_bytes_from(*bases);
+    if (op.case_driver) {  // the operator's own protocol between steps
+      if (play.advance_cursors) op.case_driver->after_step(t, plans);
+      continue;
+    }
     if (play.advance_cursors) advance_cursors(t, plans);
     for (std::size_t row = 0; row < plans.size(); ++row) {  // the end check sees the advanced cursors
       plans[row].cursor = static_cast<int64_t>(t.write_pos.get_linear(static_cast<int64_t>(row)));
@@ -192,6 +206,8 @@ CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const St
   return run_config(
       config, backend, "reference",
       [&backend](const CaseTensors& t) {
+        if (const CaseDriver* d = backend.op().case_driver)
+          return d->reference_oracle(t, backend.op(), backend.profile(), backend.rounds_directed());
         return reference_oracle(t, backend.op(), backend.profile(), backend.rounds_directed());
       },
       mutate);
@@ -201,6 +217,7 @@ CaseReport run_vs_truth(const CaseConfig& config, Backend& backend) {
   return run_config(
       config, backend, "truth",
       [&backend](const CaseTensors& t) {
+        if (const CaseDriver* d = backend.op().case_driver) return d->truth_oracle(t, backend.profile(), backend.rounds_directed());
         return truth_oracle(bounds_vs_truth(t.config, backend.profile(), backend.rounds_directed()),
                             backend.op().beta_through_b, backend.op().as_kda_call);
       },

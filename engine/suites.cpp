@@ -10,6 +10,7 @@
 #include "contract/validate.hpp"
 #include "engine/backend_cases.hpp"
 #include "engine/case_breaking.hpp"
+#include "engine/case_driver.hpp"
 #include "engine/operator.hpp"
 #include "engine/refusal.hpp"
 #include "engine/replayssm_sample_space.hpp"
@@ -193,7 +194,7 @@ CaseReport error_input_case(const PlannedCase& p, Backend& b) {
   const auto input = std::find_if(inputs.begin(), inputs.end(), [&](const ErrorInput& e) { return e.label == label; });
   if (input == inputs.end()) throw std::logic_error(fmt::format("the operator has no error input {}", label));
   CaseReport r = ran_nothing(p, b, "contract");
-  CaseTensors t = materialize(p.config);
+  CaseTensors t = materialize_case(op, p.config);
   const std::optional<Expected> broken =
       break_case(t, {static_cast<std::size_t>(input - inputs.begin()), 0}, inputs);
   if (!broken) throw std::logic_error(fmt::format("error input {} does not apply to {}", label, to_string(p.config)));
@@ -239,7 +240,7 @@ CaseReport error_input_case(const PlannedCase& p, Backend& b) {
 }
 
 CaseReport outside_case(const PlannedCase& p, Backend& b) {
-  CaseTensors t = materialize(p.config);
+  CaseTensors t = materialize_case(b.op(), p.config);
   const std::string why = refusal_problem(b, t.args());
   CaseReport r = start_report(p.config, b, "reference");
   r.outside_envelope = b.envelope().excludes(p.config);

@@ -1,6 +1,7 @@
 #include "golden/call_tensors.hpp"
 
 #include "contract/step_fields.hpp"
+#include "engine/operator.hpp"
 
 namespace kda::golden {
 
@@ -32,9 +33,11 @@ void copy_bytes(const HostTensor& src, HostTensor& dst) {
 
 StepTensors load_call(const GoldenCase& c) {
   StepTensors call;
+  const engine::OperatorDescription& op = c.op.empty() ? engine::default_operator() : engine::find_operator(c.op);
   for (const TensorField& f : kStepTensors) {
     const std::string name = per_step_input(f.name) ? step_name(c, 0, std::string(f.name)) : std::string(f.name);
-    if (optional_tensor(f.name) && !c.has(name)) continue;  // absent (None)
+    // Absent (None), or an argument of another operator's signature the file does not hold.
+    if ((optional_tensor(f.name) || !engine::takes(op, f.name)) && !c.has(name)) continue;
     call.at(f.name) = c.at(name);
   }
   call.scale = c.scale;

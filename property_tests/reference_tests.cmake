@@ -5,6 +5,7 @@
 set(kda_reference_suites
   reference_key_property
   reference_operators_key_property
+  reference_fla_packed_decode
   reference_properties
   reference_footprint
   reference_cases

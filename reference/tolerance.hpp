@@ -121,6 +121,12 @@ class ErrorBudget {
   TokenBounds token_from_key_product(int64_t slot, int64_t hv, const Vector<double>& decayed_key_product,
                                      const HeadToken<double>& head, const Matrix<double>& S_after, bool flush,
                                      const Vector<double>* output = nullptr, const Matrix<double>* history = nullptr);
+  // The chain of (from_slot, hv) continued in (to_slot, hv): a step that reads one slot's state
+  // and stores the states after its tokens in others (speculative decoding) carries the
+  // budget with it. to_slot's own budget is replaced.
+  void continue_in(int64_t from_slot, int64_t to_slot, int64_t hv) {
+    entries_[to_slot * dims_.HV + hv] = entries_[from_slot * dims_.HV + hv];
+  }
   double max_gate_mass() const { return max_gate_mass_; }
   double max_cancellation() const { return max_cancellation_; }  // max (sum of parts) / ||S||
 

@@ -15,6 +15,7 @@
 #include "golden/safetensors.hpp"
 #include "engine/truth_oracle.hpp"
 #include "engine/backend.hpp"
+#include "engine/case_driver.hpp"
 #include "engine/fatal_signal.hpp"
 #include "engine/refusal.hpp"
 #include "engine/run_case.hpp"
@@ -114,14 +115,14 @@ int run_config(const CaseArgs& a) {
       std::cerr << "kda-harness case: pure-double is judged against the truth only\n";
       return kUsage;
     }
-    const engine::CaseReport r = engine::run_model_vs_truth(op_of(a).fit_case(config), op_of(a));
+    const engine::CaseReport r = engine::reference_vs_truth(config, engine::ReferenceModel::PureDouble, op_of(a));
     std::cout << "pure-double vs the float64 plain recurrence:\n" << r.summary() << "\n";
     return verdict(r.pass(), fmt::format("pure-double vs the float64 plain recurrence, {} step(s)", config.steps));
   }
   const std::unique_ptr<engine::Backend> backend = make(a);
   if (!backend) return kUsage;
   if (const std::string outside = backend->envelope().excludes(config); !outside.empty()) {
-    CaseTensors t = materialize(backend->op().fit_case(config));
+    CaseTensors t = engine::materialize_case(backend->op(), backend->op().fit_case(config));
     const std::string why = engine::refusal_problem(*backend, t.args());
     std::cout << fmt::format("{}: the case lies outside its envelope ({}): {}\n", backend->name(), outside,
                              why.empty() ? "refused, nothing written" : why);

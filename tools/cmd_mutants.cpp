@@ -166,7 +166,7 @@ int run_mutants(const MutantsArgs& a) {
     ++killed;
     if (a.each_suite)
       for (const SuiteRun& s : r.suites)
-        if (!s.killed && !is_unseen(a, s.suite, short_name(r))) {
+        if (!s.killed && !s.skipped && !is_unseen(a, s.suite, short_name(r))) {
           ++blind;
           std::cout << fmt::format("NOT KILLED BY {}: {} (it must kill every mutant not listed with --unseen)\n", s.suite,
                                    short_name(r));

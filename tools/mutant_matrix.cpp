@@ -24,6 +24,7 @@ double thread_cpu_seconds() {
 SuiteRun run_until_kill(const SuiteSpec& spec) {
   SuiteRun r;
   r.suite = spec.name;
+  r.skipped = !spec.skip_reason.empty();
   const double start = thread_cpu_seconds();
   for (int64_t i = 0; i < spec.cases; ++i) {
     engine::CaseReport o;

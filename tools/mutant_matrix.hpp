@@ -41,6 +41,7 @@ struct SuiteRun {
   std::string message;     // the kill's one-line message (tensor, index, row, head, step)
   std::string replay;      // the kill's replay line
   std::string error;       // the suite could not run (a plugin that does not load)
+  bool skipped = false;    // nothing to run (an operator without golden cases): it can kill nothing
 };
 
 struct PluginRun {

@@ -56,6 +56,9 @@ enum class Mutant : int {
   CircularWrapByMask,      // the physical slot as (cache_base + j) & (L-1), right only for a power-of-two L
   CircularBaseIgnored,     // cache_base never read: a circular ring indexed as a linear one
   HistoryAfterToken,       // the history checkpoint stores the state AFTER the token (a full checkpoint's)
+  // Speculative verify (T tokens per row, num_accepted_tokens):
+  ResumeAfterAccepted,     // a row resumes from the state at idx[b, n], not idx[b, n - 1]
+  ResumeFirstToken,        // a row resumes from the state at idx[b, 0] whatever n is
 };
 
 struct MutantInfo {
@@ -97,6 +100,8 @@ inline constexpr MutantInfo kMutants[] = {
     {Mutant::CircularWrapByMask, "circular-wrap-by-mask"},
     {Mutant::CircularBaseIgnored, "circular-base-ignored"},
     {Mutant::HistoryAfterToken, "history-after-token"},
+    {Mutant::ResumeAfterAccepted, "resume-after-accepted"},
+    {Mutant::ResumeFirstToken, "resume-first-token"},
 };
 
 constexpr std::string_view mutant_name(Mutant m) {
