@@ -7,7 +7,8 @@ from . import _abi, _dlpack, _operators
 
 # How Python spells a scalar the C side passes as a double: flags as bool, tile counts as int,
 # the rest as float (per argument name, whatever the operator).
-_FLAGS = frozenset({"use_qk_l2norm_in_kernel", "circular_replay", "prefix_gate_cache", "predecayed_k_cache"})
+_FLAGS = frozenset({"use_qk_l2norm_in_kernel", "circular_replay", "prefix_gate_cache", "predecayed_k_cache",
+                    "use_gate_in_kernel", "use_beta_sigmoid_in_kernel", "allow_neg_eigval", "state_v_first"})
 _COUNTS = frozenset({"nk"})
 
 
