@@ -234,7 +234,7 @@ Dims validate_triton_replayssm(const StepArgs& args, bool is_kda, Backend backen
   detail::check_well_formed(args.cache_base, "cache_base", false);
 
   const Dims dims = gdn_detail::check_wrapper(args, is_kda);
-  gdn_detail::check_extensions(args, dims, backend);
+  gdn_detail::check_extensions(args, dims, backend, is_kda);
   return dims;
 }
 

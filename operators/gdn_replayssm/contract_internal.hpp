@@ -11,6 +11,6 @@ namespace kda::gdn_detail {
 // G31) raised as extension errors in place.
 Dims check_wrapper(const StepArgs& args, bool is_kda);
 // The extensions, checked only after G32.
-void check_extensions(const StepArgs& args, const Dims& dims, Backend backend);
+void check_extensions(const StepArgs& args, const Dims& dims, Backend backend, bool is_kda);
 
 }  // namespace kda::gdn_detail
