@@ -76,7 +76,7 @@ std::string to_string(const CaseConfig& c) {
       c.lower_bound ? fmt::format("{}", *c.lower_bound) : std::string("none"), c.steps, c.pad_fraction,
       c.flush_prob, int(c.random_cursors), c.values == ValueMode::Adversarial ? "adv" : "well", c.seed) +
          (c.gate_per_head ? " gate=head" : "") + (c.pad_ends ? " padends=1" : "") +
-         (c.circular ? " circ=1" : "") + (c.prefix_gates ? " pgc=1" : "");
+         (c.circular ? " circ=1" : "") + (c.prefix_gates ? " pgc=1" : "") + (c.predecayed_keys ? " pdk=1" : "");
 }
 
 CaseConfig parse_case_config(std::string_view line) {
@@ -126,6 +126,7 @@ CaseConfig parse_case_config(std::string_view line) {
     else if (k == "padends") c.pad_ends = parse_bool(k, v);
     else if (k == "circ") c.circular = parse_bool(k, v);
     else if (k == "pgc") c.prefix_gates = parse_bool(k, v);
+    else if (k == "pdk") c.predecayed_keys = parse_bool(k, v);
     else if (k == "gate") {
       if (v == "head") c.gate_per_head = true;
       else if (v == "key") c.gate_per_head = false;

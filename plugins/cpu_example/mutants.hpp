@@ -56,6 +56,9 @@ enum class Mutant : int {
   CircularWrapByMask,      // the physical slot as (cache_base + j) & (L-1), right only for a power-of-two L
   CircularBaseIgnored,     // cache_base never read: a circular ring indexed as a linear one
   HistoryAfterToken,       // the history checkpoint stores the state AFTER the token (a full checkpoint's)
+  // Prefix gates and pre-decayed keys (kda_triton_replayssm):
+  PrefixExclusive,         // a prefix-gate record stores the window total before its own gate (exclusive)
+  PredecayTwice,           // a pre-decayed key ring decayed again in the rebuild: exp(total - prefix_j), not exp(total)
 };
 
 struct MutantInfo {
@@ -97,6 +100,8 @@ inline constexpr MutantInfo kMutants[] = {
     {Mutant::CircularWrapByMask, "circular-wrap-by-mask"},
     {Mutant::CircularBaseIgnored, "circular-base-ignored"},
     {Mutant::HistoryAfterToken, "history-after-token"},
+    {Mutant::PrefixExclusive, "prefix-exclusive"},
+    {Mutant::PredecayTwice, "predecay-twice"},
 };
 
 constexpr std::string_view mutant_name(Mutant m) {
