@@ -17,6 +17,9 @@ struct BenchOperator {
   bool packed_only = false;
   // The peer's recorded table (../shared/peer, --peer-table) holds its rows.
   bool peer_record = false;
+  // Our CUDA kernel serves it (the table's operators/cuda_kernel_table.cpp has its launcher);
+  // an operator it does not serve is named here and refused by --op, never timed as another.
+  bool kernel = true;
 };
 
 // Every operator the benchmark can step, the table's default first.

@@ -65,6 +65,7 @@ std::vector<kb::BenchCase> expand(const Options& o) {
   std::vector<kb::BenchCase> cases;
   const kb::BenchOperator* op = kb::bench_operator(o.op);
   if (op == nullptr) throw std::invalid_argument("--op: the benchmark cannot step " + o.op);
+  if (!op->kernel) throw std::invalid_argument("--op: our CUDA kernel does not serve " + o.op);
   // An operator without a ring has one step, the L = 1 one.
   const std::vector<int64_t> lengths = op->packed_only ? std::vector<int64_t>{1} : o.lengths;
   const auto ring = kda::parse_scalar_type(o.ring);

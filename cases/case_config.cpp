@@ -76,7 +76,7 @@ std::string to_string(const CaseConfig& c) {
       c.lower_bound ? fmt::format("{}", *c.lower_bound) : std::string("none"), c.steps, c.pad_fraction,
       c.flush_prob, int(c.random_cursors), c.values == ValueMode::Adversarial ? "adv" : "well", c.seed) +
          (c.gate_per_head ? " gate=head" : "") + (c.pad_ends ? " padends=1" : "") +
-         (c.circular ? " circ=1" : "") + (c.prefix_gates ? " pgc=1" : "") +
+         (c.circular ? " circ=1" : "") + (c.prefix_gates ? " pgc=1" : "") + (c.predecayed_keys ? " pdk=1" : "") +
          (c.tokens != 0 ? fmt::format(" T={} idx2d={} nat={} vfirst={} gik={} bsig={} zpool={}", c.tokens,
                                       int(c.indices_2d), int(c.accepted), int(c.v_first), int(c.gate_in_kernel),
                                       int(c.beta_sigmoid), int(c.zero_pool))
@@ -130,6 +130,7 @@ CaseConfig parse_case_config(std::string_view line) {
     else if (k == "padends") c.pad_ends = parse_bool(k, v);
     else if (k == "circ") c.circular = parse_bool(k, v);
     else if (k == "pgc") c.prefix_gates = parse_bool(k, v);
+    else if (k == "pdk") c.predecayed_keys = parse_bool(k, v);
     else if (k == "T") c.tokens = parse_int(k, v);
     else if (k == "idx2d") c.indices_2d = parse_bool(k, v);
     else if (k == "nat") c.accepted = parse_bool(k, v);

@@ -45,9 +45,12 @@ struct CaseConfig {
   bool pad_ends = false;
   // Ring variants (circular-replay.md), for the operators that have them: a circular ring
   // (circular_replay with cache_base, each live row's base drawn in [0, L-1]; natural flushes
-  // are history checkpoints), and prefix_gate_cache set (gdn_replayssm accepts and ignores it).
+  // are history checkpoints), prefix_gate_cache set (a per-K g ring then holds each record's
+  // window prefix; gdn_replayssm accepts the flag and ignores it), and predecayed_k_cache set
+  // (with both: the k ring holds k exp(-prefix); only kda_triton_replayssm takes it).
   bool circular = false;
   bool prefix_gates = false;
+  bool predecayed_keys = false;
   // flash-linear-attention's recurrent decode (fla_recurrent_kda): T tokens per sequence in
   // each call of the rollout (`steps` calls). tokens == 0: not chosen (the other operators'
   // cases; that operator's fit_case chooses them from the seed); only a chosen set is printed.
@@ -69,8 +72,8 @@ struct CaseConfig {
 // "B=3 H=2 HV=4 K=128 V=128 L=4 slots=5 act=bf16 state=f32 ring=bf16 out=bf16 idx=i32 a3d=0
 //  dt2d=0 l2=1 ff=1 env=0 lb=none steps=1 pad=0.25 flush=0.2 rcur=1 values=well seed=1", with
 // " gate=head" appended for a config with gate_per_head, " padends=1" for one with pad_ends,
-// " circ=1" and " pgc=1" for the ring variants, " T=2 idx2d=1 nat=1 vfirst=0 gik=1 bsig=1 zpool=0"
-// for a config whose tokens are chosen.
+// " circ=1", " pgc=1" and " pdk=1" for the ring variants, " T=2 idx2d=1 nat=1 vfirst=0 gik=1 bsig=1
+// zpool=0" for a config whose tokens are chosen.
 std::string to_string(const CaseConfig& c);
 // "f32", "bf16", "f16", "i32", "i64": a dtype as the config line names it (case names use it too).
 std::string_view short_name(ScalarType t);

@@ -66,13 +66,15 @@ std::vector<double>& scratch(std::size_t n) {
   return buffer;
 }
 
-// A key vector as the kernel would store it: normalized when l2norm, else as above.
-void write_key(const CaseConfig& c, const Counter& r, uint64_t base, HostTensor& t, int64_t offset_linear) {
+// A key vector as the kernel would store it: normalized when l2norm, else as above; a
+// pre-decayed key ring's times exp(-prefix[i]) (prefix: the record's window prefix).
+void write_key(const CaseConfig& c, const Counter& r, uint64_t base, HostTensor& t, int64_t offset_linear,
+               const double* prefix = nullptr) {
   std::vector<double>& k = scratch(c.K);
   double ss = 0;
   for (int64_t i = 0; i < c.K; ++i) { k[i] = r.normal(base + i); ss += k[i] * k[i]; }
   const double norm = c.l2norm ? std::sqrt(ss + 1e-6) : unnormalized_key_divisor(c.K, ss);
-  for (int64_t i = 0; i < c.K; ++i) k[i] = k[i] / norm;
+  for (int64_t i = 0; i < c.K; ++i) k[i] = k[i] / norm * (prefix ? std::exp(-prefix[i]) : 1.0);
   store_run(t, offset_linear, k);
 }
 
@@ -157,7 +159,9 @@ void for_rows(int64_t rows, double elements, const FillRow& fill_row) {
 
 // A named slot: a random checkpoint and, for j < cursor, plausible ring records (what past
 // tokens would have stored). Records at and past the cursor stay NaN. A_log and dt_bias:
-// the values the parameter tensors hold.
+// the values the parameter tensors hold. With per-K prefix gates a record's gate is stored as
+// its window prefix (the running sum from logical record 0), and a pre-decayed key as
+// k exp(-prefix) (H == HV there: a key head is its value head).
 void fill_slot(CaseTensors& t, int64_t slot, const RingCursor& ring, std::span<const double> A_log,
                std::span<const double> dt_bias) {
   const CaseConfig& c = t.config;
@@ -171,6 +175,8 @@ void fill_slot(CaseTensors& t, int64_t slot, const RingCursor& ring, std::span<c
   }
   const Counter dr(c.seed, Stream::DRing, slot), kr(c.seed, Stream::KRing, slot);
   const int64_t gates = gate_width(c);
+  const bool prefixes = c.prefix_gates && !c.gate_per_head, predecayed = prefixes && c.predecayed_keys;
+  std::vector<double> prefix(prefixes ? static_cast<std::size_t>(c.HV * K) : 0, 0.0);  // per value head
   for (int64_t logical = 0; logical < ring.write_pos; ++logical) {
     const int64_t j = ring.phys(logical);  // the record's physical slot, which also keys its values
     const values::GateLogits logits(c, ~static_cast<uint64_t>(slot * L + j));
@@ -185,11 +191,13 @@ void fill_slot(CaseTensors& t, int64_t slot, const RingCursor& ring, std::span<c
       for (int64_t i = 0; i < gates; ++i) {
         const double bias = dt_bias[hv * gates + i];
         g[i] = gate(logits(gbase + i, bias) + bias);
+        if (prefixes) g[i] = prefix[hv * K + i] += g[i];
       }
       store_run(t.g_cache, ((slot * c.HV + hv) * L + j) * gates, g);
     }
     for (int64_t h = 0; h < c.H; ++h)
-      write_key(c, kr, ((slot * c.H + h) * L + j) * K, t.k_cache, ((slot * c.H + h) * L + j) * K);
+      write_key(c, kr, ((slot * c.H + h) * L + j) * K, t.k_cache, ((slot * c.H + h) * L + j) * K,
+                predecayed ? prefix.data() + h * K : nullptr);
   }
 }
 
@@ -237,6 +245,7 @@ CaseTensors materialize(const CaseConfig& c) {
   if (c.force_flush) t.force_flush = HostTensor(ScalarType::Int32, {B});
   t.circular_replay = c.circular;
   t.prefix_gate_cache = c.prefix_gates;
+  t.predecayed_k_cache = c.predecayed_keys;
   if (c.circular) t.cache_base = HostTensor(ScalarType::Int32, {B});
   for (HostTensor* p : {&t.mixed_qkv, &t.a, &t.b, &t.initial_state, &t.d_cache, &t.k_cache, &t.g_cache, &t.out}) poison(*p);
 

@@ -102,6 +102,7 @@ CaseConfig sample_case(Chooser& ch, const SampleLimits& lim) {
   // them fit them away.
   c.circular = ch.coin(1, 2);
   c.prefix_gates = ch.coin(1, 3);
+  c.predecayed_keys = ch.coin(1, 3);
   fit_budget(c, lim);
   return c;
 }

@@ -45,6 +45,7 @@ StepTensors load_call(const GoldenCase& c) {
   call.lower_bound = c.lower_bound;
   call.circular_replay = c.circular_replay;
   call.prefix_gate_cache = c.prefix_gate_cache;
+  call.predecayed_k_cache = c.predecayed_k_cache;
   return call;
 }
 

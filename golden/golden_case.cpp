@@ -110,6 +110,7 @@ SafetensorsFile encode(const GoldenCase& c) {
   m["kda.lower_bound"] = c.lower_bound ? format_double(*c.lower_bound) : "none";
   if (c.circular_replay) m["kda.circular_replay"] = "true";
   if (c.prefix_gate_cache) m["kda.prefix_gate_cache"] = "true";
+  if (c.predecayed_k_cache) m["kda.predecayed_k_cache"] = "true";
   if (!c.call_json.empty()) m["kda.call"] = c.call_json;
   if (!c.generator.empty()) m["kda.generator"] = c.generator;
   if (c.op != default_op()) m["kda.op"] = c.op;
@@ -154,7 +155,8 @@ GoldenCase decode(SafetensorsFile file, const std::string& fallback_name) {
   c.l2norm = l2 == "true";
   const std::string lb = get("kda.lower_bound", "none");
   if (lb != "none") c.lower_bound = parse_double("kda.lower_bound", lb);
-  for (auto [key, flag] : {std::pair{"kda.circular_replay", &c.circular_replay}, std::pair{"kda.prefix_gate_cache", &c.prefix_gate_cache}}) {
+  for (auto [key, flag] : {std::pair{"kda.circular_replay", &c.circular_replay}, std::pair{"kda.prefix_gate_cache", &c.prefix_gate_cache},
+                           std::pair{"kda.predecayed_k_cache", &c.predecayed_k_cache}}) {
     const std::string v = get(key, "false");
     if (v != "true" && v != "false") bad(std::string(key) + " must be true or false, not " + v);
     *flag = v == "true";

@@ -14,7 +14,7 @@
 // __metadata__ (string -> string): kda.format, kda.kind ("step" | "error"), kda.name,
 // kda.purpose, kda.config (the CaseConfig line it was generated from), kda.steps, kda.scale,
 // kda.use_qk_l2norm_in_kernel ("true" | "false"), kda.lower_bound (a number or "none"),
-// kda.circular_replay and kda.prefix_gate_cache ("true", written only when set; a circular
+// kda.circular_replay, kda.prefix_gate_cache and kda.predecayed_k_cache ("true", written only when set; a circular
 // case stores cache_base per step, as write_pos),
 // kda.call (the call's metadata JSON, as `kda-harness validate` reads it), kda.generator,
 // kda.expected_id and kda.expected_message (errors), kda.op (the operator, when not
@@ -54,7 +54,7 @@ struct GoldenCase {
   double scale = 1.0;
   bool l2norm = false;
   std::optional<double> lower_bound;
-  bool circular_replay = false, prefix_gate_cache = false;  // the ring variants' flags
+  bool circular_replay = false, prefix_gate_cache = false, predecayed_k_cache = false;  // the ring variants' flags
   std::map<std::string, HostTensor> tensors;  // by file name, with their original strides
   std::string expected_id, expected_message;  // kind Error
   std::string call_json;                      // kda.call

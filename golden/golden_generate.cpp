@@ -42,6 +42,7 @@ GoldenCase header_of(const GoldenSpec& spec, CaseTensors& t) {
   c.lower_bound = spec.config.lower_bound;
   c.circular_replay = t.circular_replay;
   c.prefix_gate_cache = t.prefix_gate_cache;
+  c.predecayed_k_cache = t.predecayed_k_cache;
   c.generator = kGeneratorTag;
   c.op = spec.op;
   const engine::OperatorDescription& op = engine::find_operator(spec.op);

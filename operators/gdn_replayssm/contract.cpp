@@ -1,7 +1,11 @@
-// validate_gdn_replayssm(): the wrapper's checks G1-G32 in its order (spec/gdn-replayssm.md),
-// each a transcription of the Python condition on PyTorch's definitions, then the harness
-// extensions (contract_extensions.cpp). Sizes that Python computes without bound (HV*V,
+// validate_triton_replayssm(): the Triton ReplaySSM wrapper's checks G1-G32 in its order
+// (spec/gdn-replayssm.md), each a transcription of the Python condition on PyTorch's
+// definitions; on its KDA path (is_kda) K17-K19 in G17-G18's place, G22 wanting the per-K g
+// ring and the pre-decayed block P2-P9 after G29's condition (spec/circular-replay.md); then
+// the harness extensions (contract_extensions.cpp). Sizes that Python computes without bound (HV*V,
 // next_power_of_2(K)) are formed in 128 bits so that every message prints them exactly.
+#include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,8 +106,26 @@ void check_heads(const StepArgs& args, Sizes& s) {
     fail("G15", catalog_message("G15", {{"(HV,)", tuple_repr({s.HV})}}));
 }
 
+// G17-G18 (GDN: one gate per value head) or K17-K19 (KDA: one per key channel, contiguous).
+void check_gate_shapes(const StepArgs& args, const Sizes& s, bool is_kda) {
+  const DLTensor &a = *args.a, &dt = *args.dt_bias;
+  if (is_kda) {
+    const std::vector<int64_t> a_want{s.B, s.HV, s.K}, dt_want{s.HV, s.K};
+    if (a.ndim != 3 || shape_of(a) != a_want)
+      fail("K17", catalog_message("K17", {{"(B, HV, K)", tuple_repr(a_want)}, {"tuple(a.shape)", tuple_repr(shape_of(a))}}));
+    if (dt.ndim != 2 || shape_of(dt) != dt_want)
+      fail("K18", catalog_message("K18", {{"(HV, K)", tuple_repr(dt_want)}, {"tuple(dt_bias.shape)", tuple_repr(shape_of(dt))}}));
+    if (!is_contiguous(a) || !is_contiguous(dt)) fail("K19", catalog_message("K19"));
+    return;
+  }
+  if (a.ndim != 2 || a.shape[0] != s.B || a.shape[1] != s.HV)
+    fail("G17", catalog_message("G17", {{"(B, HV)", tuple_repr({s.B, s.HV})}, {"tuple(a.shape)", tuple_repr(shape_of(a))}}));
+  if (dt.ndim != 1 || dt.shape[0] != s.HV)
+    fail("G18", catalog_message("G18", {{"(HV,)", tuple_repr({s.HV})}, {"tuple(dt_bias.shape)", tuple_repr(shape_of(dt))}}));
+}
+
 // G16-G24: the ring length, the gate shapes, the rings and out.
-void check_rings(const StepArgs& args, Sizes& s) {
+void check_rings(const StepArgs& args, Sizes& s, bool is_kda) {
   const DLTensor& d = *args.d_cache;
   // `d_cache.shape[2]` of a tensor under 3 dims raises IndexError in Python: the harness's
   // extension error instead (G20's text, which embeds L, cannot be written without it).
@@ -111,16 +133,13 @@ void check_rings(const StepArgs& args, Sizes& s) {
   s.L = d.shape[2];
   if (s.L < 1) fail("R4", catalog_message("R4"));
 
-  const DLTensor& a = *args.a;
-  if (a.ndim != 2 || a.shape[0] != s.B || a.shape[1] != s.HV)
-    fail("G17", catalog_message("G17", {{"(B, HV)", tuple_repr({s.B, s.HV})}, {"tuple(a.shape)", tuple_repr(shape_of(a))}}));
-  const DLTensor& dt = *args.dt_bias;
-  if (dt.ndim != 1 || dt.shape[0] != s.HV)
-    fail("G18", catalog_message("G18", {{"(HV,)", tuple_repr({s.HV})}, {"tuple(dt_bias.shape)", tuple_repr(shape_of(dt))}}));
+  check_gate_shapes(args, s, is_kda);
 
   const DLTensor &k = *args.k_cache, &g = *args.g_cache;
   if (!is_contiguous(d) || !is_contiguous(k) || !is_contiguous(g)) fail("G19", catalog_message("G19"));
-  const std::vector<int64_t> d_want{s.slots, s.HV, s.L, s.V}, k_want{s.slots, s.H, s.L, s.K}, g_want{s.slots, s.HV, s.L};
+  const std::vector<int64_t> d_want{s.slots, s.HV, s.L, s.V}, k_want{s.slots, s.H, s.L, s.K};
+  // (num_state_slots, *g_expect): the KDA path keeps a gate per key channel.
+  const std::vector<int64_t> g_want = is_kda ? std::vector<int64_t>{s.slots, s.HV, s.L, s.K} : std::vector<int64_t>{s.slots, s.HV, s.L};
   if (shape_of(d) != d_want)
     fail("G20", catalog_message("G20", {{"(slots, HV, L, V)", tuple_repr(d_want)}, {"tuple(d_cache.shape)", tuple_repr(shape_of(d))}}));
   // The key ring is grouped by QUERY heads (H), as in R6.
@@ -135,8 +154,37 @@ void check_rings(const StepArgs& args, Sizes& s) {
     fail("G24", catalog_message("G24", {{"(B, 1, HV, V)", tuple_repr(out_want)}, {"tuple(out.shape)", tuple_repr(shape_of(*args.out))}}));
 }
 
+// `t.dtype == u.dtype` (exact DLPack type: code, bits and lanes).
+bool same_dtype(const DLTensor& t, const DLTensor& u) {
+  return t.dtype.code == u.dtype.code && t.dtype.bits == u.dtype.bits && t.dtype.lanes == u.dtype.lanes;
+}
+
+bool is_float16(const DLTensor& t) {
+  const DLDataType f16 = to_dl(ScalarType::Float16);
+  return t.dtype.code == f16.code && t.dtype.bits == f16.bits && t.dtype.lanes == f16.lanes;
+}
+
+// The pre-decayed block, when predecayed_k_cache: P1 (= G29) refuses it off the KDA path or
+// without circular replay and prefix gates; P2-P9 bound the envelope in which k exp(-prefix)
+// stays finite in the ring (circular-replay.md, "The wrapper's checks").
+void check_predecayed(const StepArgs& args, const Sizes& s, bool is_kda) {
+  if (!is_kda || !args.prefix_gate_cache || !args.circular_replay) fail("G29", catalog_message("G29"));
+  const DLTensor &qkv = *args.mixed_qkv, &d = *args.d_cache, &k = *args.k_cache;
+  if (s.H != s.HV) fail("P2", catalog_message("P2"));
+  if (!is_float32(*args.initial_state)) fail("P3", catalog_message("P3"));
+  if (!same_dtype(d, k)) fail("P4", catalog_message("P4"));
+  if (!same_dtype(d, qkv) && !is_float32(d)) fail("P5", catalog_message("P5"));
+  if (s.L < 2 || s.L > 16) fail("P6", catalog_message("P6"));
+  // `lower_bound >= 0` holds for -0.0 too.
+  const std::optional<double> lb = args.lower_bound;
+  if (!lb || !std::isfinite(*lb) || *lb >= 0) fail("P7", catalog_message("P7"));
+  // Python float arithmetic: (L - 1) * abs(lower_bound), an int times a float, in double.
+  if (static_cast<double>(s.L - 1) * std::fabs(*lb) > 80.0) fail("P8", catalog_message("P8"));
+  if (is_float16(qkv) && !is_float32(k)) fail("P9", catalog_message("P9"));
+}
+
 // G25-G32: the index tensors' lengths, the ring variants and the K tiling.
-void check_rows_and_tiles(const StepArgs& args, const Sizes& s) {
+void check_rows_and_tiles(const StepArgs& args, const Sizes& s, bool is_kda) {
   const DLTensor &idx = *args.ssm_state_indices, &wp = *args.write_pos;
   if (idx.ndim != 1 || !is_int32(idx)) fail("G25", catalog_message("G25"));
   if (wp.shape[0] != s.B || idx.shape[0] != s.B)
@@ -144,8 +192,7 @@ void check_rows_and_tiles(const StepArgs& args, const Sizes& s) {
   if (args.force_flush && args.force_flush->shape[0] != s.B) fail("G27", catalog_message("G27", {{"B", s.B}}));
   if (args.circular_replay && args.cache_base->shape[0] != s.B)  // 1-D by G9
     fail("G28", catalog_message("G28", {{"(B,)", tuple_repr({s.B})}, {"tuple(cache_base.shape)", tuple_repr(shape_of(*args.cache_base))}}));
-  // The first check of the pre-decayed block: `not is_kda` holds on this path.
-  if (args.predecayed_k_cache) fail("G29", catalog_message("G29"));
+  if (args.predecayed_k_cache) check_predecayed(args, s, is_kda);
 
   // G30, cdiv(K, BK) != 1, cannot fire: BK = next_power_of_2(K) >= K >= 1.
   const i128 BK = next_power_of_2(s.K);
@@ -159,18 +206,18 @@ void check_rows_and_tiles(const StepArgs& args, const Sizes& s) {
 
 }  // namespace
 
-Dims check_wrapper(const StepArgs& args) {
+Dims check_wrapper(const StepArgs& args, bool is_kda) {
   check_layouts(args);
   Sizes s;
   check_heads(args, s);
-  check_rings(args, s);
-  check_rows_and_tiles(args, s);
+  check_rings(args, s, is_kda);
+  check_rows_and_tiles(args, s, is_kda);
   return Dims{s.B, s.H, s.HV, s.K, s.V, s.L, s.slots};
 }
 
 }  // namespace gdn_detail
 
-Dims validate_gdn_replayssm(const StepArgs& args, Backend backend) {
+Dims validate_triton_replayssm(const StepArgs& args, bool is_kda, Backend backend) {
   detail::check_well_formed(args.mixed_qkv, "mixed_qkv", true);
   detail::check_well_formed(args.a, "a", true);
   detail::check_well_formed(args.b, "b", true);
@@ -186,9 +233,11 @@ Dims validate_gdn_replayssm(const StepArgs& args, Backend backend) {
   detail::check_well_formed(args.force_flush, "force_flush", false);
   detail::check_well_formed(args.cache_base, "cache_base", false);
 
-  const Dims dims = gdn_detail::check_wrapper(args);
-  gdn_detail::check_extensions(args, dims, backend);
+  const Dims dims = gdn_detail::check_wrapper(args, is_kda);
+  gdn_detail::check_extensions(args, dims, backend, is_kda);
   return dims;
 }
+
+Dims validate_gdn_replayssm(const StepArgs& args, Backend backend) { return validate_triton_replayssm(args, false, backend); }
 
 }  // namespace kda

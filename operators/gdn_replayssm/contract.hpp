@@ -1,5 +1,5 @@
 // The contract of gdn_replayssm, SGLang's GDN ReplaySSM Triton wrapper
-// (spec/gdn-replayssm.md): its own checks G1-G32 in the wrapper's order, then the harness
+// (spec/gdn-replayssm.md), and of the same wrapper's KDA path (kda_triton_replayssm): its own checks G1-G32 in the wrapper's order, then the harness
 // extensions that carry over from contract.md plus this operator's own. Metadata only: it
 // never reads or writes tensor data. The arguments are StepArgs with `a` [B, HV], `dt_bias`
 // [HV] and `g_cache` [slots, HV, L]; cache_base, nk and the ring-variant flags are read.
@@ -28,5 +28,11 @@ inline constexpr const char* kDevice = "X-GDN-DEVICE";             // tensors on
 // exact message; std::invalid_argument for harness misuse (a required tensor null, or
 // metadata no framework can produce), as validate() does.
 Dims validate_gdn_replayssm(const StepArgs& args, Backend backend = Backend::Any);
+
+// The same wrapper's checks on either of its paths: is_kda false is validate_gdn_replayssm;
+// true is its KDA path (kda_triton_replayssm: `a` [B, HV, K] and `dt_bias` [HV, K] contiguous,
+// K17-K19 in G17-G18's place, `g_cache` [slots, HV, L, K], and the pre-decayed block P2-P9,
+// spec/circular-replay.md), with the same extensions.
+Dims validate_triton_replayssm(const StepArgs& args, bool is_kda, Backend backend = Backend::Any);
 
 }  // namespace kda

@@ -18,7 +18,7 @@ namespace {
 
 }  // namespace
 
-void check_extensions(const StepArgs& args, const Dims& dims, Backend backend) {
+void check_extensions(const StepArgs& args, const Dims& dims, Backend backend, bool is_kda) {
   // K = 0 stopped at G12. V = 0 passes every check and the wrapper's grid computation divides
   // by zero; HV = 0 launches an empty grid over heads that do not exist.
   if (dims.V == 0 || dims.HV == 0) fail(gdn_error_id::kEmptyHeads);
@@ -41,9 +41,10 @@ void check_extensions(const StepArgs& args, const Dims& dims, Backend backend) {
     if (t && detail::has_negative_stride(*t)) fail(error_id::kStrides);
   for (const DLTensor* t : {args.initial_state, args.d_cache, args.k_cache, args.g_cache, args.out})
     if (may_self_overlap(*t)) fail(error_id::kStrides);
-  // The kernel reads a[row, hv] at row * a.stride(0) + hv and dt_bias[hv] at hv: the wrapper
-  // checks neither stride, and a strided gate computes a wrong answer without an error.
-  if (stride(*args.a, -1) != 1 || stride(*args.dt_bias, 0) != 1) fail(gdn_error_id::kGateStrides);
+  // The kernel reads a[row, hv] at row * a.stride(0) + hv and dt_bias[hv] at hv: the GDN path
+  // checks neither stride, and a strided gate computes a wrong answer without an error. (The
+  // KDA path's K19 wants both contiguous.)
+  if (!is_kda && (stride(*args.a, -1) != 1 || stride(*args.dt_bias, 0) != 1)) fail(gdn_error_id::kGateStrides);
   for (const DLTensor* t : all)
     if (t && !detail::extent_fits(*t)) fail(error_id::kExtents);
 

@@ -218,6 +218,7 @@ const OperatorDescription& gdn_replayssm_operator() {
       .fit_case = [](CaseConfig c) {
         c.gate_per_head = true;
         c.a_3d = c.dt_bias_2d = false;
+        c.predecayed_keys = false;  // the KDA path's variant (P1)
         c.index_dtype = ScalarType::Int32;
         c.K = std::max(c.K, int64_t{32});  // the smallest power of two past G32
         return c;

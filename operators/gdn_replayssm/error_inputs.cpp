@@ -66,32 +66,72 @@ TensorSpec& reshape_state(MutationTarget& t) {
   return state;
 }
 
-// A new K: the state, the key ring and the q|k part of mixed_qkv follow it.
-void resize_k(MutationTarget& t, int64_t K) {
+// The gates sized by t.dims: GDN's one per value head (a [B, HV], dt_bias [HV], g_cache
+// [slots, HV, L]) or, on the KDA path, one per key channel ([B, HV, K], [HV, K], [slots, HV, L, K]).
+void reshape_gates(MutationTarget& t, bool kda) {
+  const Dims& d = t.dims;
+  CallSpec& s = t.spec;
+  s.at("a").reshape(kda ? std::vector<int64_t>{t.B, d.HV, d.K} : std::vector<int64_t>{t.B, d.HV});
+  s.at("dt_bias").reshape(kda ? std::vector<int64_t>{d.HV, d.K} : std::vector<int64_t>{d.HV});
+  s.at("g_cache").reshape(kda ? std::vector<int64_t>{d.slots, d.HV, d.L, d.K} : std::vector<int64_t>{d.slots, d.HV, d.L});
+}
+
+// A new K: the state, the key ring, the q|k part of mixed_qkv and (KDA) the gates follow it.
+void resize_k(MutationTarget& t, int64_t K, bool kda) {
   Dims& d = t.dims;
   d.K = K;
   reshape_state(t);
   t.spec.at("k_cache").reshape({d.slots, d.H, d.L, K});
   t.spec.at("mixed_qkv").reshape({t.B, qkv_cols(d)});
+  if (kda) reshape_gates(t, kda);
 }
 
 // No value heads (HV = 0) or no value rows (V = 0): every tensor sized by them follows.
-void empty_heads(MutationTarget& t, bool no_heads) {
+void empty_heads(MutationTarget& t, bool no_heads, bool kda) {
   Dims& d = t.dims;
   (no_heads ? d.HV : d.V) = 0;
   CallSpec& s = t.spec;
   s.at("mixed_qkv").reshape({t.B, qkv_cols(d)});
-  s.at("a").reshape({t.B, d.HV});
   s.at("b").reshape({t.B, d.HV});
   s.at("A_log").reshape({d.HV});
-  s.at("dt_bias").reshape({d.HV});
+  reshape_gates(t, kda);
   reshape_state(t);  // V = 0: strides [s, 0, K, 1], which pass G10 (PyTorch's own fail it)
   s.at("d_cache").reshape({d.slots, d.HV, d.L, d.V});
-  s.at("g_cache").reshape({d.slots, d.HV, d.L});
   s.at("out").reshape({t.B, 1, d.HV, d.V});
 }
 
-std::vector<ErrorInput> wrapper_inputs() {
+// K17-K19, the KDA path's gate checks in G17-G18's place: a [B, HV, K], dt_bias [HV, K], both
+// contiguous.
+void add_kda_gate_inputs(std::vector<ErrorInput>& in) {
+  in.push_back({"K17", [](MutationTarget& t, uint32_t v) -> Out {
+    const Dims& d = t.dims;
+    TensorSpec& a = t.spec.at("a");
+    switch (v % 4) {
+      case 0: a.reshape({t.B, d.HV * d.K}); break;  // the Helion wrapper's flat gate
+      case 1: a.reshape({t.B, d.HV}); break;        // a GDN gate
+      case 2: a.reshape({t.B, d.HV, d.K + 1}); break;
+      default: a.reshape({t.B + 1, d.HV, d.K}); break;
+    }
+    return expect("K17", {{"(B, HV, K)", tuple_repr({t.B, d.HV, d.K})}, {"tuple(a.shape)", tuple_repr(a.shape)}});
+  }});
+  in.push_back({"K18", [](MutationTarget& t, uint32_t v) -> Out {
+    const Dims& d = t.dims;
+    TensorSpec& dt = t.spec.at("dt_bias");
+    switch (v % 3) {
+      case 0: dt.reshape({d.HV * d.K}); break;  // the flat bias the Helion wrapper also takes
+      case 1: dt.reshape({d.HV}); break;        // a GDN bias
+      default: dt.reshape({d.HV + 1, d.K}); break;
+    }
+    return expect("K18", {{"(HV, K)", tuple_repr({d.HV, d.K})}, {"tuple(dt_bias.shape)", tuple_repr(dt.shape)}});
+  }});
+  in.push_back({"K19", [](MutationTarget& t, uint32_t v) -> Out {
+    for (const char* name : {v % 2 ? "dt_bias" : "a", v % 2 ? "a" : "dt_bias"})
+      if (make_non_contiguous(t.spec.at(name))) return expect("K19");
+    return std::nullopt;
+  }});
+}
+
+std::vector<ErrorInput> wrapper_inputs(bool kda) {
   std::vector<ErrorInput> in;
   in.push_back({"G1", [](MutationTarget& t, uint32_t v) -> Out {
     TensorSpec& qkv = t.spec.at("mixed_qkv");
@@ -231,7 +271,8 @@ std::vector<ErrorInput> wrapper_inputs() {
     t.spec.at("d_cache").reshape({t.dims.slots, t.dims.HV, 0, t.dims.V});
     return expect("R4");
   }});
-  in.push_back({"G17", [](MutationTarget& t, uint32_t v) -> Out {
+  if (kda) add_kda_gate_inputs(in);
+  if (!kda) in.push_back({"G17", [](MutationTarget& t, uint32_t v) -> Out {
     const Dims& d = t.dims;
     TensorSpec& a = t.spec.at("a");
     switch (v % 4) {
@@ -242,7 +283,7 @@ std::vector<ErrorInput> wrapper_inputs() {
     }
     return expect("G17", {{"(B, HV)", tuple_repr({t.B, d.HV})}, {"tuple(a.shape)", tuple_repr(a.shape)}});
   }});
-  in.push_back({"G18", [](MutationTarget& t, uint32_t v) -> Out {
+  if (!kda) in.push_back({"G18", [](MutationTarget& t, uint32_t v) -> Out {
     const Dims& d = t.dims;
     TensorSpec& dt = t.spec.at("dt_bias");
     switch (v % 3) {
@@ -281,16 +322,31 @@ std::vector<ErrorInput> wrapper_inputs() {
     return expect("G21", {{"(slots, H, L, K)", tuple_repr({d.slots, d.H, d.L, d.K})},
                           {"tuple(k_cache.shape)", tuple_repr(kc.shape)}});
   }});
-  in.push_back({"G22", [](MutationTarget& t, uint32_t v) -> Out {
+  in.push_back({"G22", [kda](MutationTarget& t, uint32_t v) -> Out {
     const Dims& d = t.dims;
     TensorSpec& gc = t.spec.at("g_cache");
+    // (num_state_slots, *g_expect): the KDA path's ring has a gate per key channel.
+    std::vector<int64_t> want{d.slots, d.HV, d.L};
+    if (kda) want.push_back(d.K);
     switch (v % 3) {
-      case 0: gc.reshape({d.slots, d.HV, d.L, std::max<int64_t>(d.K, 1)}); break;  // a KDA-shaped ring
-      case 1: gc.reshape({d.slots, d.HV + 1, d.L}); break;
-      default: gc.reshape({d.slots > 0 ? d.slots - 1 : 1, d.HV, d.L}); break;
+      case 0:  // the other path's ring
+        if (kda) gc.reshape({d.slots, d.HV, d.L});
+        else gc.reshape({d.slots, d.HV, d.L, std::max<int64_t>(d.K, 1)});
+        break;
+      case 1: {
+        std::vector<int64_t> sh = want;
+        sh[1] += 1;
+        gc.reshape(sh);
+        break;
+      }
+      default: {
+        std::vector<int64_t> sh = want;
+        sh[0] = d.slots > 0 ? d.slots - 1 : 1;
+        gc.reshape(sh);
+        break;
+      }
     }
-    return expect("G22", {{"(slots, HV, L)", tuple_repr({d.slots, d.HV, d.L})},
-                          {"tuple(g_cache.shape)", tuple_repr(gc.shape)}});
+    return expect("G22", {{"(slots, HV, L)", tuple_repr(want)}, {"tuple(g_cache.shape)", tuple_repr(gc.shape)}});
   }});
   in.push_back({"G23", [](MutationTarget& t, uint32_t v) -> Out {
     static const DLDataType bad[] = {{kDLBfloat, 16, 1}, {kDLFloat, 16, 1}, {kDLFloat, 64, 1}, {kDLInt, 32, 1}};
@@ -327,21 +383,21 @@ std::vector<ErrorInput> wrapper_inputs() {
     force_flush_of(t).reshape({v % 2 == 0 || t.B == 0 ? t.B + 1 : t.B - 1});
     return expect("G27", {{"B", t.B}});
   }});
-  in.push_back({"G32", [](MutationTarget& t, uint32_t v) -> Out {
+  in.push_back({"G32", [kda](MutationTarget& t, uint32_t v) -> Out {
     // K <= 16 at nk = 2 (the tile BKT = next_power_of_2(K) / 2 falls under 16): valid for
     // the KDA contract at K = 16, refused here.
     static constexpr int64_t Ks[] = {16, 9, 2};
     const int64_t K = Ks[v % 3], BK = K == 9 ? 16 : K;
-    resize_k(t, K);
+    resize_k(t, K, kda);
     return expect("G32", {{"BKT", BK / 2}, {"nk", 2}, {"BK", BK}});
   }});
   return in;
 }
 
-std::vector<ErrorInput> extension_inputs() {
+std::vector<ErrorInput> extension_inputs(bool kda) {
   std::vector<ErrorInput> in;
-  in.push_back({gdn_error_id::kEmptyHeads, [](MutationTarget& t, uint32_t v) -> Out {
-    empty_heads(t, v % 2 == 1);
+  in.push_back({gdn_error_id::kEmptyHeads, [kda](MutationTarget& t, uint32_t v) -> Out {
+    empty_heads(t, v % 2 == 1, kda);
     return expect(gdn_error_id::kEmptyHeads);
   }});
   in.push_back({error_id::kFloatDtype, [](MutationTarget& t, uint32_t v) -> Out {
@@ -368,7 +424,8 @@ std::vector<ErrorInput> extension_inputs() {
     }
     return expect(error_id::kStrides);
   }});
-  in.push_back({gdn_error_id::kGateStrides, [](MutationTarget& t, uint32_t v) -> Out {
+  // The KDA path's K19 wants both gates contiguous: no stride is left for this extension.
+  if (!kda) in.push_back({gdn_error_id::kGateStrides, [](MutationTarget& t, uint32_t v) -> Out {
     const Dims& d = t.dims;
     switch (v % 3) {
       case 0: t.spec.at("a").explicit_strides() = {2 * d.HV, 2}; break;  // every other column of a projection
@@ -398,12 +455,14 @@ std::vector<ErrorInput> extension_inputs() {
 
 }  // namespace
 
+std::vector<ErrorInput> triton_replayssm_error_inputs(bool is_kda) {
+  std::vector<ErrorInput> all = wrapper_inputs(is_kda);
+  for (ErrorInput& e : extension_inputs(is_kda)) all.push_back(std::move(e));
+  return all;
+}
+
 const std::vector<ErrorInput>& gdn_replayssm_error_inputs() {
-  static const std::vector<ErrorInput> list = [] {
-    std::vector<ErrorInput> all = wrapper_inputs();
-    for (ErrorInput& e : extension_inputs()) all.push_back(std::move(e));
-    return all;
-  }();
+  static const std::vector<ErrorInput> list = triton_replayssm_error_inputs(false);
   return list;
 }
 

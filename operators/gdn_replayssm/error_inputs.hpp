@@ -21,5 +21,11 @@
 namespace kda::engine {
 
 const std::vector<ErrorInput>& gdn_replayssm_error_inputs();
+// The same wrapper's inputs on either path: is_kda false is the list above; true is its KDA
+// path's (kda_triton_replayssm), K17-K19 in G17-G18's place, G22 wanting [slots, HV, L, K], the
+// gates resized with K, and no X-GDN-GATE-STRIDES (K19 wants both gates contiguous). The
+// pre-decayed block P2-P9 depends on scalars and dtypes a mutation of one tensor cannot
+// isolate: kda_triton_replayssm's contract_test raises each on StepArgs.
+std::vector<ErrorInput> triton_replayssm_error_inputs(bool is_kda);
 
 }  // namespace kda::engine

@@ -13,5 +13,9 @@ namespace kda::engine {
 // initial_state takes envelope_pad (the rings must be contiguous: G19). c.a_3d and c.dt_2d
 // have no meaning here.
 CallSpec gdn_valid_spec(const CallConfig& c);
+// The same wrapper's valid calls on either path: is_kda true gives its KDA path's (a [B, HV, K],
+// dt_bias [HV, K], g_cache [slots, HV, L, K], all compact), the scalars again at StepArgs'
+// defaults (no ring variant).
+CallSpec triton_valid_spec(const CallConfig& c, bool is_kda);
 
 }  // namespace kda::engine

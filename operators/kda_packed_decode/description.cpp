@@ -58,7 +58,7 @@ const OperatorDescription& kda_packed_decode_operator() {
         c.force_flush = false;
         c.random_cursors = false;
         c.flush_prob = 0;
-        c.circular = c.prefix_gates = false;  // no ring
+        c.circular = c.prefix_gates = c.predecayed_keys = false;  // no ring
         return c;
       },
       .beta_through_b = false,

@@ -29,7 +29,7 @@ const OperatorDescription& kda_replayssm_operator() {
       .valid_spec = &make_valid_spec,
       .dims_of = [](const CallConfig& c) { return c.dims(); },
       .fit_case = [](CaseConfig c) {
-        c.circular = c.prefix_gates = false;  // the Helion wrapper has no ring variants
+        c.circular = c.prefix_gates = c.predecayed_keys = false;  // the Helion wrapper has no ring variants
         return c;
       },
       .beta_through_b = true,

@@ -59,6 +59,9 @@ enum class Mutant : int {
   // Speculative verify (T tokens per row, num_accepted_tokens):
   ResumeAfterAccepted,     // a row resumes from the state at idx[b, n], not idx[b, n - 1]
   ResumeFirstToken,        // a row resumes from the state at idx[b, 0] whatever n is
+  // Prefix gates and pre-decayed keys (kda_triton_replayssm):
+  PrefixExclusive,         // a prefix-gate record stores the window total before its own gate (exclusive)
+  PredecayTwice,           // a pre-decayed key ring decayed again in the rebuild: exp(total - prefix_j), not exp(total)
 };
 
 struct MutantInfo {
@@ -102,6 +105,8 @@ inline constexpr MutantInfo kMutants[] = {
     {Mutant::HistoryAfterToken, "history-after-token"},
     {Mutant::ResumeAfterAccepted, "resume-after-accepted"},
     {Mutant::ResumeFirstToken, "resume-first-token"},
+    {Mutant::PrefixExclusive, "prefix-exclusive"},
+    {Mutant::PredecayTwice, "predecay-twice"},
 };
 
 constexpr std::string_view mutant_name(Mutant m) {

@@ -1,0 +1,10 @@
+// The KDA path of SGLang's Triton ReplaySSM wrapper (is_kda=True) with its ring variants
+// (spec/circular-replay.md) as an operator description.
+#pragma once
+#include "engine/operator.hpp"
+
+namespace kda::engine {
+
+const OperatorDescription& kda_triton_replayssm_operator();
+
+}  // namespace kda::engine

@@ -1,0 +1,11 @@
+// kda_triton_replayssm's golden cases (its description's golden_cases).
+#pragma once
+#include <vector>
+
+#include "engine/golden_spec.hpp"
+
+namespace kda::engine {
+
+std::vector<golden::GoldenSpec> kda_triton_replayssm_golden_cases();
+
+}  // namespace kda::engine
