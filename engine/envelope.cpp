@@ -1,6 +1,7 @@
 #include "engine/envelope.hpp"
 
 #include "engine/operator.hpp"
+#include "engine/operator_words.hpp"
 
 #include <fmt/format.h>
 
@@ -185,15 +186,19 @@ std::vector<CaseConfig> Envelope::just_outside(const CaseConfig& c) const {
   return out;
 }
 
-std::string Envelope::describe() const {
-  const std::string rings = ring_modes == KDA_RING_LINEAR ? ""
+std::string Envelope::describe() const { return describe_with(true); }
+
+std::string Envelope::describe(const OperatorDescription& op) const { return describe_with(has_ring(op)); }
+
+std::string Envelope::describe_with(bool ring) const {
+  const std::string rings = !ring || ring_modes == KDA_RING_LINEAR ? ""
                             : ring_modes == KDA_RING_CIRCULAR ? " rings {circular}"
                                                               : " rings {linear,circular}";
-  return fmt::format("act {} state {} ring {} out {} idx {} K {}..{} V {}..{}{} {} {} invalid-rows {}{}",
-                     set_name(act_dtypes), set_name(state_dtypes), set_name(ring_dtypes), set_name(out_dtypes),
-                     set_name(index_dtypes), k_min, k_max, v_min, v_max, l_max > 0 ? fmt::format(" L<={}", l_max) : "",
-                     strided ? "strided" : "compact-only", device == Device::Cuda ? "cuda" : "cpu", name_of(invalid_rows),
-                     rings);
+  return fmt::format("act {} state {}{} out {} idx {} K {}..{} V {}..{}{} {} {} invalid-rows {}{}",
+                     set_name(act_dtypes), set_name(state_dtypes), ring ? " ring " + set_name(ring_dtypes) : "",
+                     set_name(out_dtypes), set_name(index_dtypes), k_min, k_max, v_min, v_max,
+                     ring && l_max > 0 ? fmt::format(" L<={}", l_max) : "", strided ? "strided" : "compact-only",
+                     device == Device::Cuda ? "cuda" : "cpu", name_of(invalid_rows), rings);
 }
 
 }  // namespace kda::engine

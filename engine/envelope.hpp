@@ -74,6 +74,14 @@ struct Envelope {
   std::vector<CaseConfig> just_outside(const CaseConfig& inside) const;
   // One line: "act {f32,bf16,f16} state {...} ... K 16..256 V 1..256 L<=64 strided cpu".
   std::string describe() const;
+  // The same in the operator's words (engine/operator_words.hpp): no ring dtypes, L or ring
+  // variants for an operator without a ring.
+  std::string describe(const OperatorDescription& op) const;
+
+ private:
+  std::string describe_with(bool ring) const;
+
+ public:
 };
 
 uint32_t dtype_bit(ScalarType t);

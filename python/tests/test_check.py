@@ -182,3 +182,17 @@ CANCELLING_K1_CASES = [
 def test_cancelling_k1_cases_pass_with_the_conditioning_term(cpu_plugin, line):
     report = kda_harness.check(cpu_plugin, config=line)
     assert report.passed, report
+
+
+@pytest.mark.skipif(not os.environ.get("KDA_CPU_PACKED_DECODE_PLUGIN"), reason="KDA_CPU_PACKED_DECODE_PLUGIN is not set")
+def test_time_reports_each_shape_class_after_the_verdict():
+    plugin = kda_harness.load_plugin(os.environ["KDA_CPU_PACKED_DECODE_PLUGIN"])
+    report = kda_harness.check(plugin, suites="kernel", n=1, time=True)
+    assert report.passed, str(report)
+    t = report.timing
+    assert t["clock"] == "steady clock" and t["copy_gbps"] > 0
+    assert [c["class"] for c in t["classes"]] == ["decode B=1", "decode B=64"]  # the packed decode: no ring classes
+    for c in t["classes"]:
+        assert c["median_us"] > 0 and c["runs"] >= 5 and c["bytes"] > 0, c
+    assert "time: plugin:cpu-example-packed-decode per step, steady clock" in str(report)
+    assert kda_harness.check(plugin, suites="kernel", n=1).timing is None  # only when asked
