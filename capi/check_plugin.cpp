@@ -25,6 +25,7 @@
 #include "engine/restriction.hpp"
 #include "engine/run_case.hpp"
 #include "engine/defaults.hpp"
+#include "engine/shrink.hpp"
 #include "engine/step_timing_json.hpp"
 #include "engine/suites.hpp"
 
@@ -135,6 +136,24 @@ std::string time_plugin(const kda_plugin& plugin) {
                                                                                   nlohmann::json::error_handler_t::replace);
 }
 
+// The failing case of options.config (as run_check's config case runs it) shrunk on the plugin
+// (engine/shrink.hpp): the smallest config line that still fails of its cause, "" when the case
+// passes or nothing smaller fails.
+std::string shrink_plugin_case(const kda_plugin& plugin, const kda_check_options& opt) {
+  if (opt.config == nullptr) throw std::invalid_argument("options->config must name the failing case's config line");
+  const std::unique_ptr<engine::Backend> backend = backend_of(plugin, opt);
+  const std::string line(opt.config);
+  if (line.find(" | ") != std::string::npos) return "";  // an error input, a call outside the envelope: no rollout
+  const CaseConfig c = parse_case_config(line);
+  if (!is_valid_config(c)) throw std::invalid_argument("not a valid case config: " + line);
+  const CaseConfig fitted = backend->op().fit_case(c);
+  const bool truth = opt.suites != nullptr && std::string_view(opt.suites) == "kernel-truth";
+  const engine::CaseReport r = truth ? engine::run_vs_truth(fitted, *backend) : engine::run_vs_reference(fitted, *backend);
+  if (r.pass()) return "";
+  const std::optional<engine::Shrunk> s = engine::shrink_failure(r, *backend);
+  return s ? engine::config_line(s->config, backend->op()) : "";
+}
+
 // Copies `text` into the caller's buffer (the C library's one way of returning a string).
 int32_t give(const std::string& text, char* buffer, size_t capacity, size_t* needed) {
   if (needed != nullptr) *needed = text.size() + 1;
@@ -157,7 +176,9 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
     // Against the comparison of the suite that drew it: kernel-truth's float64 recurrence, else the reference.
     const bool truth = opt.suites != nullptr && std::string_view(opt.suites) == "kernel-truth";
     const engine::CaseReport r = truth ? engine::run_vs_truth(fitted, *backend) : engine::run_vs_reference(fitted, *backend);
-    cases.push_back(entry({truth ? "kernel-truth" : "kernel", -1, r.pass(), engine::config_line(fitted, backend->op()), describe(r)}));
+    Outcome o{truth ? "kernel-truth" : "kernel", -1, r.pass(), engine::config_line(fitted, backend->op()), describe(r)};
+    if (!r.pass()) o.cause = engine::failure_cause(r);  // as the suites' cases carry it
+    cases.push_back(entry(o));
   }
   for (const engine::SuiteInfo* suite : opt.config != nullptr ? std::vector<const engine::SuiteInfo*>{}
                                                               : split_suites(opt.suites)) {
@@ -213,6 +234,14 @@ int32_t kda_time_plugin(const kda_plugin* plugin, char* report, size_t capacity,
   return kda::capi::guarded(err, [&] {
     if (plugin == nullptr) throw std::invalid_argument("plugin must not be NULL");
     return kda::capi::give(kda::capi::time_plugin(*plugin), report, capacity, needed);
+  });
+}
+
+int32_t kda_shrink_case(const kda_plugin* plugin, const kda_check_options* options, char* line, size_t capacity,
+                        size_t* needed, kda_error* err) {
+  return kda::capi::guarded(err, [&] {
+    if (plugin == nullptr || options == nullptr) throw std::invalid_argument("plugin and options must not be NULL");
+    return kda::capi::give(kda::capi::shrink_plugin_case(*plugin, *options), line, capacity, needed);
   });
 }
 

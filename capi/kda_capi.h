@@ -140,6 +140,16 @@ KDA_CAPI_EXPORT int32_t kda_check_case_line(const kda_plugin* plugin, const kda_
 KDA_CAPI_EXPORT int32_t kda_time_plugin(const kda_plugin* plugin, char* report, size_t capacity, size_t* needed,
                                         kda_error* err);
 
+/* Version 8: a failing case of the kernel suites shrunk, as `kda-harness check` shrinks it: options->config
+ * names the case (a replay of kda_check_plugin's report), options->suites "kernel" (against the
+ * reference) or "kernel-truth" (against the float64 truth). The case is run again; where it fails, it
+ * is rerun smaller (fewer tokens, rows and heads, smaller K, V and ring; engine/shrink.hpp) and the
+ * smallest config line that still fails of the same cause is written to `line`, no larger than the
+ * case in any dimension; "" where the case passes, is no rollout (its replay names a call after
+ * " | ") or nothing smaller fails. KDA_OK, KDA_BUFFER_TOO_SMALL with *needed set, or an error. */
+KDA_CAPI_EXPORT int32_t kda_shrink_case(const kda_plugin* plugin, const kda_check_options* options, char* line,
+                                        size_t capacity, size_t* needed, kda_error* err);
+
 /* The suites kda_check_plugin runs, comma-separated: the backend suites of the harness's table
  * whose cases are drawn (kernel, kernel-truth, envelope, kernel-contract). */
 KDA_CAPI_EXPORT const char* kda_check_suites(void);

@@ -23,6 +23,8 @@ class CaseResult:
     traceback: str = ""  # the kernel's own traceback when it raised during the case
     skipped: bool = False  # nothing to test (an envelope with nothing outside it): neither passed nor failed
     cause: str = ""        # a failure's cause, the same for failures of one kind (what reports group by)
+    shrunk: str = ""       # the smallest config line that still fails of this cause (check's shrinking), if found
+    shrunk_rerun: str = ""  # Python that reruns the shrunk case on the caller's kernel
 
     @property
     def config(self):
@@ -50,6 +52,10 @@ class CaseResult:
         labels = ["rerun on your kernel:", "replay on the CPU reference:"] if self.rerun else \
             ["replay on the CPU reference:"]
         text += "".join(f"\n    {label} {line}" for label, line in zip(labels, self.replay_lines()))
+        if self.shrunk:
+            text += f"\n    shrunk (the smallest case that still fails so): {self.shrunk_rerun or self.shrunk}"
+            flag = f" --op {self.op}" if self.op and self.op != _operators.default() else ""
+            text += f'\n    shrunk on the CPU reference: kda-harness case "{self.shrunk}"{flag}'
         if self.traceback:
             text += "\n    the kernel raised:\n" + textwrap.indent(self.traceback.rstrip("\n"), "      ")
         return text
