@@ -204,7 +204,7 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
   }
   return nlohmann::json{{"plugin", backend->name()},
                         {"profile", opt.profile >= 0 ? opt.profile : plugin.profile},
-                        {"invalid_rows", engine::invalid_rows_claim(backend->envelope().invalid_rows, draws.probe_invalid_rows)},
+                        {"invalid_rows", engine::invalid_rows_claim(backend->envelope().invalid_rows, draws.probe_invalid_rows, backend->op())},
                         {"cases", cases}}
       .dump();
 }

@@ -69,20 +69,23 @@ std::optional<InvalidRows> invalid_rows_named(std::string_view name) {
   return std::nullopt;
 }
 
-std::string invalid_rows_claim(InvalidRows r, bool probe) {
+std::string invalid_rows_claim(InvalidRows r, bool probe, const OperatorDescription& op) {
   constexpr std::string_view padding = "padding rows (negative slots) tested in every suite";
+  // In the operator's words: an operator without a ring has no cursor to get wrong.
+  const bool ring = has_ring(op);
+  const std::string_view invalid = ring ? "an invalid slot or cursor" : "an invalid slot";
   switch (r) {
     case InvalidRows::None:
-      return fmt::format("none declared: slots past the pool, cursors outside the ring and duplicate slots are the "
-                         "caller's duty, not claimed, {}; {}",
+      return fmt::format("none declared: slots past the pool, {}duplicate slots are the caller's duty, not claimed, {}; {}",
+                         ring ? "cursors outside the ring and " : "and ",
                          probe ? "probed (reported, never failed)" : "not tested (--probe-invalid-indices feeds them)",
                          padding);
     case InvalidRows::Raise:
-      return fmt::format("raise declared: a call with an invalid slot or cursor must be refused, nothing written "
-                         "(tested in one kernel case in five); {}", padding);
+      return fmt::format("raise declared: a call with {} must be refused, nothing written "
+                         "(tested in one kernel case in five); {}", invalid, padding);
     case InvalidRows::Flag:
-      return fmt::format("flag declared: an invalid slot or cursor must be reported in the row status, nothing of "
-                         "the row touched (tested in one kernel case in five); {}", padding);
+      return fmt::format("flag declared: {} must be reported in the row status, nothing of "
+                         "the row touched (tested in one kernel case in five); {}", invalid, padding);
   }
   return "";
 }

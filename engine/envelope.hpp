@@ -31,7 +31,7 @@ std::string_view name_of(InvalidRows r);
 std::optional<InvalidRows> invalid_rows_named(std::string_view name);
 // What the suites test of a backend with declaration `r` (`probe`: --probe-invalid-indices),
 // in one line for reports: which claims are tested, which the backend did not make.
-std::string invalid_rows_claim(InvalidRows r, bool probe);
+std::string invalid_rows_claim(InvalidRows r, bool probe, const OperatorDescription& op);
 
 struct Envelope {
   uint32_t act_dtypes = KDA_DT_ALL_FLOATS;

@@ -117,7 +117,8 @@ TimingReport time_backend(Backend& backend, const TimingBudget& budget) {
 
 std::string TimingReport::text() const {
   std::string s = fmt::format("time: {} per step, {} (median of the runs); a plain copy {:.1f} GB/s (read + written); "
-                              "bytes by the benchmark's model; timing decides nothing\n",
+                              "bytes by the benchmark's model; the same inputs every run, so a class that fits in a cache runs from it; "
+                              "timing decides nothing\n",
                               backend, clock.empty() ? "not timed" : clock, copy_gbps);
   s += fmt::format("  {:<22} {:>11} {:>19} {:>5} {:>10} {:>8} {:>8}\n", "class", "median us", "p10..p90 us", "runs",
                    "MB/step", "GB/s", "of copy");

@@ -14,7 +14,7 @@ namespace kda::engine {
 namespace {
 
 // Words of a ring in text: a config key, or the envelope's and statistics' names for one.
-const std::regex kRingWords(R"((^|\s)(L|ring|ff|flush|rcur|circ|pgc)=|flushes|appends|ring mode|force_flush|L<=|\bring\b)");
+const std::regex kRingWords(R"((^|\s)(L|ring|ff|flush|rcur|circ|pgc)=|flushes|appends|ring mode|force_flush|L<=|\bring\b|cursor)");
 
 std::vector<CaseConfig> drawn(const OperatorDescription& op, int n) {
   std::vector<CaseConfig> out;
@@ -50,7 +50,8 @@ TEST(OperatorWords, SummariesEnvelopeAndStatisticsSpeakOfWhatTheOperatorHas) {
     r.tokens = r.config.steps, r.flushes = 1;
     CaseStats stats;
     for (const CaseConfig& c : drawn(*op, 50)) stats.add(c);
-    for (const std::string& text : {r.summary(), r.replay(), Envelope{}.describe(*op), stats.describe(*op)})
+    for (const std::string& text : {r.summary(), r.replay(), Envelope{}.describe(*op), stats.describe(*op),
+                                    invalid_rows_claim(InvalidRows::Raise, false, *op)})
       EXPECT_EQ(std::regex_search(text, kRingWords), has_ring(*op)) << op->name << ":\n" << text;
   }
 }

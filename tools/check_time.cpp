@@ -32,7 +32,7 @@ Summed summed(const std::vector<SuiteResult>& results) {
 std::string coverage_text(const std::vector<SuiteResult>& results, const engine::OperatorDescription& op) {
   const Summed s = summed(results);
   if (s.stats.cases == 0) return "";
-  const std::string steps = engine::has_ring(op) ? fmt::format(": {} flushes, {} appends", s.flushes, s.appends) : "";
+  const std::string steps = engine::has_ring(op) ? fmt::format(" (rows: {} flushes, {} appends)", s.flushes, s.appends) : "";
   return fmt::format("coverage (what the backend suites' rollouts tested): {} tokens{}; ", s.tokens, steps) +
          s.stats.describe(op);
 }

@@ -185,7 +185,7 @@ int run_check(const CheckArgs& a) {
       text << fmt::format("kda-harness check: backend {} ({} profile), envelope {}\n", b->name(),
                                engine::name_of(b->profile()), b->envelope().describe(*o.op));
       text << fmt::format("kda-harness check: invalid rows: {}\n",
-                          engine::invalid_rows_claim(b->envelope().invalid_rows, a.probe_invalid_indices));
+                          engine::invalid_rows_claim(b->envelope().invalid_rows, a.probe_invalid_indices, *o.op));
       if (!a.restriction.empty())
         text << fmt::format("kda-harness check: sampling restricted (--restrict) to {}\n",
                             engine::narrowed(b->envelope(), o.restriction).describe(*o.op));
@@ -241,7 +241,7 @@ int run_check(const CheckArgs& a) {
     region.invalid_rows = engine::InvalidRows::Flag;
     if (!o.plugin.empty()) region = engine::make_backend(o.plugin, *o.op)->envelope();
     text << backend_suite_stats(o, region);
-    text << "invalid rows: " << engine::invalid_rows_claim(region.invalid_rows, o.probe_invalid_rows) << "\n";
+    text << "invalid rows: " << engine::invalid_rows_claim(region.invalid_rows, o.probe_invalid_rows, *o.op) << "\n";
     return kPass;
   }
 

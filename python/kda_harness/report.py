@@ -128,7 +128,8 @@ class CheckReport:
 def timing_text(t):
     """The timing as `kda-harness check --time` prints it: a line per shape class."""
     lines = [f"time: {t['backend']} per step, {t['clock'] or 'not timed'} (median of the runs); a plain copy "
-             f"{t['copy_gbps']:.1f} GB/s (read + written); bytes by the benchmark's model; timing decides nothing"]
+             f"{t['copy_gbps']:.1f} GB/s (read + written); bytes by the benchmark's model; the same inputs every run, so a "
+             f"class that fits in a cache runs from it; timing decides nothing"]
     for c in t["classes"]:
         if "problem" in c:
             lines.append(f"  {c['class']:<22} not timed: {c['problem']}")

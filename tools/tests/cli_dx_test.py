@@ -15,7 +15,7 @@ from cli_test import run
 
 PLUGIN = os.environ.get("KDA_CPU_PLUGIN", "")
 # Words of a ring: a config key, or the envelope's and statistics' names for one.
-RING_WORDS = re.compile(r"(^|\s)(L|ring|ff|flush|rcur|circ|pgc)=|flushes|appends|ring mode|force_flush|L<=|\bring\b", re.M)
+RING_WORDS = re.compile(r"(^|\s)(L|ring|ff|flush|rcur|circ|pgc)=|flushes|appends|ring mode|force_flush|L<=|\bring\b|cursor", re.M)
 
 
 def plugin_of(op):
@@ -55,8 +55,8 @@ class Coverage(unittest.TestCase):
         r = run(["check", "--backend", "plugin:" + plugin_of("kda_replayssm"), "--suites", "kernel", "--cases",
                  "kernel=6", "--no-progress", "--json", "-"], timeout=300)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertRegex(r.stderr, r"coverage \(what the backend suites' rollouts tested\): \d+ tokens: \d+ flushes, "
-                                   r"\d+ appends; 6 cases")
+        self.assertRegex(r.stderr, r"coverage \(what the backend suites' rollouts tested\): \d+ tokens \(rows: \d+ flushes, "
+                                   r"\d+ appends\); 6 cases")
         for field in ("K", "B", "padding", "strided", "act", "ring mode", "L"):
             self.assertRegex(r.stderr, rf"\n  {re.escape(field)} +\S", field)
         coverage = json.loads(r.stdout)["coverage"]
