@@ -10,16 +10,13 @@ std::string BenchCase::label() const {
 }
 
 ModelShape BenchCase::model() const {
-  ModelShape m;
-  m.H = H, m.HV = HV, m.K = K, m.V = V, m.L = L;
-  m.act = static_cast<int64_t>(size_of(act));
-  m.state = static_cast<int64_t>(size_of(state));
-  m.d_ring = m.k_ring = static_cast<int64_t>(size_of(ring));
-  m.out = static_cast<int64_t>(size_of(out));
-  m.index = 4;
-  m.force_flush_present = true;
-  m.scalar_gate = op.gdn;
-  return m;
+  CaseConfig c;
+  c.H = H, c.HV = HV, c.K = K, c.V = V, c.B = B, c.L = L;
+  c.act_dtype = act, c.state_dtype = state, c.ring_dtype = ring, c.out_dtype = out;
+  c.index_dtype = ScalarType::Int32;
+  c.force_flush = true;  // the benchmark passes it
+  c.gate_per_head = op.gdn;
+  return engine::model_shape(c);
 }
 
 }  // namespace kda::bench

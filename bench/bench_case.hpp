@@ -6,10 +6,18 @@
 #include <string>
 
 #include "bench/bench_operators.hpp"
-#include "bench/bytes_model.hpp"
+#include "engine/bytes_model.hpp"
 #include "contract/scalar_type.hpp"
 
 namespace kda::bench {
+
+// The bytes model is the engine's (engine/bytes_model.hpp), shared with `check --time`.
+using engine::ModelShape;
+using engine::RowStep;
+using engine::StepBytes;
+using engine::cycle_average_bytes;
+using engine::plain_decode_bytes;
+using engine::uniform_step_bytes;
 
 struct BenchCase {
   int64_t H = 32, HV = 32, K = 128, V = 128, B = 1, L = 1;
@@ -21,7 +29,7 @@ struct BenchCase {
 
   // "H32/HV32 B256 L8 f32", "gdn H16/HV32 B256 L8 f32", "packed H32/HV32 B256 L1 f32"
   std::string label() const;
-  // The model with this case's dtype sizes (force_flush present: the benchmark passes it).
+  // The model's shape of this case (engine::model_shape; force_flush present: the benchmark passes it).
   ModelShape model() const;
 };
 

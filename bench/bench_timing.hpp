@@ -10,9 +10,13 @@
 #include <functional>
 #include <vector>
 
-#include "bench/stats.hpp"
+#include "engine/step_stats.hpp"
 
 namespace kda::bench {
+
+// The statistics are the engine's (engine/step_stats.hpp), shared with `check --time`.
+using engine::Stats;
+using engine::summarize;
 
 // Enqueues unit i on the stream.
 using Enqueue = std::function<void(int64_t i, cudaStream_t stream)>;

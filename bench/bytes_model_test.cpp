@@ -1,13 +1,13 @@
 // CPU unit test of the bytes-moved model. The expected counts are written out term by term
 // from semantics.md (one term per tensor, each at its dtype size), independently of the
 // model's code, on a small shape where every term is distinct.
-#include "bench/bytes_model.hpp"
+#include "engine/bytes_model.hpp"
 
 #include <gtest/gtest.h>
 
 #include <stdexcept>
 
-namespace kda::bench {
+namespace kda::engine {
 namespace {
 
 // H=1 query head shared by HV=2 value heads, K=4, V=2, L=3; bf16 activations, rings, out;
@@ -132,4 +132,4 @@ TEST(BytesModel, RejectsCursorsOutsideTheRingAndAppendsAtTheLastSlot) {
 }
 
 }  // namespace
-}  // namespace kda::bench
+}  // namespace kda::engine

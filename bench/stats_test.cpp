@@ -1,9 +1,9 @@
 // CPU test of the benchmark's statistics: median, nearest-rank percentiles, per-step scaling.
-#include "bench/stats.hpp"
+#include "engine/step_stats.hpp"
 
 #include <gtest/gtest.h>
 
-namespace kda::bench {
+namespace kda::engine {
 namespace {
 
 TEST(BenchStats, OddCountMedianIsTheMiddleValueWhateverTheOrder) {
@@ -39,4 +39,4 @@ TEST(BenchStats, NoSamplesGiveZeros) {
 }
 
 }  // namespace
-}  // namespace kda::bench
+}  // namespace kda::engine

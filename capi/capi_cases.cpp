@@ -9,6 +9,7 @@
 #include "engine/case_driver.hpp"
 #include "engine/envelope.hpp"
 #include "engine/operator.hpp"
+#include "engine/operator_words.hpp"
 #include "engine/plugin_call.hpp"
 #include "engine/replayssm_sample_space.hpp"
 
@@ -24,7 +25,7 @@ const kda::engine::OperatorDescription& operator_named(const char* op) {
 // The operator's case of a config line: its tensors, and the call of them it takes.
 struct kda_case {
   kda_case(const kda::engine::OperatorDescription& op, const kda::CaseConfig& c)
-      : config(kda::to_string(op.fit_case(c))),
+      : config(kda::engine::config_line(op.fit_case(c), op)),
         op_name(op.name),
         tensors(kda::engine::materialize_case(op, op.fit_case(c))),
         view(op.bind(tensors.args()), nullptr, op_name.c_str(), op.scalars) {}
@@ -46,7 +47,7 @@ int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budg
         envelope != nullptr ? kda::engine::Envelope::from_c(*envelope, o) : kda::engine::Envelope{};
     const kda::CaseConfig c = kda::engine::draw_backend_case(seed, static_cast<uint64_t>(index),
                                                              kda::engine::limits::check_cases(budget), region);
-    const std::string text = kda::to_string(o.fit_case(c));
+    const std::string text = kda::engine::config_line(o.fit_case(c), o);
     if (line == nullptr || capacity <= text.size()) throw std::invalid_argument("line buffer too small");
     std::memcpy(line, text.c_str(), text.size() + 1);
     return KDA_OK;

@@ -18,11 +18,15 @@
 
 #include "capi/status.hpp"
 #include "capi/work_budget.hpp"
+#include "engine/operator_words.hpp"
 #include "engine/failure_cause.hpp"
 #include "engine/fatal_signal.hpp"
 #include "engine/plugin_backend.hpp"
 #include "engine/restriction.hpp"
 #include "engine/run_case.hpp"
+#include "engine/defaults.hpp"
+#include "engine/shrink.hpp"
+#include "engine/step_timing_json.hpp"
 #include "engine/suites.hpp"
 
 namespace kda::capi {
@@ -43,7 +47,7 @@ std::string describe(const engine::CaseReport& r) {
     return r.failure.empty() ? (r.note.empty() ? r.what : r.note) : r.failure;
   // One line of counts, then one per quantity compared and the failure, so that a failure
   // reads as torch.testing.assert_close's does.
-  std::string s = fmt::format("vs {}: {}, {} flushes, {} appends", r.against, r.tokens_run(), r.flushes, r.appends);
+  std::string s = fmt::format("vs {}: {}{}", r.against, r.tokens_run(), r.ring_counts());
   const std::pair<const char*, const reference::Comparison*> parts[] = {{"out", &r.out},
                                                                          {"initial_state", &r.state},
                                                                          {"d_cache", &r.d_ring},
@@ -109,7 +113,45 @@ std::string case_line(const kda_plugin& plugin, const kda_check_options& opt) {
   const std::vector<const engine::SuiteInfo*> suites = split_suites(opt.suites);
   if (suites.size() != 1 || opt.first < 0) throw std::invalid_argument("name one suite and a case first >= 0");
   const std::unique_ptr<engine::Backend> backend = backend_of(plugin, opt);
-  return engine::planned_line(engine::plan_suite_case(*suites[0], *backend, draws_of(*backend, opt), opt.first));
+  return engine::planned_line(engine::plan_suite_case(*suites[0], *backend, draws_of(*backend, opt), opt.first), backend->op());
+}
+
+// Per operator, each drawn suite's default count for a front end (defaults::default_case_count).
+nlohmann::ordered_json suite_cases() {
+  nlohmann::ordered_json j;
+  for (const engine::OperatorDescription* op : engine::operators())
+    for (const engine::SuiteInfo& s : engine::suite_table())
+      if (s.drawn)
+        j[std::string(op->name)][std::string(s.name)] =
+            engine::defaults::default_case_count(s.name, *op, engine::defaults::kFrontEndCases);
+  return j;
+}
+
+// The plugin's step timed per shape class (engine/step_timing.hpp), as JSON.
+std::string time_plugin(const kda_plugin& plugin) {
+  kda_check_options none{};
+  none.profile = -1;
+  const std::unique_ptr<engine::Backend> backend = backend_of(plugin, none);
+  return engine::timing_json(engine::time_backend(*backend), backend->op()).dump(-1, ' ', false,
+                                                                                  nlohmann::json::error_handler_t::replace);
+}
+
+// The failing case of options.config (as run_check's config case runs it) shrunk on the plugin
+// (engine/shrink.hpp): the smallest config line that still fails of its cause, "" when the case
+// passes or nothing smaller fails.
+std::string shrink_plugin_case(const kda_plugin& plugin, const kda_check_options& opt) {
+  if (opt.config == nullptr) throw std::invalid_argument("options->config must name the failing case's config line");
+  const std::unique_ptr<engine::Backend> backend = backend_of(plugin, opt);
+  const std::string line(opt.config);
+  if (line.find(" | ") != std::string::npos) return "";  // an error input, a call outside the envelope: no rollout
+  const CaseConfig c = parse_case_config(line);
+  if (!is_valid_config(c)) throw std::invalid_argument("not a valid case config: " + line);
+  const CaseConfig fitted = backend->op().fit_case(c);
+  const bool truth = opt.suites != nullptr && std::string_view(opt.suites) == "kernel-truth";
+  const engine::CaseReport r = truth ? engine::run_vs_truth(fitted, *backend) : engine::run_vs_reference(fitted, *backend);
+  if (r.pass()) return "";
+  const std::optional<engine::Shrunk> s = engine::shrink_failure(r, *backend);
+  return s ? engine::config_line(s->config, backend->op()) : "";
 }
 
 // Copies `text` into the caller's buffer (the C library's one way of returning a string).
@@ -134,7 +176,9 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
     // Against the comparison of the suite that drew it: kernel-truth's float64 recurrence, else the reference.
     const bool truth = opt.suites != nullptr && std::string_view(opt.suites) == "kernel-truth";
     const engine::CaseReport r = truth ? engine::run_vs_truth(fitted, *backend) : engine::run_vs_reference(fitted, *backend);
-    cases.push_back(entry({truth ? "kernel-truth" : "kernel", -1, r.pass(), to_string(fitted), describe(r)}));
+    Outcome o{truth ? "kernel-truth" : "kernel", -1, r.pass(), engine::config_line(fitted, backend->op()), describe(r)};
+    if (!r.pass()) o.cause = engine::failure_cause(r);  // as the suites' cases carry it
+    cases.push_back(entry(o));
   }
   for (const engine::SuiteInfo* suite : opt.config != nullptr ? std::vector<const engine::SuiteInfo*>{}
                                                               : split_suites(opt.suites)) {
@@ -143,7 +187,7 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
                 fmt::format("suite {} case {} seed {}", suite->name, i, opt.seed), ""};
       try {
         const engine::PlannedCase planned = engine::plan_suite_case(*suite, *backend, draws, i);
-        o.replay = engine::planned_line(planned);
+        o.replay = engine::planned_line(planned, backend->op());
         o.skipped = planned.kind == engine::PlannedCase::Kind::NothingOutside;
         const engine::CaseInFlight flight(o.replay);
         const engine::CaseReport r = engine::run_suite_case(*suite, *backend, draws, i);
@@ -160,7 +204,7 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
   }
   return nlohmann::json{{"plugin", backend->name()},
                         {"profile", opt.profile >= 0 ? opt.profile : plugin.profile},
-                        {"invalid_rows", engine::invalid_rows_claim(backend->envelope().invalid_rows, draws.probe_invalid_rows)},
+                        {"invalid_rows", engine::invalid_rows_claim(backend->envelope().invalid_rows, draws.probe_invalid_rows, backend->op())},
                         {"cases", cases}}
       .dump();
 }
@@ -186,6 +230,21 @@ int32_t kda_check_case_line(const kda_plugin* plugin, const kda_check_options* o
   });
 }
 
+int32_t kda_time_plugin(const kda_plugin* plugin, char* report, size_t capacity, size_t* needed, kda_error* err) {
+  return kda::capi::guarded(err, [&] {
+    if (plugin == nullptr) throw std::invalid_argument("plugin must not be NULL");
+    return kda::capi::give(kda::capi::time_plugin(*plugin), report, capacity, needed);
+  });
+}
+
+int32_t kda_shrink_case(const kda_plugin* plugin, const kda_check_options* options, char* line, size_t capacity,
+                        size_t* needed, kda_error* err) {
+  return kda::capi::guarded(err, [&] {
+    if (plugin == nullptr || options == nullptr) throw std::invalid_argument("plugin and options must not be NULL");
+    return kda::capi::give(kda::capi::shrink_plugin_case(*plugin, *options), line, capacity, needed);
+  });
+}
+
 const char* kda_check_suites(void) { return kda::engine::drawn_suite_names().c_str(); }
 
 const char* kda_defaults(void) {
@@ -200,6 +259,7 @@ const char* kda_defaults(void) {
                                   {"suites", kda::engine::default_drawn_suite_names()},
                                   {"cli_suites", cli_suites},
                                   {"cases", d::kFrontEndCases},
+                                  {"suite_cases", kda::capi::suite_cases()},
                                   {"work_budget", d::kLibraryWorkBudget},
                                   {"cli_work_budget", d::kCliWorkBudget}}
         .dump();

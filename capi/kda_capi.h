@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define KDA_CAPI_VERSION 7
+#define KDA_CAPI_VERSION 8
 
 #define KDA_CAPI_EXPORT __attribute__((visibility("default")))
 
@@ -130,6 +130,26 @@ KDA_CAPI_EXPORT int32_t kda_check_plugin(const kda_plugin* plugin, const kda_che
 KDA_CAPI_EXPORT int32_t kda_check_case_line(const kda_plugin* plugin, const kda_check_options* options, char* line,
                                             size_t capacity, size_t* needed, kda_error* err);
 
+/* Version 8: the plugin's step timed per shape class after a check (`kda-harness check --time`'s
+ * classes: decode, short and long ring, B 1 and 64, fitted into its envelope), the median of many
+ * runs (CUDA events for a CUDA plugin, a steady clock else), beside a plain copy's bandwidth,
+ * with the benchmark's bytes model; decides nothing. The report is JSON, NUL-terminated:
+ *   {"backend", "clock", "copy_gbps", "classes": [{"class", "config", "cursor", "median_us",
+ *    "p10_us", "p90_us", "runs" (or "problem": why it was not timed), "bytes", "gbps", "copy_fraction"}]}
+ * KDA_OK, KDA_BUFFER_TOO_SMALL with *needed set, or an error. */
+KDA_CAPI_EXPORT int32_t kda_time_plugin(const kda_plugin* plugin, char* report, size_t capacity, size_t* needed,
+                                        kda_error* err);
+
+/* Version 8: a failing case of the kernel suites shrunk, as `kda-harness check` shrinks it: options->config
+ * names the case (a replay of kda_check_plugin's report), options->suites "kernel" (against the
+ * reference) or "kernel-truth" (against the float64 truth). The case is run again; where it fails, it
+ * is rerun smaller (fewer tokens, rows and heads, smaller K, V and ring; engine/shrink.hpp) and the
+ * smallest config line that still fails of the same cause is written to `line`, no larger than the
+ * case in any dimension; "" where the case passes, is no rollout (its replay names a call after
+ * " | ") or nothing smaller fails. KDA_OK, KDA_BUFFER_TOO_SMALL with *needed set, or an error. */
+KDA_CAPI_EXPORT int32_t kda_shrink_case(const kda_plugin* plugin, const kda_check_options* options, char* line,
+                                        size_t capacity, size_t* needed, kda_error* err);
+
 /* The suites kda_check_plugin runs, comma-separated: the backend suites of the harness's table
  * whose cases are drawn (kernel, kernel-truth, envelope, kernel-contract). */
 KDA_CAPI_EXPORT const char* kda_check_suites(void);
@@ -138,9 +158,10 @@ KDA_CAPI_EXPORT const char* kda_check_suites(void);
  * its front ends'), as one JSON object, NUL-terminated, owned by the library:
  *   {"op": the default operator (a plugin is judged as its own), "seed": 1, "profile": "helion" (of
  *    a callable that declares none), "suites": kda_check_options' default, "cli_suites": `kda-harness
- *    check`'s backend suites, "cases": cases per suite of a front end, "work_budget": this library's,
+ *    check`'s backend suites, "cases": cases per suite of a front end, "suite_cases": {OP: {SUITE: N}}: the cases a front end runs of each
+ *    suite where none are named ("cases"; kernel-contract at least one per documented error input of OP), "work_budget": this library's,
  *    "cli_work_budget": `check --gpu-work-budget`'s}
- * Version 7. */
+ * Version 7; suite_cases version 8. */
 KDA_CAPI_EXPORT const char* kda_defaults(void);
 
 /* KDA_OK when every comma-separated name is one of kda_check_suites() (NULL or "": the default ones), else

@@ -23,6 +23,19 @@
 
 namespace kda::engine {
 
+// How long `Backend::time_steps` times one call: at least min_runs steps, then more until
+// `seconds` of timed steps or max_runs (`check --time`).
+struct TimingBudget {
+  int64_t min_runs = 5, max_runs = 200;
+  double seconds = 0.3;
+};
+
+// What time_steps measured: each timed step's microseconds, and the clock that measured them.
+struct StepTimes {
+  std::vector<double> us;
+  std::string clock;  // "steady clock" (the whole step()) or "CUDA events" (the launch on the device)
+};
+
 // A call the backend refused for a reason of its own (outside its envelope, say), not with
 // a contract error: nothing was written. Contract errors stay kda::ContractError.
 struct BackendRefusal : std::runtime_error {
@@ -61,6 +74,15 @@ class Backend {
   virtual std::optional<std::vector<int32_t>> row_status() { return std::nullopt; }
   // False when the backend's own memory around the tensors (device guard regions) changed.
   virtual bool guards_intact() const { return true; }
+  // Times steps of one valid call, the same inputs each time (what the steps write is not
+  // judged), after one untimed step. The default times step() on a steady clock: a host
+  // backend's step is the whole of its work. A GPU backend uploads the tensors once and times
+  // its launch alone between CUDA events. Throws what step() throws.
+  virtual StepTimes time_steps(const StepArgs& host, const TimingBudget& budget);
+  // The bandwidth a plain copy of memory where the tensors live reaches, in GB/s counting the
+  // bytes read and the bytes written (the benchmark's definition): host memcpy by default,
+  // a device-to-device copy for a GPU backend.
+  virtual double copy_gbps();
 };
 
 // The backends the harness knows, by the name the command line takes:

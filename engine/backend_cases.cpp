@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "engine/counter_chooser.hpp"
+#include "engine/operator_words.hpp"
 #include "engine/replayssm_sample_space.hpp"
 
 namespace kda::engine {
@@ -227,6 +228,7 @@ void CaseStats::add(const CaseConfig& c) {
   ++n["l2norm"][c.l2norm ? "on" : "off"];
   ++n["strided"][c.envelope ? "on" : "off"];
   ++n["padding"][c.pad_ends ? "ends" : c.B > 1 && c.pad_fraction > 0 ? "random" : "none"];
+  ++n["ring mode"][c.circular ? "circular" : "linear"];
   ++n["act"][std::string(name_of(c.act_dtype))];
   ++n["state"][std::string(name_of(c.state_dtype))];
   ++n["ring"][std::string(name_of(c.ring_dtype))];
@@ -236,7 +238,7 @@ void CaseStats::add(const CaseConfig& c) {
     ++production;
 }
 
-std::string CaseStats::describe() const {
+std::string CaseStats::describe(const OperatorDescription& op) const {
   // Numeric keys in numeric order ("2/16" by H, then HV), others as the map has them.
   const auto numeric_order = [](const std::string& a, const std::string& b) {
     int64_t a1 = 0, a2 = 0, b1 = 0, b2 = 0;
@@ -247,8 +249,13 @@ std::string CaseStats::describe() const {
   };
   std::string s = fmt::format("{} cases, {} with K = V = 128 and 4 value heads or more ({:.1f}%)\n", cases,
                               production, cases ? 100.0 * production / cases : 0.0);
-  for (const char* field : {"K", "V", "H/HV", "B", "slots-B", "L", "steps", "padding", "force_flush", "lower_bound",
-                            "l2norm", "strided", "act", "state", "ring", "out", "idx"}) {
+  // Each field with the config line's key it counts: a field the operator has no words for is left out.
+  constexpr std::pair<const char*, const char*> fields[] = {
+      {"K", "K"}, {"V", "V"}, {"H/HV", "H"}, {"B", "B"}, {"slots-B", "slots"}, {"L", "L"}, {"ring mode", "circ"},
+      {"steps", "steps"}, {"padding", "pad"}, {"force_flush", "ff"}, {"lower_bound", "lb"}, {"l2norm", "l2"},
+      {"strided", "env"}, {"act", "act"}, {"state", "state"}, {"ring", "ring"}, {"out", "out"}, {"idx", "idx"}};
+  for (const auto& [field, key] : fields) {
+    if (!speaks_of_key(op, key)) continue;
     const auto it = counts.find(field);
     if (it == counts.end()) continue;
     std::vector<std::string> keys;

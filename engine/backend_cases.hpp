@@ -65,8 +65,9 @@ struct CaseStats {
   int64_t cases = 0, production = 0;
   std::map<std::string, std::map<std::string, int64_t>> counts;  // "K" -> {"32": 341, ...}
   void add(const CaseConfig& c);
-  // A few lines, one per field: "K: 32 339 (33.9%) | 64 330 (33.0%) | 128 331 (33.1%)".
-  std::string describe() const;
+  // A few lines, one per field the operator has words for (engine/operator_words.hpp):
+  // "K: 32 339 (33.9%) | 64 330 (33.0%) | 128 331 (33.1%)".
+  std::string describe(const OperatorDescription& op) const;
 };
 
 }  // namespace kda::engine

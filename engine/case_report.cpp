@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "engine/operator.hpp"
+#include "engine/operator_words.hpp"
 
 namespace kda::engine {
 
@@ -24,13 +25,18 @@ const reference::Comparison* CaseReport::worst() const {
 
 std::string CaseReport::replay() const {
   if (!replay_line.empty()) return replay_line;
-  return fmt::format("kda-harness case \"{}\" --backend {} --against {}{}", to_string(config),
+  return fmt::format("kda-harness case \"{}\" --backend {} --against {}{}", config_line(config, op),
                      backend_spec.empty() ? backend : backend_spec, against, op.empty() ? std::string() : op_flag(op));
 }
 
 std::string CaseReport::tokens_run() const {
   if (tokens >= config.steps) return fmt::format("tokens {}", tokens);
   return fmt::format("tokens {} of {}{}", tokens, config.steps, pass() ? "" : " (stopped at the first failing token)");
+}
+
+std::string CaseReport::ring_counts() const {
+  if (!op.empty() && has_operator(op) && !has_ring(find_operator(op))) return "";
+  return fmt::format(", flushes {}, appends {}", flushes, appends);
 }
 
 std::string CaseReport::headline() const {
@@ -62,12 +68,12 @@ std::string CaseReport::summary() const {
     s = fmt::format("{} on {}: {}", name, backend, pass() ? "pass" : "FAIL");
     if (!error_seen.empty()) s += "\n  raised: " + error_seen;
   } else if (!outside_envelope.empty()) {
-    s = fmt::format("{} on {}: {}\n  outside the backend's envelope ({}): {}", name.empty() ? to_string(config) : name,
+    s = fmt::format("{} on {}: {}\n  outside the backend's envelope ({}): {}", name.empty() ? config_line(config, op) : name,
                     backend, pass() ? "pass" : "FAIL", outside_envelope,
                     failure.empty() ? "refused, nothing written" : "NOT refused cleanly");
   } else {
-    s = fmt::format("{}\n  {} vs {}: {}, flushes {}, appends {}, rejected rows {}, max gate mass {:.3g}",
-                    name.empty() ? to_string(config) : name, backend, against, tokens_run(), flushes, appends,
+    s = fmt::format("{}\n  {} vs {}: {}{}, rejected rows {}, max gate mass {:.3g}",
+                    name.empty() ? config_line(config, op) : name, backend, against, tokens_run(), ring_counts(),
                     rejected_rows, max_gate_mass);
     if (against == "model") s += "\n  (no expected results in the file: compared with the float64 ReplaySSM model)";
     const auto line = [&s](const char* quantity, const reference::Comparison& c) {

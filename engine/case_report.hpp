@@ -44,6 +44,8 @@ struct CaseReport {
   // "tokens 9", or "tokens 1 of 9 (stopped at the first failing token)": the tokens the case
   // ran of its config's steps.
   std::string tokens_run() const;
+  // ", flushes F, appends A" for an operator with a ring (engine/operator_words.hpp), "" without.
+  std::string ring_counts() const;
   // Several lines: the case, the counts, each quantity, the failure (replay() apart).
   std::string summary() const;
   // The failure in one line: the non-numeric failure if any, else the worst failing

@@ -72,6 +72,14 @@ class DeviceMirror {
   // step() with our kernel: kda::cuda::replayssm_decode, reporting into the status tensor.
   void step(const StepArgs& host);
 
+  // Backend::time_steps of a GPU backend (engine/device_timing.cpp): uploads `host` once,
+  // launches once untimed, then times launches between CUDA events on stream() as the budget
+  // says; the host tensors are not written.
+  std::vector<double> time_launches(const StepArgs& host, const Launch& launch, int64_t min_runs, int64_t max_runs,
+                                    double seconds);
+  // A device-to-device copy's bandwidth (GB/s, read + written), median of `reps` copies of `bytes`.
+  static double copy_gbps(std::size_t bytes, int reps);
+
   // The per-row status of the last launch (kda::cuda::RowStatus flags), B values.
   std::vector<int32_t> row_status();
   DLTensor* status_tensor(int64_t B);  // created (B int32) on first use

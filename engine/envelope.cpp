@@ -1,6 +1,7 @@
 #include "engine/envelope.hpp"
 
 #include "engine/operator.hpp"
+#include "engine/operator_words.hpp"
 
 #include <fmt/format.h>
 
@@ -68,20 +69,23 @@ std::optional<InvalidRows> invalid_rows_named(std::string_view name) {
   return std::nullopt;
 }
 
-std::string invalid_rows_claim(InvalidRows r, bool probe) {
+std::string invalid_rows_claim(InvalidRows r, bool probe, const OperatorDescription& op) {
   constexpr std::string_view padding = "padding rows (negative slots) tested in every suite";
+  // In the operator's words: an operator without a ring has no cursor to get wrong.
+  const bool ring = has_ring(op);
+  const std::string_view invalid = ring ? "an invalid slot or cursor" : "an invalid slot";
   switch (r) {
     case InvalidRows::None:
-      return fmt::format("none declared: slots past the pool, cursors outside the ring and duplicate slots are the "
-                         "caller's duty, not claimed, {}; {}",
+      return fmt::format("none declared: slots past the pool, {}duplicate slots are the caller's duty, not claimed, {}; {}",
+                         ring ? "cursors outside the ring and " : "and ",
                          probe ? "probed (reported, never failed)" : "not tested (--probe-invalid-indices feeds them)",
                          padding);
     case InvalidRows::Raise:
-      return fmt::format("raise declared: a call with an invalid slot or cursor must be refused, nothing written "
-                         "(tested in one kernel case in five); {}", padding);
+      return fmt::format("raise declared: a call with {} must be refused, nothing written "
+                         "(tested in one kernel case in five); {}", invalid, padding);
     case InvalidRows::Flag:
-      return fmt::format("flag declared: an invalid slot or cursor must be reported in the row status, nothing of "
-                         "the row touched (tested in one kernel case in five); {}", padding);
+      return fmt::format("flag declared: {} must be reported in the row status, nothing of "
+                         "the row touched (tested in one kernel case in five); {}", invalid, padding);
   }
   return "";
 }
@@ -185,15 +189,19 @@ std::vector<CaseConfig> Envelope::just_outside(const CaseConfig& c) const {
   return out;
 }
 
-std::string Envelope::describe() const {
-  const std::string rings = ring_modes == KDA_RING_LINEAR ? ""
+std::string Envelope::describe() const { return describe_with(true); }
+
+std::string Envelope::describe(const OperatorDescription& op) const { return describe_with(has_ring(op)); }
+
+std::string Envelope::describe_with(bool ring) const {
+  const std::string rings = !ring || ring_modes == KDA_RING_LINEAR ? ""
                             : ring_modes == KDA_RING_CIRCULAR ? " rings {circular}"
                                                               : " rings {linear,circular}";
-  return fmt::format("act {} state {} ring {} out {} idx {} K {}..{} V {}..{}{} {} {} invalid-rows {}{}",
-                     set_name(act_dtypes), set_name(state_dtypes), set_name(ring_dtypes), set_name(out_dtypes),
-                     set_name(index_dtypes), k_min, k_max, v_min, v_max, l_max > 0 ? fmt::format(" L<={}", l_max) : "",
-                     strided ? "strided" : "compact-only", device == Device::Cuda ? "cuda" : "cpu", name_of(invalid_rows),
-                     rings);
+  return fmt::format("act {} state {}{} out {} idx {} K {}..{} V {}..{}{} {} {} invalid-rows {}{}",
+                     set_name(act_dtypes), set_name(state_dtypes), ring ? " ring " + set_name(ring_dtypes) : "",
+                     set_name(out_dtypes), set_name(index_dtypes), k_min, k_max, v_min, v_max,
+                     ring && l_max > 0 ? fmt::format(" L<={}", l_max) : "", strided ? "strided" : "compact-only",
+                     device == Device::Cuda ? "cuda" : "cpu", name_of(invalid_rows), rings);
 }
 
 }  // namespace kda::engine

@@ -31,7 +31,7 @@ std::string_view name_of(InvalidRows r);
 std::optional<InvalidRows> invalid_rows_named(std::string_view name);
 // What the suites test of a backend with declaration `r` (`probe`: --probe-invalid-indices),
 // in one line for reports: which claims are tested, which the backend did not make.
-std::string invalid_rows_claim(InvalidRows r, bool probe);
+std::string invalid_rows_claim(InvalidRows r, bool probe, const OperatorDescription& op);
 
 struct Envelope {
   uint32_t act_dtypes = KDA_DT_ALL_FLOATS;
@@ -74,6 +74,14 @@ struct Envelope {
   std::vector<CaseConfig> just_outside(const CaseConfig& inside) const;
   // One line: "act {f32,bf16,f16} state {...} ... K 16..256 V 1..256 L<=64 strided cpu".
   std::string describe() const;
+  // The same in the operator's words (engine/operator_words.hpp): no ring dtypes, L or ring
+  // variants for an operator without a ring.
+  std::string describe(const OperatorDescription& op) const;
+
+ private:
+  std::string describe_with(bool ring) const;
+
+ public:
 };
 
 uint32_t dtype_bit(ScalarType t);

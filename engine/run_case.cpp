@@ -1,5 +1,7 @@
 #include "engine/run_case.hpp"
 
+#include "engine/operator_words.hpp"
+
 #include <algorithm>
 #include <cstring>
 #include <new>
@@ -155,7 +157,7 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     }
     if (!status && any_rejected) {
       // A backend that cannot report rows must raise on runtime-invalid indices, and write nothing.
-      if (refused.empty()) r.failure = where + ": a row with an invalid slot or cursor was not refused";
+      if (refused.empty()) r.failure = where + (has_ring(op) ? ": a row with an invalid slot or cursor was not refused" : ": a row with an invalid slot was not refused");
       else if (std::string f = timed(Phase::Footprint, [&] { return any_change(*before, t.args()); }); !f.empty())
         r.failure = where + ": refused, but wrote: " + f;
       if (!r.failure.empty()) return;

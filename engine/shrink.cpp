@@ -1,6 +1,11 @@
 #include "engine/shrink.hpp"
 
+#include <chrono>
 #include <vector>
+
+#include "engine/defaults.hpp"
+#include "engine/failure_cause.hpp"
+#include "engine/run_case.hpp"
 
 namespace kda::engine {
 namespace {
@@ -60,6 +65,26 @@ std::optional<Shrunk> shrink_case(const CaseConfig& failing, const OperatorDescr
   }
   if (!moved) return std::nullopt;
   return best;
+}
+
+bool shrinkable(const CaseReport& f) {
+  return f.replay_line.empty() && f.outside_envelope.empty() && (f.against == "reference" || f.against == "truth");
+}
+
+std::optional<Shrunk> shrink_failure(const CaseReport& f, Backend& backend) {
+  if (!shrinkable(f)) return std::nullopt;
+  const std::string cause = failure_cause(f);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(defaults::kShrinkSeconds);
+  const auto fails = [&](const CaseConfig& c) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    try {
+      const CaseReport again = f.against == "truth" ? run_vs_truth(c, backend) : run_vs_reference(c, backend);
+      return !again.pass() && failure_cause(again) == cause;
+    } catch (const std::exception&) {
+      return false;
+    }
+  };
+  return shrink_case(f.config, backend.op(), fails, defaults::kShrinkRuns);
 }
 
 }  // namespace kda::engine

@@ -23,6 +23,17 @@ struct Shrunk {
 std::optional<Shrunk> shrink_case(const CaseConfig& failing, const OperatorDescription& op,
                                   const std::function<bool(const CaseConfig&)>& fails, int64_t max_runs = 100);
 
+// A failing rollout of a backend suite shrunk on its backend: candidates rerun as it ran (against
+// the CPU reference, or the float64 truth where `failing.against` is "truth"), a candidate
+// failing of `failing`'s cause (engine/failure_cause.hpp) counting as failing, for at most
+// defaults::kShrinkSeconds and kShrinkRuns reruns (engine/defaults.hpp). nullopt when it is no such
+// rollout (a named case, a call outside the envelope, an error input) or nothing smaller fails.
+// `kda-harness check` and the C library's kda_shrink_case (Python's check()) both shrink with it.
+class Backend;
+struct CaseReport;
+bool shrinkable(const CaseReport& failing);
+std::optional<Shrunk> shrink_failure(const CaseReport& failing, Backend& backend);
+
 // Every dimension of `c` no larger than `of`'s (the promise a shrunk line keeps).
 bool no_larger(const CaseConfig& c, const CaseConfig& of);
 

@@ -1,5 +1,7 @@
 #include "engine/suites.hpp"
 
+#include "engine/operator_words.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,6 +13,7 @@
 #include "engine/backend_cases.hpp"
 #include "engine/case_breaking.hpp"
 #include "engine/case_driver.hpp"
+#include "engine/defaults.hpp"
 #include "engine/operator.hpp"
 #include "engine/refusal.hpp"
 #include "engine/replayssm_sample_space.hpp"
@@ -307,7 +310,7 @@ PlannedCase plan_suite_case(const SuiteInfo& suite, const Backend& b, const Suit
     const std::optional<CaseConfig> base = error_input_base(b, drawn);
     if (documented.empty() || !base) {
       p.problem = documented.empty() ? "the operator has no documented error input"
-                                     : "no case with B, HV, K and V >= 2 fits the envelope: " + b.envelope().describe();
+                                     : "no case with B, HV, K and V >= 2 fits the envelope: " + b.envelope().describe(b.op());
       return p;
     }
     p.kind = PlannedCase::Kind::ErrorInput;
@@ -353,8 +356,14 @@ CaseReport run_suite_case(const SuiteInfo& suite, Backend& b, const SuiteDraws& 
   throw std::logic_error("unreachable");
 }
 
-std::string planned_line(const PlannedCase& p) {
-  return p.call.empty() ? to_string(p.config) : to_string(p.config) + " | " + p.call;
+int64_t defaults::default_case_count(std::string_view suite, const OperatorDescription& op, int64_t base) {
+  if (suite != "kernel-contract") return base;
+  return std::max(base, static_cast<int64_t>(documented_inputs(op).size()));
+}
+
+std::string planned_line(const PlannedCase& p, const OperatorDescription& op) {
+  const std::string line = config_line(p.config, op);
+  return p.call.empty() ? line : line + " | " + p.call;
 }
 
 }  // namespace kda::engine

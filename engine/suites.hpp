@@ -83,6 +83,6 @@ CaseReport run_suite_case(const SuiteInfo& suite, Backend& backend, const SuiteD
 
 // The planned case as one line: its config line, then " | " and what it does to the call
 // (the C library's replay; Python's kda_harness.check(config=...) reruns a plain rollout).
-std::string planned_line(const PlannedCase& planned);
+std::string planned_line(const PlannedCase& planned, const OperatorDescription& op);
 
 }  // namespace kda::engine

@@ -226,10 +226,10 @@ TEST(Suites, AnOutsideCaseExistsOnlyWhereSomethingLiesOutsideAndSaysWhat) {
       const PlannedCase p = plan_suite_case(*find_suite(suite_name), b, draws, i);
       if (p.kind != PlannedCase::Kind::OutsideEnvelope) continue;
       const std::string reason = e.excludes(p.config);
-      EXPECT_NE(reason, "") << suite_name << " case " << i << ": " << planned_line(p);
+      EXPECT_NE(reason, "") << suite_name << " case " << i << ": " << planned_line(p, b.op());
       EXPECT_EQ(p.call, "outside the envelope: " + reason) << suite_name << " case " << i;
       if (reason.rfind("strided layouts", 0) == 0)  // really strided: not a compact call over one slot
-        EXPECT_FALSE(is_contiguous(materialize(p.config).initial_state.dl())) << planned_line(p);
+        EXPECT_FALSE(is_contiguous(materialize(p.config).initial_state.dl())) << planned_line(p, b.op());
       why.insert(reason);
     }
     return why;

@@ -12,8 +12,9 @@ namespace kda::cli {
 
 // The JSON report's "schema_version": 2 added it, each failure's "case" and each suite's
 // "failures_left_out" (failures beyond those run_suite kept, counted but not listed); 3 each
-// failure's "cause" (engine/failure_cause.hpp) and, where check shrank it, "shrunk".
-constexpr int kJsonSchemaVersion = 3;
+// failure's "cause" (engine/failure_cause.hpp) and, where check shrank it, "shrunk"; 4 "coverage"
+// (what the backend suites' rollouts tested) and, with --time, "time" (tools/check_time.hpp).
+constexpr int kJsonSchemaVersion = 4;
 
 std::string summary_table(const std::vector<SuiteResult>& results, double wall_seconds);
 // A suite's kept failures grouped by cause, in the order each cause first failed.

@@ -115,6 +115,10 @@ SuiteResult fold_outcomes(const SuiteSpec& spec, std::vector<engine::CaseReport>
   for (std::size_t i = 0; i < outcomes.size(); ++i) {
     const engine::CaseReport& o = outcomes[i];
     o.pass() ? ++r.passed : ++r.failed;
+    if (o.tokens > 0) {  // a rollout ran: what it tested counts toward the coverage
+      r.coverage.add(o.config);
+      r.tokens += o.tokens, r.flushes += o.flushes, r.appends += o.appends;
+    }
     CaseOutcome c{static_cast<int64_t>(i), fmt::format("case {}{}", i, o.name.empty() ? "" : " " + o.name), o.pass(),
                   case_seconds[i]};
     if (!o.pass() && static_cast<int64_t>(r.failures.size()) < keep_failures) {

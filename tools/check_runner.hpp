@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/backend_cases.hpp"
 #include "engine/case_report.hpp"
 
 namespace kda::cli {
@@ -45,6 +46,9 @@ struct SuiteResult {
   double seconds = 0;
   std::vector<CaseOutcome> outcomes;         // every case, in case order
   std::vector<engine::CaseReport> failures;  // the first keep_failures failures in full
+  // What the cases that ran a rollout tested: their configs' spread and the steps they took.
+  engine::CaseStats coverage;
+  int64_t tokens = 0, flushes = 0, appends = 0;
   bool skipped() const { return !skip_reason.empty(); }
   bool ok() const { return failed == 0; }
   int64_t failures_left_out() const { return failed - static_cast<int64_t>(failures.size()); }

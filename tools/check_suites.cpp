@@ -194,7 +194,9 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
     if (o.suites.empty() ? !info.in_default_check : !o.suites.count(std::string(info.name))) continue;
     const bool backend = info.judges_backend;
     if (!backend && !o.cpu) continue;
-    int64_t count = info.default_cases < 0 ? -1 : static_cast<int64_t>(std::llround(info.default_cases * o.scale));
+    int64_t count = info.default_cases < 0 ? -1
+                                           : engine::defaults::default_case_count(
+                                                 info.name, op, static_cast<int64_t>(std::llround(info.default_cases * o.scale)));
     if (auto it = o.counts.find(std::string(info.name)); it != o.counts.end()) count = it->second;
     SuiteSpec s;
     if (info.name == "golden") {
@@ -272,7 +274,7 @@ std::string backend_suite_stats(const CheckOptions& o, const engine::Envelope& e
       stats.add(o.op->fit_case(engine::draw_backend_case(seed, static_cast<uint64_t>(i),
                                                          engine::limits::check_cases(o.gpu_work_budget), region,
                                                          o.model ? &*o.model : nullptr)));
-    out += fmt::format("{} (seed {}): {}", name, seed, stats.describe());
+    out += fmt::format("{} (seed {}): {}", name, seed, stats.describe(*o.op));
   }
   return out;
 }

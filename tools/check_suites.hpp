@@ -16,6 +16,7 @@
 #include "golden/golden_set.hpp"
 #include "tools/check_runner.hpp"
 #include "engine/backend.hpp"
+#include "engine/defaults.hpp"
 #include "engine/gpu_probe.hpp"
 #include "engine/suites.hpp"
 

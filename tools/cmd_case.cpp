@@ -22,6 +22,7 @@
 #include "tools/argument_checks.hpp"
 #include "tools/case_budget.hpp"
 #include "engine/operator.hpp"
+#include "engine/operator_words.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
@@ -106,7 +107,7 @@ int run_config(const CaseArgs& a) {
     std::cerr << "kda-harness case: " << why << "\n";
     return kUsage;
   }
-  std::cout << "config: " << to_string(config) << "\n";
+  std::cout << "config: " << engine::config_line(config, op_of(a)) << "\n";
   std::cout << fmt::format("memory: about {:.0f} MiB (budget {:.0f} MiB)\n", case_memory_bytes(config) / (1 << 20),
                            a.memory_budget_mib);
   std::cout.flush();

@@ -32,6 +32,9 @@
 #include "tools/check_junit.hpp"
 #include "tools/check_report.hpp"
 #include "tools/check_suites.hpp"
+#include "tools/check_time.hpp"
+#include "engine/step_timing_json.hpp"
+#include "engine/cuda_backend.hpp"
 #include "engine/operator.hpp"
 #include "tools/subcommands.hpp"
 
@@ -46,7 +49,7 @@ struct CheckArgs {
   std::string backend = "all", json, junit, manifest, op = std::string(engine::default_operator().name), restriction, model;
   int jobs = 0;
   double progress_every = 5;
-  bool no_shrink = false, junit_every_case = false;
+  bool no_shrink = false, junit_every_case = false, time = false;
   bool no_progress = false, list = false, list_models = false, stats = false, isolate = false,
        probe_invalid_indices = false;
   double case_timeout = 0;
@@ -94,6 +97,15 @@ bool write_report(const std::string& path, const std::string& text) {
     std::cerr << "kda-harness check: " << e.what() << "\n";
     return false;
   }
+}
+
+// The backend --time times: the plugin judged, else our kernel on the first usable GPU; null
+// where there is neither.
+std::unique_ptr<engine::Backend> timed_backend(const CheckOptions& o, const engine::GpuProbe& gpus) {
+  if (!o.plugin.empty()) return engine::make_backend(o.plugin, *o.op);
+  const std::vector<int>& devices = o.gpus.empty() ? gpus.devices : o.gpus;
+  if (!o.cuda || devices.empty()) return nullptr;
+  return engine::make_cuda_backend(devices.front(), *o.op);
 }
 
 int run_check(const CheckArgs& a) {
@@ -171,12 +183,12 @@ int run_check(const CheckArgs& a) {
     try {
       const auto b = engine::make_backend(a.backend, *o.op);
       text << fmt::format("kda-harness check: backend {} ({} profile), envelope {}\n", b->name(),
-                               engine::name_of(b->profile()), b->envelope().describe());
+                               engine::name_of(b->profile()), b->envelope().describe(*o.op));
       text << fmt::format("kda-harness check: invalid rows: {}\n",
-                          engine::invalid_rows_claim(b->envelope().invalid_rows, a.probe_invalid_indices));
+                          engine::invalid_rows_claim(b->envelope().invalid_rows, a.probe_invalid_indices, *o.op));
       if (!a.restriction.empty())
         text << fmt::format("kda-harness check: sampling restricted (--restrict) to {}\n",
-                            engine::narrowed(b->envelope(), o.restriction).describe());
+                            engine::narrowed(b->envelope(), o.restriction).describe(*o.op));
     } catch (const std::exception& e) {
       std::cerr << "kda-harness check: " << e.what() << "\n";
       return kUsage;
@@ -229,7 +241,7 @@ int run_check(const CheckArgs& a) {
     region.invalid_rows = engine::InvalidRows::Flag;
     if (!o.plugin.empty()) region = engine::make_backend(o.plugin, *o.op)->envelope();
     text << backend_suite_stats(o, region);
-    text << "invalid rows: " << engine::invalid_rows_claim(region.invalid_rows, o.probe_invalid_rows) << "\n";
+    text << "invalid rows: " << engine::invalid_rows_claim(region.invalid_rows, o.probe_invalid_rows, *o.op) << "\n";
     return kPass;
   }
 
@@ -269,6 +281,20 @@ int run_check(const CheckArgs& a) {
   if (!a.no_shrink && !a.isolate) shrink_failures(results, *o.op, text);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   text << "\n" << failure_listing(results) << summary_table(results, wall);
+  text << coverage_text(results, *o.op);
+  std::optional<engine::TimingReport> timing;
+  if (a.time) {
+    try {
+      if (const std::unique_ptr<engine::Backend> timed = timed_backend(o, gpus)) {
+        timing = engine::time_backend(*timed);
+        text << timing->text();
+      } else {
+        text << "time: nothing to time: no plugin (--backend plugin:PATH) and no GPU for our kernel\n";
+      }
+    } catch (const std::exception& e) {
+      text << "time: not timed: " << e.what() << "\n";
+    }
+  }
   bool written = true;
   if (!a.json.empty()) {
     nlohmann::ordered_json opts;
@@ -281,7 +307,10 @@ int run_check(const CheckArgs& a) {
     opts["work_budget"] = o.work_budget;
     opts["gpu_work_budget"] = o.gpu_work_budget;
     opts["manifest"] = o.manifest.string();
-    written = write_report(a.json, json_report(results, wall, opts).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n") && written;
+    nlohmann::ordered_json report = json_report(results, wall, opts);
+    report["coverage"] = coverage_json(results);
+    if (timing) report["time"] = engine::timing_json(*timing, *o.op);
+    written = write_report(a.json, report.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n") && written;
   }
   if (!a.junit.empty()) written = write_report(a.junit, junit_report(results, wall, a.junit_every_case)) && written;
   if (!written) return kUsage;
@@ -315,6 +344,11 @@ void register_check(CLI::App& app) {
                   "failed case and one for the cases that passed");
   cmd->add_flag("--junit-every-case", a->junit_every_case, "With --junit, one testcase per case, passed ones too");
   cmd->add_flag("--no-progress", a->no_progress, "No progress on stderr");
+  cmd->add_flag("--time", a->time,
+                "After the verdict, time the judged backend's step per shape class (the benchmark's: decode, short and "
+                "long ring, B 1 and 64, fitted into its envelope): the median of many runs (CUDA events on a GPU, a "
+                "steady clock on the CPU) and its fraction of a plain copy's bandwidth, by the benchmark's bytes "
+                "model; timing decides nothing");
   cmd->add_flag("--no-shrink", a->no_shrink,
                 "Do not shrink failures (by default the first failing rollout of each cause is rerun smaller, up to "
                 "100 reruns or 30 s, and the smallest config line that still fails is printed beside it; never with --isolate)");

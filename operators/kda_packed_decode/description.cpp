@@ -59,6 +59,7 @@ const OperatorDescription& kda_packed_decode_operator() {
         c.random_cursors = false;
         c.flush_prob = 0;
         c.circular = c.prefix_gates = c.predecayed_keys = false;  // no ring
+        c.ring_dtype = ScalarType::BFloat16;  // the config line's default: its line leaves the ring out
         return c;
       },
       .beta_through_b = false,

@@ -16,7 +16,7 @@ from . import _abi
 # must find that module not yet imported by the package).
 LIBRARY_NAME = "libkda_harness_capi.so"
 
-EXPECTED_VERSION = 7
+EXPECTED_VERSION = 8
 
 
 def _candidates():
@@ -53,6 +53,9 @@ def _declare(lib):
                                        POINTER(c_size_t), err]),
         "kda_check_case_line": (c_int32, [POINTER(_abi.KdaPlugin), POINTER(_abi.KdaCheckOptions), c_char_p, c_size_t,
                                           POINTER(c_size_t), err]),
+        "kda_time_plugin": (c_int32, [POINTER(_abi.KdaPlugin), c_char_p, c_size_t, POINTER(c_size_t), err]),
+        "kda_shrink_case": (c_int32, [POINTER(_abi.KdaPlugin), POINTER(_abi.KdaCheckOptions), c_char_p, c_size_t,
+                                      POINTER(c_size_t), err]),
         "kda_check_suites": (c_char_p, []),
         "kda_defaults": (c_char_p, []),
         "kda_check_suites_valid": (c_int32, [c_char_p, err]),

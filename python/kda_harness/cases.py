@@ -97,6 +97,8 @@ class CaseStats:
         lines = [f"{self.cases} cases, {self.production} with K = V = 128 and a production head layout ({pct:.1f}%)"]
         for field, _ in _STAT_FIELDS:
             values = self.counts.get(field, {})
+            if not values:
+                continue
             cells = [f"{v} {n} ({100.0 * n / self.cases:.1f}%)" for v, n in sorted(values.items(), key=lambda x: order(x[0]))]
             lines.append(f"  {field:<12} " + " | ".join(cells))
         return "\n".join(lines)
@@ -112,6 +114,8 @@ def case_stats(op=None, n=1000, seed=1, *, first=0, work_budget=None, envelope=N
     for i in range(first, first + n):
         c = dict(item.split("=", 1) for item in config_line(i, seed, op, work_budget, envelope, restrict).split())
         for field, key in _STAT_FIELDS:
+            if key is not None and key not in c:
+                continue  # the operator has no words for it: its config line leaves it out
             if key is None:
                 value = f"{c['H']}/{c['HV']}"
             elif key in ("ff", "l2", "env"):

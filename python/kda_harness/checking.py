@@ -198,11 +198,11 @@ def operator_of(step_fn, op=None):
 
 def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framework=None, profile=None,
           envelope=None, first=0, work_budget=None, name=None, config=None, step_timeout=None, restrict=None,
-          isolate=False, case_timeout=None, probe_invalid_indices=False, model=None):
+          isolate=False, case_timeout=None, probe_invalid_indices=False, model=None, time=False, shrink=True):
     """Runs the suites (default: defaults()["suites"], kernel, kernel-truth and envelope, as
     `kda-harness check` runs them; kernel-contract when named; a list or comma-separated string;
     rollout and truth, their former names, are a ValueError naming the new ones) on cases
-    first .. first+n-1 (n: defaults()["cases"], 20; seed: defaults()["seed"], 1) of each of operator `op`'s against
+    first .. first+n-1 (n: defaults()["suite_cases"][op][suite]: 20, kernel-contract one per documented error input where more; seed: defaults()["seed"], 1) of each of operator `op`'s against
     step_fn, called as step_fn(mixed_qkv=..., a=..., ..., lower_bound=...) with the
     operator's tensors, of `framework` ("numpy" on the host by default; "torch" on `device`),
     that it must write in place. op (one of operators()), profile ("helion",
@@ -223,8 +223,13 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
     before it fails its case (None: no limit). isolate: each case in a forked child process,
     where a crash, an abort or a hang past case_timeout seconds fails that case with its
     replay line and the run goes on (kda_harness/_isolate.py). Returns a CheckReport; Ctrl-C
-    raises KeyboardInterrupt within a step."""
+    raises KeyboardInterrupt within a step. time: after the suites, the step timed per shape class as
+    `kda-harness check --time` times it (report.timing, printed with the report; decides nothing).
+    shrink: the first failing rollout of each cause of the kernel suites is rerun smaller, as `kda-harness
+    check` shrinks it (the C library's kda_shrink_case), and the smallest config that still fails of
+    that cause is printed beside it (CaseResult.shrunk); not with isolate."""
     device = _device_name(device)
+    given_n = n  # None: each suite's default (defaults()["suite_cases"]: kernel-contract reaches every error input)
     n = defaults()["cases"] if n is None else n
     seed = defaults()["seed"] if seed is None else seed
     if not config and not (isinstance(n, int) and not isinstance(n, bool) and n > 0):
@@ -259,7 +264,8 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
     else:
         names = suite_names(suites)  # a bad name is a ValueError before anything runs
         # made one at a time: n may be millions (a list of them took gigabytes before case 0)
-        runs = (options(suite, i, 1) for suite in names for i in range(first, first + n))
+        counts = {s: n if given_n is not None else defaults()["suite_cases"][op][s] for s in names}
+        runs = (options(suite, i, 1) for suite in names for i in range(first, first + counts[suite]))
     results, backend_name, profile_code, claims = [], name, profile, ""
     def crashed(run, why):  # the report of a case whose child died
         suite = run.suites.decode() or "kernel"
@@ -293,7 +299,48 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
                     result.rerun = rerun_call(function, result.suite, result.index, seed, result.replay, given)
                     result.traceback = plugin.tracebacks[0] if plugin.tracebacks else ""
                 results.append(result)
-    return CheckReport(backend_name, profile_code, results, claims)
+    report = CheckReport(backend_name, profile_code, results, claims)
+    if shrink and not isolate and not config:
+        with _ctrl_c_deferred(plugin):
+            for suite, _, cases in report.failure_groups()[:SHRUNK_GROUPS]:
+                first = cases[0]
+                if suite in ("kernel", "kernel-truth") and " | " not in first.replay:
+                    first.shrunk = _shrink(plugin, options(suite, 0, 0), first.replay)
+                    if first.shrunk:
+                        first.shrunk_rerun = rerun_call(function, suite, first.index, seed, first.shrunk, given)
+    if time and not config:
+        with _ctrl_c_deferred(plugin):
+            report.timing = _time(plugin)
+    return report
+
+
+# As many causes as `kda-harness check` shrinks per run (tools/check_shrink.cpp shows five per suite).
+SHRUNK_GROUPS = 5
+
+
+def _shrink(plugin, options, line):
+    """kda_shrink_case: the smallest config line that still fails of the case's cause, or ""."""
+    lib, err, needed = _lib.lib(), _abi.KdaError(), ctypes.c_size_t(0)
+    options.config = line.encode()
+    out = ctypes.create_string_buffer(1 << 12)
+    status = lib.kda_shrink_case(ctypes.byref(plugin.struct), ctypes.byref(options), out, len(out), ctypes.byref(needed),
+                                 ctypes.byref(err))
+    plugin.tracebacks = []  # the reruns' own, not the case's
+    if plugin.interrupt is not None:
+        raise plugin.interrupt
+    _status.raise_for(status, err)
+    return out.value.decode()
+
+
+def _time(plugin):
+    """kda_time_plugin: the plugin's step timed per shape class, as JSON."""
+    lib, err, needed = _lib.lib(), _abi.KdaError(), ctypes.c_size_t(0)
+    report = ctypes.create_string_buffer(1 << 16)
+    status = lib.kda_time_plugin(ctypes.byref(plugin.struct), report, len(report), ctypes.byref(needed), ctypes.byref(err))
+    if plugin.interrupt is not None:
+        raise plugin.interrupt
+    _status.raise_for(status, err)
+    return json.loads(report.value.decode())
 
 
 def suite_case_line(suite, index, seed=None, op=None, envelope=None, restrict=None, work_budget=None, model=None):

@@ -56,7 +56,7 @@ def pytest_addoption(parser):
     group.addoption("--kda-suites", default="",
                     help="comma-separated suites (default: kernel, kernel-truth, envelope, as kda-harness check; "
                          "kernel-contract when named)")
-    group.addoption("--kda-n", type=int, default=None, help="cases per suite (default 20)")
+    group.addoption("--kda-n", type=int, default=None, help="cases per suite (default: the defaults table's, 20 each, kernel-contract one per documented error input where more)")
     group.addoption("--kda-first", type=int, default=0, help="the first case of each suite (default 0)")
     group.addoption("--kda-seed", type=int, default=None, help="seed of the sample space (default 1)")
     group.addoption("--kda-device", default="cpu", help="device of the backend's tensors: cpu, cuda, cuda:1")
@@ -113,6 +113,13 @@ def option(config, name):
     """--kda-n and --kda-seed as given, else the defaults table's cases and seed."""
     given = config.getoption(name)
     return given if given is not None else defaults()[{"kda_n": "cases", "kda_seed": "seed"}[name]]
+
+
+def suite_count(config, suite):
+    """--kda-n as given, else the defaults table's count of the suite for the operator judged
+    (kernel-contract: at least one case per documented error input)."""
+    given = config.getoption("kda_n")
+    return given if given is not None else defaults()["suite_cases"][_op(config)][suite]
 
 
 def marker(suite):
@@ -184,9 +191,9 @@ class KdaSuites(pytest.Collector):
 
     def collect(self):
         config = self.config
-        first, n, seed = config.getoption("kda_first"), option(config, "kda_n"), option(config, "kda_seed")
+        first, seed = config.getoption("kda_first"), option(config, "kda_seed")
         for suite in _suites(config):
-            for i in range(first, first + n):
+            for i in range(first, first + suite_count(config, suite)):
                 name = f"{marker(suite)}[{case_id(seed, i)}]"
                 # The id as a string, parsed as pytest parses the ids --lf stored: `name[params]`.
                 yield KdaCase.from_parent(self, name=name, nodeid=f"{self.nodeid}::{name}", suite=suite, index=i)

@@ -23,6 +23,8 @@ class CaseResult:
     traceback: str = ""  # the kernel's own traceback when it raised during the case
     skipped: bool = False  # nothing to test (an envelope with nothing outside it): neither passed nor failed
     cause: str = ""        # a failure's cause, the same for failures of one kind (what reports group by)
+    shrunk: str = ""       # the smallest config line that still fails of this cause (check's shrinking), if found
+    shrunk_rerun: str = ""  # Python that reruns the shrunk case on the caller's kernel
 
     @property
     def config(self):
@@ -50,6 +52,10 @@ class CaseResult:
         labels = ["rerun on your kernel:", "replay on the CPU reference:"] if self.rerun else \
             ["replay on the CPU reference:"]
         text += "".join(f"\n    {label} {line}" for label, line in zip(labels, self.replay_lines()))
+        if self.shrunk:
+            text += f"\n    shrunk (the smallest case that still fails so): {self.shrunk_rerun or self.shrunk}"
+            flag = f" --op {self.op}" if self.op and self.op != _operators.default() else ""
+            text += f'\n    shrunk on the CPU reference: kda-harness case "{self.shrunk}"{flag}'
         if self.traceback:
             text += "\n    the kernel raised:\n" + textwrap.indent(self.traceback.rstrip("\n"), "      ")
         return text
@@ -63,6 +69,9 @@ class CheckReport:
     profile: int
     cases: list = field(default_factory=list)
     claims: str = ""  # what the kernel claims of runtime-invalid rows, and what of it was tested
+    # check(time=True): the step timed per shape class (the C library's kda_time_plugin JSON:
+    # "backend", "clock", "copy_gbps", "classes"); None when not timed. It decides nothing.
+    timing: dict = None
 
     @property
     def failures(self):
@@ -105,6 +114,8 @@ class CheckReport:
                          (f", {skip} skipped" if skip else ""))
         if self.claims:
             lines.append(f"invalid rows: {self.claims}")
+        if self.timing:
+            lines.append(timing_text(self.timing))
         for suite, cause, cases in self.failure_groups():
             lines.append(f"[{suite}] {len(cases)} failed case(s) of one cause: {cause or 'failed'}" +
                          (" (the first below; the others: report.failures)" if len(cases) > 1 else ""))
@@ -112,6 +123,21 @@ class CheckReport:
         return "\n".join(lines)
 
     __repr__ = __str__
+
+
+def timing_text(t):
+    """The timing as `kda-harness check --time` prints it: a line per shape class."""
+    lines = [f"time: {t['backend']} per step, {t['clock'] or 'not timed'} (median of the runs); a plain copy "
+             f"{t['copy_gbps']:.1f} GB/s (read + written); bytes by the benchmark's model; the same inputs every run, so a "
+             f"class that fits in a cache runs from it; timing decides nothing"]
+    for c in t["classes"]:
+        if "problem" in c:
+            lines.append(f"  {c['class']:<22} not timed: {c['problem']}")
+        else:
+            lines.append(f"  {c['class']:<22} median {c['median_us']:.1f} us ({c['p10_us']:.1f}..{c['p90_us']:.1f}, "
+                         f"{c['runs']} runs), {c['bytes'] / 1e6:.3f} MB/step, {c['gbps']:.1f} GB/s, "
+                         f"{100 * c['copy_fraction']:.1f}% of the copy")
+    return "\n".join(lines)
 
 
 def callable_expression(step_fn):

@@ -165,6 +165,26 @@ def test_the_planted_bug_copy_of_a_plugin_library_fails():
     assert {c.index for c in report.failures} <= grouped and report.failures
 
 
+def test_each_cause_shows_its_first_failure_shrunk_no_larger():
+    # The numpy planted bug (the bounded gate without its decay rate A): the engine's shrinker,
+    # through the C library, reruns the first failure of each cause smaller on the kernel.
+    report = kda_harness.check(numpy_step.replayssm_step_planted_bug, suites="kernel", n=ROLLOUTS)
+    groups = [(suite, cases) for suite, _, cases in report.failure_groups() if " | " not in cases[0].replay]
+    assert groups, str(report)
+    for suite, cases in groups:
+        first = cases[0]
+        assert first.shrunk, str(first)
+        small, large = config_of(first.shrunk), config_of(first.replay)
+        for key in ("B", "H", "HV", "K", "V", "L", "slots", "steps"):
+            assert int(small[key]) <= int(large[key]), (key, first.shrunk, first.replay)
+        assert small != large
+        assert f"shrunk (the smallest case that still fails so): kda_harness.check(" in str(report)
+        again = kda_harness.check(numpy_step.replayssm_step_planted_bug, config=first.shrunk)
+        assert not again.passed and again.failures[0].cause == first.cause
+    assert all(not c.shrunk for c in kda_harness.check(numpy_step.replayssm_step_planted_bug, suites="kernel",
+                                                       n=ROLLOUTS, shrink=False).failures)
+
+
 # Adversarial K = 1 cases whose rebuilt state cancels far below the size of its parts (the
 # decayed checkpoint and the ring records): each side rounds the parts, so the step-by-step
 # suite judges the state and the output against the parts' size (the conditioning term of
@@ -182,3 +202,17 @@ CANCELLING_K1_CASES = [
 def test_cancelling_k1_cases_pass_with_the_conditioning_term(cpu_plugin, line):
     report = kda_harness.check(cpu_plugin, config=line)
     assert report.passed, report
+
+
+@pytest.mark.skipif(not os.environ.get("KDA_CPU_PACKED_DECODE_PLUGIN"), reason="KDA_CPU_PACKED_DECODE_PLUGIN is not set")
+def test_time_reports_each_shape_class_after_the_verdict():
+    plugin = kda_harness.load_plugin(os.environ["KDA_CPU_PACKED_DECODE_PLUGIN"])
+    report = kda_harness.check(plugin, suites="kernel", n=1, time=True)
+    assert report.passed, str(report)
+    t = report.timing
+    assert t["clock"] == "steady clock" and t["copy_gbps"] > 0
+    assert [c["class"] for c in t["classes"]] == ["decode B=1", "decode B=64"]  # the packed decode: no ring classes
+    for c in t["classes"]:
+        assert c["median_us"] > 0 and c["runs"] >= 5 and c["bytes"] > 0, c
+    assert "time: plugin:cpu-example-packed-decode per step, steady clock" in str(report)
+    assert kda_harness.check(plugin, suites="kernel", n=1).timing is None  # only when asked

@@ -125,3 +125,28 @@ def test_a_step_of_another_operator_without_kda_op_is_told_the_option(pytester, 
     # With --kda-op it passes.
     run_pytest(pytester, monkeypatch, "--kda-backend", "explicit_packed:step", "--kda-op", "kda_packed_decode",
                "--kda-suites", "kernel", "--kda-n", "1").assert_outcomes(passed=1)
+
+
+@needs_cli
+@needs_packed
+def test_kernel_contract_reaches_every_error_input_by_default_everywhere(pytester, monkeypatch):
+    d = kda_harness.defaults()
+    for op in kda_harness.operators():
+        counts = d["suite_cases"][op]
+        assert counts["kernel-contract"] >= d["cases"], op
+        assert all(n == d["cases"] for suite, n in counts.items() if suite != "kernel-contract"), op
+    n = d["suite_cases"]["kda_packed_decode"]["kernel-contract"]
+    assert n > d["cases"]  # more documented error inputs than 20: V22 lies past case 19
+    # Python: every one, V22 included.
+    report = kda_harness.check(kda_harness.load_plugin(PACKED), suites="kernel-contract")
+    assert len(report.cases) == n and report.passed, str(report)
+    assert any("error input V22" in c.replay for c in report.cases)
+    # The command line: at least as many, whatever --scale leaves of its default.
+    r = cli("check", "--backend", f"plugin:{PACKED}", "--suites", "kernel-contract", "--scale", "0.001", "--no-progress",
+            "--json", "-")
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert [s["cases"] for s in json.loads(r.stdout)["suites"]] == [n]
+    # pytest: the same cases collected.
+    listed = run_pytest(pytester, monkeypatch, "--kda-backend", f"plugin:{PACKED}", "--kda-suites", "kernel-contract",
+                        "--co", "-q").stdout.str()
+    assert len([line for line in listed.splitlines() if line.startswith("kda::kda_kernel_contract[")]) == n

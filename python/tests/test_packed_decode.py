@@ -88,7 +88,9 @@ def test_arguments_the_operator_does_not_take_are_type_errors():
 def test_cases_are_the_operators():
     for c in kda_harness.cases(op=OP, n=6, seed=5):
         cfg = config_of(c.config)
-        assert (cfg["L"], cfg["ff"], cfg["a3d"], cfg["dt2d"]) == ("1", "0", "0", "0")
+        # its own words: no ring, ring length, cursor, flush or force_flush in its config line
+        assert not {"L", "ring", "ff", "flush", "rcur", "circ", "pgc"} & set(cfg), c.config
+        assert (cfg["a3d"], cfg["dt2d"]) == ("0", "0")
         assert c.op == OP and set(c.tensors) == set(kda_harness.case(c.config, op=OP).tensors)
         dims = kda_harness.validate(op=OP, **c.kwargs(), check_values=True)
         assert (dims.B, dims.K, dims.V, dims.L) == (int(cfg["B"]), int(cfg["K"]), int(cfg["V"]), 0)
@@ -108,7 +110,7 @@ def test_the_numpy_packed_step_passes_every_suite():
     report = kda_harness.check(numpy_packed_step.packed_decode_step, op=OP, suites=kda_harness.suites(), n=ROLLOUTS)
     assert report.passed, str(report)
     assert len(report.cases) == 4 * ROLLOUTS
-    assert all(config_of(c.replay)["L"] == "1" for c in report.cases)
+    assert not any("L" in config_of(c.replay) or "ring" in config_of(c.replay) for c in report.cases)  # no ring
 
 
 def test_the_numpy_packed_step_passes_every_error_input():

@@ -1,9 +1,10 @@
-// Per-step statistics of timed units (CPU only, so the CPU tests cover them).
+// Per-step statistics of timed units (median, nearest-rank percentiles): the benchmark's and
+// `check --time`'s (CPU code, so the CPU tests cover them).
 #pragma once
 #include <cstdint>
 #include <vector>
 
-namespace kda::bench {
+namespace kda::engine {
 
 struct Stats {
   double median_us = 0, p10_us = 0, p90_us = 0;  // per step
@@ -18,4 +19,4 @@ struct Stats {
 // steps_per_unit. Empty input gives samples = 0.
 Stats summarize(std::vector<double> unit_us, int64_t steps_per_unit);
 
-}  // namespace kda::bench
+}  // namespace kda::engine

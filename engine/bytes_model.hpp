@@ -14,11 +14,15 @@
 // Per step (not per row): A_log (HV) and dt_bias (HV*G) are read once.
 // G, the gates per value head: K (KDA, one per key channel) or 1 (GDN, scalar_gate).
 // Each tensor counts at its own dtype's size.
+// The one model of it: the benchmark (bench/) and `check --time` (engine/step_timing.hpp) both
+// count a step's bytes here, from the same shape (model_shape of a case config).
 #pragma once
 #include <cstdint>
 #include <vector>
 
-namespace kda::bench {
+#include "cases/case_config.hpp"
+
+namespace kda::engine {
 
 struct ModelShape {
   int64_t H = 32, HV = 32, K = 128, V = 128, L = 8;
@@ -42,6 +46,10 @@ struct StepBytes {
   StepBytes& operator+=(const StepBytes& o) { read += o.read; write += o.write; return *this; }
 };
 
+// The shape of a case config's step: its dims, each tensor's dtype size, whether force_flush
+// is present and whether the gate is one per value head (gate=head).
+ModelShape model_shape(const CaseConfig& c);
+
 // One row's bytes (the per-step parameters excluded).
 StepBytes row_bytes(const ModelShape& s, const RowStep& r);
 // A whole step: the per-step parameters plus every row.
@@ -53,4 +61,4 @@ StepBytes cycle_average_bytes(const ModelShape& s, int64_t B);
 // The plain decode of the same shape (L = 1: every step reads and writes the whole state).
 StepBytes plain_decode_bytes(const ModelShape& s, int64_t B);
 
-}  // namespace kda::bench
+}  // namespace kda::engine

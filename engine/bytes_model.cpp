@@ -1,8 +1,23 @@
-#include "bench/bytes_model.hpp"
+#include "engine/bytes_model.hpp"
 
 #include <stdexcept>
 
-namespace kda::bench {
+#include "contract/scalar_type.hpp"
+
+namespace kda::engine {
+
+ModelShape model_shape(const CaseConfig& c) {
+  ModelShape m;
+  m.H = c.H, m.HV = c.HV, m.K = c.K, m.V = c.V, m.L = c.L;
+  m.act = static_cast<int64_t>(size_of(c.act_dtype));
+  m.state = static_cast<int64_t>(size_of(c.state_dtype));
+  m.d_ring = m.k_ring = static_cast<int64_t>(size_of(c.ring_dtype));
+  m.out = static_cast<int64_t>(size_of(c.out_dtype));
+  m.index = static_cast<int64_t>(size_of(c.index_dtype));
+  m.force_flush_present = c.force_flush;
+  m.scalar_gate = c.gate_per_head;
+  return m;
+}
 
 StepBytes row_bytes(const ModelShape& s, const RowStep& r) {
   StepBytes b;
@@ -51,4 +66,4 @@ StepBytes plain_decode_bytes(const ModelShape& s, int64_t B) {
   return uniform_step_bytes(plain, B, 0, true);
 }
 
-}  // namespace kda::bench
+}  // namespace kda::engine

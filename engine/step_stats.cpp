@@ -1,9 +1,9 @@
-#include "bench/stats.hpp"
+#include "engine/step_stats.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-namespace kda::bench {
+namespace kda::engine {
 
 Stats summarize(std::vector<double> unit_us, int64_t steps_per_unit) {
   Stats s;
@@ -22,4 +22,4 @@ Stats summarize(std::vector<double> unit_us, int64_t steps_per_unit) {
   return s;
 }
 
-}  // namespace kda::bench
+}  // namespace kda::engine
