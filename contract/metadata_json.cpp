@@ -184,7 +184,7 @@ nlohmann::ordered_json call_metadata_json(const StepArgs& args, std::span<const 
   nlohmann::ordered_json j;
   for (const TensorField& f : kStepTensors)
     if (!optional_tensor(f.name) && f.get(args)) j[std::string(f.name)] = tensor_json(*f.get(args));
-  if (!args.mixed_qkv) throw std::invalid_argument("call_metadata_json: `mixed_qkv` is null");
+  if (j.empty()) throw std::invalid_argument("call_metadata_json: the call has no tensor");
   // A call with write_pos (a ReplaySSM's) names force_flush, null when absent; an operator
   // without write_pos takes no force_flush either. cache_base is written where present.
   if (args.write_pos || args.force_flush)

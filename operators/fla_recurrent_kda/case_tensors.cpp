@@ -40,7 +40,8 @@ CaseConfig fit_fla_case(CaseConfig c) {
   c.a_3d = c.dt_bias_2d = c.gate_per_head = false;
   c.force_flush = c.random_cursors = false;
   c.flush_prob = 0;
-  c.circular = c.prefix_gates = false;
+  c.circular = c.prefix_gates = c.predecayed_keys = false;  // no ring
+  c.ring_dtype = ScalarType::BFloat16;  // the config line's default: its line leaves the ring out
   if (c.tokens == 0) {
     const Counter keys(c.seed, static_cast<Stream>(kKeysStream));
     c.tokens = keys.bernoulli(0, 0.5) ? 1 : 2 + static_cast<int64_t>(keys.below(1, 3));
