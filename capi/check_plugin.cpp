@@ -188,7 +188,7 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
       try {
         const engine::PlannedCase planned = engine::plan_suite_case(*suite, *backend, draws, i);
         o.replay = engine::planned_line(planned, backend->op());
-        o.skipped = planned.kind == engine::PlannedCase::Kind::NothingOutside;
+        o.skipped = planned.kind == engine::PlannedCase::Kind::NothingToTest;
         const engine::CaseInFlight flight(o.replay);
         const engine::CaseReport r = engine::run_suite_case(*suite, *backend, draws, i);
         o.pass = r.pass();

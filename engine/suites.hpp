@@ -65,7 +65,8 @@ struct PlannedCase {
     InvalidRow,       // the rollout with one row made runtime-invalid at one token (`call` says how)
     InvalidRowProbe,  // the same on a backend that claims nothing of such rows: reported, never failed
     OutsideEnvelope,  // a call just outside the backend's envelope (`call`: why), which must be refused
-    NothingOutside,   // the envelope suite on a backend whose envelope is the whole contract: passes
+    NothingToTest,    // skipped (`problem` says why): the envelope suite on a backend whose envelope is
+                      // the whole contract, the kernel-contract suite of an operator without documented error inputs
     ErrorInput,       // one documented check's error input (`call`: "error input ID"), refused with its message
   };
   Kind kind = Kind::NoCase;

@@ -243,7 +243,7 @@ TEST(Suites, AnOutsideCaseExistsOnlyWhereSomethingLiesOutsideAndSaysWhat) {
   EXPECT_TRUE(reasons(strided, "envelope", 12).empty());
   EXPECT_TRUE(reasons(strided, "kernel", 40).empty());
   const GdnFunctionBackend b([](const StepArgs&) {}, strided);
-  EXPECT_EQ(plan_suite_case(*find_suite("envelope"), b, draws, 0).kind, PlannedCase::Kind::NothingOutside);
+  EXPECT_EQ(plan_suite_case(*find_suite("envelope"), b, draws, 0).kind, PlannedCase::Kind::NothingToTest);
   // K >= 64: K = 32 stays outside, and says so.
   Envelope k64 = strided;
   k64.k_min = 64;

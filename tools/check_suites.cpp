@@ -251,7 +251,7 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
     // A suite with nothing to test is skipped, saying why, never counted as passed.
     if (info.drawn && gpu_skip.empty() && count > 0) {
       const engine::PlannedCase first = engine::plan_suite_case(info, *judged(0), engine::SuiteDraws{o.seed}, 0);
-      if (first.kind == engine::PlannedCase::Kind::NothingOutside) s.skip_reason = first.problem;
+      if (first.kind == engine::PlannedCase::Kind::NothingToTest) s.skip_reason = first.problem;
     }
     if (backend) s.backend = judged_name;
     s.jobs = o.jobs;
