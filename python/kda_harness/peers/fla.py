@@ -3,10 +3,7 @@ functions of the harness's operators (docs/fla-recurrent-decode.md):
 
 - kda_step: fla.ops.kda.fused_recurrent.fused_recurrent_kda_fwd, the continuous-batching decode
   (a state pool updated in place at ssm_state_indices, speculative decoding through
-  num_accepted_tokens), as operator fla_recurrent_kda;
-- gdn_step: fla.ops.gated_delta_rule.fused_recurrent_gated_delta_rule, the per-sequence
-  recurrence (initial_state read, the final state returned), as operator fla_recurrent_gdn; the
-  returned state is copied into the harness's final_state.
+  num_accepted_tokens), as operator fla_recurrent_kda.
 
     import kda_harness
     from kda_harness.peers import fla
@@ -44,20 +41,5 @@ def kda_step(q, k, v, g, beta, initial_state, ssm_state_indices, out, A_log=None
                             lower_bound=lower_bound, out=out)
 
 
-def gdn_step(q, k, v, g, beta, initial_state, final_state, out, A_log=None, dt_bias=None, scale=None,
-             use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False, use_beta_sigmoid_in_kernel=False,
-             allow_neg_eigval=False, state_v_first=False):
-    from fla.ops.gated_delta_rule import fused_recurrent_gated_delta_rule
-
-    o, state = fused_recurrent_gated_delta_rule(
-        q=q, k=k, v=v, g=g, beta=beta, scale=scale, initial_state=initial_state, output_final_state=True,
-        use_qk_l2norm_in_kernel=use_qk_l2norm_in_kernel, use_gate_in_kernel=use_gate_in_kernel, A_log=A_log,
-        dt_bias=dt_bias, use_beta_sigmoid_in_kernel=use_beta_sigmoid_in_kernel, allow_neg_eigval=allow_neg_eigval,
-        state_v_first=state_v_first)
-    out.copy_(o)
-    final_state.copy_(state)
-
-
-for _step, _op in ((kda_step, "fla_recurrent_kda"), (gdn_step, "fla_recurrent_gdn")):
-    _step.kda_op = _op
-    _step.kda_envelope = ENVELOPE
+kda_step.kda_op = "fla_recurrent_kda"
+kda_step.kda_envelope = ENVELOPE
