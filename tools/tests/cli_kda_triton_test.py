@@ -102,6 +102,8 @@ class KdaTritonValidate(unittest.TestCase):
     def test_kda_triton_cuda_backend_refuses_the_operator(self):
         r = run(["case", "B=2 H=2 HV=2 K=32 V=16 L=4 slots=3 a3d=1 dt2d=1", *OP, "--backend", "cuda"])
         self.assertNotEqual(r.returncode, 0)
+        if "this build has no CUDA kernel" in r.stdout + r.stderr:
+            self.skipTest("this build has no CUDA kernel (KDA_ENABLE_CUDA=OFF): it refuses every operator alike")
         self.assertIn("kda_triton_replayssm", r.stdout + r.stderr)
 
 
