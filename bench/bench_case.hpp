@@ -6,12 +6,12 @@
 #include <string>
 
 #include "bench/bench_operators.hpp"
-#include "engine/bytes_model.hpp"
+#include "engine/reports/bytes_model.hpp"
 #include "contract/scalar_type.hpp"
 
 namespace kda::bench {
 
-// The bytes model is the engine's (engine/bytes_model.hpp), shared with `check --time`.
+// The bytes model is the engine's (engine/reports/bytes_model.hpp), shared with `check --time`.
 using engine::ModelShape;
 using engine::RowStep;
 using engine::StepBytes;

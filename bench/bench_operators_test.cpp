@@ -4,7 +4,7 @@
 #include <string>
 
 #include "bench/bench_operators.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include "bench/bench_case.hpp"
 #include "bench/bench_timing.hpp"
 #include "bench/bench_workspace.hpp"
-#include "engine/bytes_model.hpp"
+#include "engine/reports/bytes_model.hpp"
 
 namespace kda::bench {
 

@@ -10,11 +10,11 @@
 #include <functional>
 #include <vector>
 
-#include "engine/step_stats.hpp"
+#include "engine/reports/step_stats.hpp"
 
 namespace kda::bench {
 
-// The statistics are the engine's (engine/step_stats.hpp), shared with `check --time`.
+// The statistics are the engine's (engine/reports/step_stats.hpp), shared with `check --time`.
 using engine::Stats;
 using engine::summarize;
 

@@ -1,7 +1,7 @@
 // CPU unit test of the bytes-moved model. The expected counts are written out term by term
 // from semantics.md (one term per tensor, each at its dtype size), independently of the
 // model's code, on a small shape where every term is distinct.
-#include "engine/bytes_model.hpp"
+#include "engine/reports/bytes_model.hpp"
 
 #include <gtest/gtest.h>
 

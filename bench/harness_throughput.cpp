@@ -6,7 +6,7 @@
 #include "cases/case_config.hpp"
 #include "cases/case_tensors.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
-#include "engine/truth_oracle.hpp"
+#include "engine/oracles/truth_oracle.hpp"
 
 namespace {
 

@@ -19,7 +19,7 @@
 #include "bench/bench_runner.hpp"
 #include "bench/bench_workspace.hpp"
 #include "contract/host_tensor.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "kernels/device_tensor.hpp"
 
 namespace kb = kda::bench;

@@ -1,5 +1,5 @@
 // CPU test of the benchmark's statistics: median, nearest-rank percentiles, per-step scaling.
-#include "engine/step_stats.hpp"
+#include "engine/reports/step_stats.hpp"
 
 #include <gtest/gtest.h>
 

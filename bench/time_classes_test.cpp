@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "bench/bench_case.hpp"
-#include "engine/operator_words.hpp"
-#include "engine/step_timing.hpp"
+#include "engine/description/operator_words.hpp"
+#include "engine/driver/step_timing.hpp"
 
 namespace kda::bench {
 namespace {

@@ -5,13 +5,13 @@
 #include "capi/status.hpp"
 #include "capi/work_budget.hpp"
 #include "cases/case_tensors.hpp"
-#include "engine/backend_cases.hpp"
-#include "engine/case_driver.hpp"
-#include "engine/envelope.hpp"
-#include "engine/operator.hpp"
-#include "engine/operator_words.hpp"
-#include "engine/plugin_call.hpp"
-#include "engine/replayssm_sample_space.hpp"
+#include "engine/driver/backend_cases.hpp"
+#include "engine/driver/case_driver.hpp"
+#include "engine/description/envelope.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/operator_words.hpp"
+#include "engine/backends/plugin_call.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
 
 namespace {
 

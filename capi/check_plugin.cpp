@@ -1,6 +1,6 @@
 // kda_check_plugin: the engine's judgement of a plugin (engine/) as an implementation of the
 // operator it names (its `op`: that operator's cases, reference, truth and error inputs), by
-// the drawn backend suites of the harness's one table (engine/suites.hpp: kernel,
+// the drawn backend suites of the harness's one table (engine/driver/suites.hpp: kernel,
 // kernel-truth, envelope, kernel-contract), each case run by the engine's suite runner, as
 // `kda-harness check --backend plugin:PATH --suites S --seed N --gpu-work-budget B` runs case i
 // of S. The
@@ -18,16 +18,16 @@
 
 #include "capi/status.hpp"
 #include "capi/work_budget.hpp"
-#include "engine/operator_words.hpp"
-#include "engine/failure_cause.hpp"
-#include "engine/fatal_signal.hpp"
-#include "engine/plugin_backend.hpp"
-#include "engine/restriction.hpp"
-#include "engine/run_case.hpp"
-#include "engine/defaults.hpp"
-#include "engine/shrink.hpp"
-#include "engine/step_timing_json.hpp"
-#include "engine/suites.hpp"
+#include "engine/description/operator_words.hpp"
+#include "engine/reports/failure_cause.hpp"
+#include "engine/driver/fatal_signal.hpp"
+#include "engine/backends/plugin_backend.hpp"
+#include "engine/description/restriction.hpp"
+#include "engine/driver/run_case.hpp"
+#include "engine/driver/defaults.hpp"
+#include "engine/driver/shrink.hpp"
+#include "engine/driver/step_timing_json.hpp"
+#include "engine/driver/suites.hpp"
 
 namespace kda::capi {
 namespace {
@@ -38,11 +38,11 @@ struct Outcome {
   bool pass = true;
   std::string replay, detail;
   bool skipped = false;  // nothing to test (an envelope with nothing outside it): not a pass
-  std::string cause;     // a failure's cause (engine/failure_cause.hpp): reports group by it
+  std::string cause;     // a failure's cause (engine/reports/failure_cause.hpp): reports group by it
 };
 
 std::string describe(const engine::CaseReport& r) {
-  // A case that ran no rollout (engine/suites.hpp: it says what it was): its failure, or what it checked.
+  // A case that ran no rollout (engine/driver/suites.hpp: it says what it was): its failure, or what it checked.
   if (!r.what.empty() || !r.outside_envelope.empty())
     return r.failure.empty() ? (r.note.empty() ? r.what : r.note) : r.failure;
   // One line of counts, then one per quantity compared and the failure, so that a failure
@@ -127,7 +127,7 @@ nlohmann::ordered_json suite_cases() {
   return j;
 }
 
-// The plugin's step timed per shape class (engine/step_timing.hpp), as JSON.
+// The plugin's step timed per shape class (engine/driver/step_timing.hpp), as JSON.
 std::string time_plugin(const kda_plugin& plugin) {
   kda_check_options none{};
   none.profile = -1;
@@ -137,7 +137,7 @@ std::string time_plugin(const kda_plugin& plugin) {
 }
 
 // The failing case of options.config (as run_check's config case runs it) shrunk on the plugin
-// (engine/shrink.hpp): the smallest config line that still fails of its cause, "" when the case
+// (engine/driver/shrink.hpp): the smallest config line that still fails of its cause, "" when the case
 // passes or nothing smaller fails.
 std::string shrink_plugin_case(const kda_plugin& plugin, const kda_check_options& opt) {
   if (opt.config == nullptr) throw std::invalid_argument("options->config must name the failing case's config line");

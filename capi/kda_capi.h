@@ -69,7 +69,7 @@ KDA_CAPI_EXPORT int32_t kda_reference_step(const kda_call* call, int32_t roundin
 /* Case `index` of the sample space of `seed`, drawn with about `work_budget` reference work
  * (<= 0: the default) inside `envelope` (NULL: none) as the backend suites draw (K and V
  * uniform over the powers of two it allows, one case in five a production shape; see
- * engine/backend_cases.hpp) and made one of operator `op`'s
+ * engine/driver/backend_cases.hpp) and made one of operator `op`'s
  * (NULL: the default): its one-line config, the line `kda-harness case "<line>" --op OP`
  * replays. */
 KDA_CAPI_EXPORT int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budget, const kda_envelope* envelope,
@@ -117,7 +117,7 @@ typedef struct kda_check_options {
  * " | outside the envelope: WHY" (envelope, and one kernel case in ten) or " | at token T,
  * row R's ..." (one kernel case in five where the plugin declares KDA_INVALID_ROWS_RAISE, or
  * " | probe: at token T, ..." with probe_invalid_rows); the suites are the harness's one table's
- * (engine/suites.hpp, `kda-harness check --list`). A name that is no suite of
+ * (engine/driver/suites.hpp, `kda-harness check --list`). A name that is no suite of
  * kda_check_suites() is KDA_BAD_ARGUMENT (a former name, rollout or truth, says the new one). 
  * Returns KDA_OK when the suites ran (whatever they found), KDA_BUFFER_TOO_SMALL with *needed
  * set when the report does not fit, else an error. */
@@ -143,7 +143,7 @@ KDA_CAPI_EXPORT int32_t kda_time_plugin(const kda_plugin* plugin, char* report, 
 /* Version 8: a failing case of the kernel suites shrunk, as `kda-harness check` shrinks it: options->config
  * names the case (a replay of kda_check_plugin's report), options->suites "kernel" (against the
  * reference) or "kernel-truth" (against the float64 truth). The case is run again; where it fails, it
- * is rerun smaller (fewer tokens, rows and heads, smaller K, V and ring; engine/shrink.hpp) and the
+ * is rerun smaller (fewer tokens, rows and heads, smaller K, V and ring; engine/driver/shrink.hpp) and the
  * smallest config line that still fails of the same cause is written to `line`, no larger than the
  * case in any dimension; "" where the case passes, is no rollout (its replay names a call after
  * " | ") or nothing smaller fails. KDA_OK, KDA_BUFFER_TOO_SMALL with *needed set, or an error. */
@@ -154,7 +154,7 @@ KDA_CAPI_EXPORT int32_t kda_shrink_case(const kda_plugin* plugin, const kda_chec
  * whose cases are drawn (kernel, kernel-truth, envelope, kernel-contract). */
 KDA_CAPI_EXPORT const char* kda_check_suites(void);
 
-/* The defaults of every entry point (engine/defaults.hpp: the command line's, this library's and
+/* The defaults of every entry point (engine/driver/defaults.hpp: the command line's, this library's and
  * its front ends'), as one JSON object, NUL-terminated, owned by the library:
  *   {"op": the default operator (a plugin is judged as its own), "seed": 1, "profile": "helion" (of
  *    a callable that declares none), "suites": kda_check_options' default, "cli_suites": `kda-harness

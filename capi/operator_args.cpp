@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "engine/plugin_call.hpp"
+#include "engine/backends/plugin_call.hpp"
 
 namespace kda::capi {
 

@@ -6,7 +6,7 @@
 
 #include "contract/step_args.hpp"
 #include "contract/step_fields.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "kda_harness/plugin.h"
 
 namespace kda::capi {

@@ -1,6 +1,6 @@
-// The default size of drawn rollout cases: the defaults table's (engine/defaults.hpp).
+// The default size of drawn rollout cases: the defaults table's (engine/driver/defaults.hpp).
 #pragma once
-#include "engine/defaults.hpp"
+#include "engine/driver/defaults.hpp"
 
 namespace kda::capi {
 

@@ -1,5 +1,5 @@
 // libFuzzer target: bytes -> the metadata of all sixteen arguments (metadata_decoder.hpp) ->
-// the contract of every operator of the table (engine/operator.hpp), each on the arguments it
+// the contract of every operator of the table (engine/description/operator.hpp), each on the arguments it
 // takes (OperatorDescription::bind). Its validate must accept, or raise exactly one catalog
 // error; the oracle (contract_oracle.hpp) judges either answer. Further properties of one call:
 //   - the backend's device check comes last: a call rejected for Backend::Any is rejected
@@ -26,8 +26,8 @@
 #include "contract/metadata_json.hpp"
 #include "contract/step_fields.hpp"
 #include "contract/validate.hpp"
-#include "engine/contract_restatement.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/contract_restatement.hpp"
+#include "engine/description/operator.hpp"
 #include "fuzz/contract_oracle.hpp"
 #include "fuzz/fdp_chooser.hpp"
 #include "fuzz/fuzz_finding.hpp"

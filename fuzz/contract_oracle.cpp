@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "contract/error_catalog.hpp"
-#include "engine/contract_restatement.hpp"
+#include "engine/description/contract_restatement.hpp"
 
 namespace kda::fuzz {
 

@@ -3,7 +3,7 @@
 //     its message matched by that entry's messagePattern and by no other's; equal to the
 //     entry's message where the entry has no placeholders.
 //   - Where the operator's description restates its contract (restated_contract,
-//     engine/contract_restatement.hpp: the conditions written again on the raw metadata,
+//     engine/description/contract_restatement.hpp: the conditions written again on the raw metadata,
 //     sharing no code path with validate()), also: a rejection's message equal to the one the
 //     restatement rebuilds from the metadata, and the raised check's own condition true for the
 //     call (an X-STRIDES rejection needs a negative stride, or two elements of a written tensor
@@ -17,7 +17,7 @@
 
 #include "contract/contract_error.hpp"
 #include "contract/validate.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 
 namespace kda::fuzz {
 

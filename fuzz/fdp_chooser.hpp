@@ -6,7 +6,7 @@
 
 #include <numeric>
 
-#include "engine/chooser.hpp"
+#include "engine/description/chooser.hpp"
 
 namespace kda::fuzz {
 

@@ -1,7 +1,7 @@
 // Kernel fuzz target (g++ + the nvcc-built kernel; there is no clang CUDA here, so it runs
 // under the plain driver replay_main.cpp: corpus files and/or -runs=N random inputs, also
 // under compute-sanitizer). Bytes -> a valid CaseConfig (the sample space of
-// engine/replayssm_sample_space.hpp under the GPU suites' limits: K up to 256, V up to 128,
+// engine/description/replayssm_sample_space.hpp under the GPU suites' limits: K up to 256, V up to 128,
 // L up to 70, B up to 8; or, readable, a first line "case: <one-line config>") plus, per
 // (token, row), an optional out-of-range runtime value written into the KERNEL's copy of the
 // index tensors before the step: a slot just past the pool, the index dtype's maximum, a
@@ -10,7 +10,7 @@
 // reference's side, so a flush value of the kernel's copy alone would diverge by design.)
 // Raw values that would land on a VALID slot or cursor are moved out of range (a valid but different slot or cursor would read the case's NaN-poisoned unused
 // slots and ring records, which is not what this target asks about).
-// The rollout (engine/run_case.hpp) then checks, at every step: the kernel's
+// The rollout (engine/driver/run_case.hpp) then checks, at every step: the kernel's
 // row status flags equal the host's plan, every rejected row wrote zeros to out and touched
 // nothing else (byte footprint of every written tensor, device guard regions), and the
 // accepted rows match reference::replayssm_step within the dtype-derived bounds.
@@ -38,11 +38,11 @@
 #include <vector>
 
 #include "contract/tensor_view.hpp"
-#include "engine/replayssm_sample_space.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
 #include "fuzz/fdp_chooser.hpp"
 #include "fuzz/fuzz_finding.hpp"
-#include "engine/backend.hpp"
-#include "engine/run_case.hpp"
+#include "engine/backends/backend.hpp"
+#include "engine/driver/run_case.hpp"
 
 namespace {
 

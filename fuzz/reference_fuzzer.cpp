@@ -1,5 +1,5 @@
 // libFuzzer target: bytes -> a small valid CaseConfig (the sample space of
-// engine/replayssm_sample_space.hpp read through fdp_chooser.hpp; WellConditioned or
+// engine/description/replayssm_sample_space.hpp read through fdp_chooser.hpp; WellConditioned or
 // Adversarial values) -> the key property of the reference: a rollout of ReplaySSM steps
 // equals the plain float64 recurrence, outputs at every token and checkpoints after every
 // flush, within the tolerance model (reference/tolerance.hpp). Three models are rolled out:
@@ -18,10 +18,10 @@
 #include <typeinfo>
 
 #include "cases/case_config.hpp"
-#include "engine/replayssm_sample_space.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
 #include "fuzz/fdp_chooser.hpp"
 #include "fuzz/fuzz_finding.hpp"
-#include "engine/truth_oracle.hpp"
+#include "engine/oracles/truth_oracle.hpp"
 
 namespace {
 

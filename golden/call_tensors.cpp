@@ -1,7 +1,7 @@
 #include "golden/call_tensors.hpp"
 
 #include "contract/step_fields.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 
 namespace kda::golden {
 

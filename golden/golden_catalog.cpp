@@ -3,7 +3,7 @@
 #include <set>
 #include <stdexcept>
 
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 
 namespace kda::golden {
 namespace {

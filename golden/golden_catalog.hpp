@@ -1,9 +1,9 @@
 // The curated golden set: every operator's golden cases (OperatorDescription::golden_cases,
-// engine/golden_spec.hpp), in the table's order (operators/operator_table.cpp).
+// engine/description/golden_spec.hpp), in the table's order (operators/operator_table.cpp).
 #pragma once
 #include <vector>
 
-#include "engine/golden_spec.hpp"
+#include "engine/description/golden_spec.hpp"
 
 namespace kda::golden {
 

@@ -8,8 +8,8 @@
 #include "cases/row_padding.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
-#include "engine/case_breaking.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/case_breaking.hpp"
+#include "engine/description/operator.hpp"
 #include "golden/call_tensors.hpp"
 #include "reference/rounding.hpp"
 

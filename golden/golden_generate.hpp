@@ -1,10 +1,10 @@
-// The generator of the golden set: a spec (engine/golden_spec.hpp) -> a GoldenCase whose
+// The generator of the golden set: a spec (engine/description/golden_spec.hpp) -> a GoldenCase whose
 // expected results are computed by the CPU reference of the spec's operator with the kernel's
 // rounding points (Rounding::Kernel). Deterministic: the same spec gives the same case, bit
 // for bit (no time, no randomness beyond the case's seed). Throws GenerationError for a spec
 // that does not hold.
 #pragma once
-#include "engine/golden_spec.hpp"
+#include "engine/description/golden_spec.hpp"
 #include "golden/golden_case.hpp"
 
 namespace kda::golden {

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 
 namespace kda::golden {
 

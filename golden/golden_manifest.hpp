@@ -11,7 +11,7 @@
 namespace kda::golden {
 
 // The operator a case file without kda.op, or a manifest entry without "op", is a case of: the
-// default operator (engine/operator.hpp).
+// default operator (engine/description/operator.hpp).
 std::string default_op();
 
 struct ManifestEntry {

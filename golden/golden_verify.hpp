@@ -1,7 +1,7 @@
 // Verification of a golden case on a backend (the CPU reference, the CUDA kernel, ...), in
 // one engine::CaseReport.
 //
-// Step cases are played by the engine's one driver (engine/run_case.hpp: refusals, row
+// Step cases are played by the engine's one driver (engine/driver/run_case.hpp: refusals, row
 // status, footprint and guards checked at every step) on working copies of the case's
 // inputs, with the file's expected tensors as the oracle:
 //   - out of every step against expected.out, per output head, with the floors of
@@ -27,14 +27,14 @@
 #include <string>
 
 #include "contract/step_args.hpp"
-#include "engine/backend.hpp"
-#include "engine/case_report.hpp"
+#include "engine/backends/backend.hpp"
+#include "engine/reports/case_report.hpp"
 #include "golden/golden_case.hpp"
 #include "reference/compare.hpp"
 
 namespace kda::golden {
 
-// The backend's profile decides the bounds (engine/profile.hpp); a backend that reports row
+// The backend's profile decides the bounds (engine/description/profile.hpp); a backend that reports row
 // status or guard regions has them checked after every step.
 engine::CaseReport verify_case(const GoldenCase& c, engine::Backend& backend);
 

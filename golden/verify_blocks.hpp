@@ -12,9 +12,9 @@
 
 #include "contract/host_tensor.hpp"
 #include "contract/step_args.hpp"
-#include "engine/case_report.hpp"
-#include "engine/operator.hpp"
-#include "engine/profile.hpp"
+#include "engine/reports/case_report.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/profile.hpp"
 #include "golden/golden_case.hpp"
 #include "reference/compare.hpp"
 #include "reference/layer_inputs.hpp"

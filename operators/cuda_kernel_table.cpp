@@ -1,9 +1,9 @@
 // The table of our CUDA kernel's launchers, one per operator folder's cuda_launch.cpp (CUDA
-// builds only), by the operator's name: engine/cuda_kernel.hpp.
+// builds only), by the operator's name: engine/backends/cuda_kernel.hpp.
 #include <utility>
 
-#include "engine/cuda_kernel.hpp"
-#include "engine/operator.hpp"
+#include "engine/backends/cuda_kernel.hpp"
+#include "engine/description/operator.hpp"
 #include "operators/gdn_replayssm/description.hpp"
 #include "operators/kda_packed_decode/description.hpp"
 #include "operators/kda_replayssm/description.hpp"

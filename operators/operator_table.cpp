@@ -1,6 +1,6 @@
 // The table of operators: the one place that names every operator folder. The first is the
 // default (what a call, a command line or a file means when it names none).
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "operators/kda_packed_decode/description.hpp"
 #include "operators/gdn_replayssm/description.hpp"
 #include "operators/fla_recurrent_kda/description.hpp"

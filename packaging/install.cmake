@@ -2,7 +2,7 @@
 # library, the plugin ABI header, our kernel's plugin and pkg-config files. A consumer writes
 #   find_package(kda_harness 0.1...0.9 REQUIRED COMPONENTS engine)
 #   target_link_libraries(my_tests PRIVATE kda_harness::engine)
-# and includes "kda_harness/engine/backend.hpp", "kda_harness/plugin.h", ... (one prefix).
+# and includes "kda_harness/engine/backends/backend.hpp", "kda_harness/plugin.h", ... (one prefix).
 # Components, one export set each (kda_harnessConfig.cmake loads those asked for and what they
 # need; none asked for: all but kernels):
 #   contract   kda_harness::contract: validate(), the error catalog, call metadata
@@ -28,7 +28,7 @@ if(KDA_ENABLE_CUDA)
   # The engine without our kernel, from the same objects: consumers of `engine` need no CUDA.
   add_library(kda_engine_cpu STATIC
               "$<FILTER:$<TARGET_OBJECTS:kda_engine>,EXCLUDE,/(gpu_probe_cuda|device_mirror|cuda_backend)\\.cpp\\.o$>"
-              ${PROJECT_SOURCE_DIR}/engine/gpu_probe_none.cpp ${PROJECT_SOURCE_DIR}/engine/cuda_backend_none.cpp)
+              ${PROJECT_SOURCE_DIR}/engine/backends/gpu_probe_none.cpp ${PROJECT_SOURCE_DIR}/engine/backends/cuda_backend_none.cpp)
   target_link_libraries(kda_engine_cpu PUBLIC kda_plugin_support kda_reference kda_cases kda_contract kda_project_options
                         dlpack::dlpack fmt::fmt-header-only ${CMAKE_DL_LIBS})
   set(kda_component_engine kda_plugin_support kda_engine_cpu)

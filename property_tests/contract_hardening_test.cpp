@@ -11,7 +11,7 @@
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
-#include "engine/replayssm_call.hpp"
+#include "engine/description/replayssm_call.hpp"
 #include "property_tests/rc_chooser.hpp"
 
 namespace kda::test {

@@ -5,7 +5,7 @@
 #include "contract/metadata_json.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/validate.hpp"
-#include "engine/replayssm_call.hpp"
+#include "engine/description/replayssm_call.hpp"
 #include "operators/kda_replayssm/error_inputs.hpp"
 
 namespace kda::test {

@@ -8,7 +8,7 @@
 
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
-#include "engine/replayssm_call.hpp"
+#include "engine/description/replayssm_call.hpp"
 #include "operators/kda_replayssm/error_inputs.hpp"
 #include "property_tests/rc_chooser.hpp"
 

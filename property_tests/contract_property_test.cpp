@@ -1,4 +1,4 @@
-// The contract's main property, for every operator of the table (engine/operator.hpp): a
+// The contract's main property, for every operator of the table (engine/description/operator.hpp): a
 // random VALID call is accepted with the right dims; a random set of the operator's error
 // inputs then raises the id and exact message of the earliest mutated check, and every raised
 // message matches exactly one catalog pattern, an entry that names the operator. The case
@@ -14,7 +14,7 @@
 #include "contract/tensor_view.hpp"
 #include "contract/torch_view.hpp"
 #include "contract/validate.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "property_tests/rc_chooser.hpp"
 
 namespace kda::test {

@@ -4,7 +4,7 @@
 // taken whole; the oracle prepares while the step is in flight; whatever the step writes or
 // refuses is judged after finish_step as after step(). And the token prefetch (the next
 // token's inputs made on a helper thread) gives fill_token's bytes, and the helper threads'
-// items (engine/spare_cores.hpp) run once each. KDA_FILL_THREADS=3 gives every case helper
+// items (engine/oracles/spare_cores.hpp) run once each. KDA_FILL_THREADS=3 gives every case helper
 // threads, also on a machine of two cores.
 #include <gtest/gtest.h>
 
@@ -24,14 +24,14 @@
 #include "cases/case_tensors.hpp"
 #include "contract/step_fields.hpp"
 #include "contract/tensor_view.hpp"
-#include "engine/backend.hpp"
-#include "engine/backend_cases.hpp"
-#include "engine/oracle.hpp"
-#include "engine/phase_times.hpp"
-#include "engine/run_case.hpp"
-#include "engine/replayssm_sample_space.hpp"
-#include "engine/spare_cores.hpp"
-#include "engine/token_prefetch.hpp"
+#include "engine/backends/backend.hpp"
+#include "engine/driver/backend_cases.hpp"
+#include "engine/oracles/oracle.hpp"
+#include "engine/reports/phase_times.hpp"
+#include "engine/driver/run_case.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/oracles/spare_cores.hpp"
+#include "engine/driver/token_prefetch.hpp"
 #include "reference/rounding.hpp"
 
 namespace kda::engine {
@@ -45,7 +45,7 @@ std::byte* bytes_of(const DLTensor& t) { return static_cast<std::byte*>(t.data) 
 class AsyncReference final : public Backend {
  public:
   // Its tensors are its own copies, not lent host memory: the driver does not lend them
-  // through host guard regions (engine/host_guards.hpp), as for a GPU backend.
+  // through host guard regions (engine/driver/host_guards.hpp), as for a GPU backend.
   explicit AsyncReference(const OperatorDescription& op = default_operator()) : op_(op) {
     envelope_.device = Device::Cuda;
     envelope_.invalid_rows = InvalidRows::Raise;  // the reference step's

@@ -1,4 +1,4 @@
-// Guard regions of host backends (engine/host_guards.hpp): a backend that computes on host
+// Guard regions of host backends (engine/driver/host_guards.hpp): a backend that computes on host
 // memory (the reference, a CPU plugin, a Python callable) and writes past a tensor it was lent
 // fails the case, naming the tensor; one that stays inside passes as before.
 #include <gtest/gtest.h>
@@ -6,8 +6,8 @@
 #include <cstring>
 
 #include "cases/case_config.hpp"
-#include "engine/function_backend.hpp"
-#include "engine/run_case.hpp"
+#include "engine/backends/function_backend.hpp"
+#include "engine/driver/run_case.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::engine {

@@ -7,14 +7,14 @@
 #include <set>
 
 #include "cases/case_tensors.hpp"
-#include "engine/backend_cases.hpp"
-#include "engine/function_backend.hpp"
-#include "engine/operator.hpp"
-#include "engine/plugin_backend.hpp"
-#include "engine/production_shapes.hpp"
-#include "engine/replayssm_sample_space.hpp"
-#include "engine/run_case.hpp"
-#include "engine/suites.hpp"
+#include "engine/driver/backend_cases.hpp"
+#include "engine/backends/function_backend.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/backends/plugin_backend.hpp"
+#include "engine/description/production_shapes.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/driver/run_case.hpp"
+#include "engine/driver/suites.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::engine {

@@ -8,7 +8,7 @@
 
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 
 namespace kda::engine {
 namespace {

@@ -11,11 +11,11 @@
 
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
-#include "engine/case_report.hpp"
-#include "engine/element_note.hpp"
-#include "engine/operator.hpp"
+#include "engine/reports/case_report.hpp"
+#include "engine/reports/element_note.hpp"
+#include "engine/description/operator.hpp"
 #include "reference/compare.hpp"
-#include "engine/row_plan.hpp"
+#include "engine/description/row_plan.hpp"
 
 namespace kda::engine {
 namespace {

@@ -1,4 +1,4 @@
-// The one check that a refused call wrote nothing (engine/row_plan.hpp's any_change, which
+// The one check that a refused call wrote nothing (engine/description/row_plan.hpp's any_change, which
 // the driver, refusal_problem, golden error cases, the C library's contract suite and the fuzz
 // oracle call) sees a write to any one tensor of any operator's call, and names it: for each
 // operator of the table and each argument of contract/step_fields.hpp's table that the
@@ -12,8 +12,8 @@
 
 #include "cases/case_tensors.hpp"
 #include "contract/step_fields.hpp"
-#include "engine/operator.hpp"
-#include "engine/row_plan.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/row_plan.hpp"
 
 namespace kda::engine {
 namespace {

@@ -1,14 +1,14 @@
-// The operator's own words (engine/operator_words.hpp): an operator without a ring reads no
+// The operator's own words (engine/description/operator_words.hpp): an operator without a ring reads no
 // ring, ring length, cursor, flush or force_flush in its config lines, summaries, envelope or
 // case statistics; one with a ring reads them all. Its shorter config line replays the same case.
 #include <gtest/gtest.h>
 
 #include <regex>
 
-#include "engine/backend_cases.hpp"
-#include "engine/case_report.hpp"
-#include "engine/operator_words.hpp"
-#include "engine/replayssm_sample_space.hpp"
+#include "engine/driver/backend_cases.hpp"
+#include "engine/reports/case_report.hpp"
+#include "engine/description/operator_words.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
 
 namespace kda::engine {
 namespace {

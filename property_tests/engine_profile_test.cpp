@@ -1,7 +1,7 @@
 // Each rounding profile's bound is as tight as that profile needs: a TF32-sized deviation of
 // the outputs fails under the Helion profile and passes under the Triton one, ten times as
 // much fails under both; keys rounded through a narrower out dtype fail Helion, pass Triton.
-// And each profile's CPU emulation (engine/emulation_backend.hpp), rounding to nearest or
+// And each profile's CPU emulation (engine/backends/emulation_backend.hpp), rounding to nearest or
 // every rounding point the worst way, stays within the bounds its profile is judged by.
 #include <gtest/gtest.h>
 
@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "contract/tensor_view.hpp"
-#include "engine/function_backend.hpp"
-#include "engine/replayssm_sample_space.hpp"
-#include "engine/run_case.hpp"
+#include "engine/backends/function_backend.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/driver/run_case.hpp"
 #include "plugins/cpu_example/tensor_access.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
 

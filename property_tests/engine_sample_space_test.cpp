@@ -11,9 +11,9 @@
 #include "contract/error_catalog.hpp"
 #include "contract/tensor_view.hpp"
 #include "contract/catalog_message.hpp"
-#include "engine/backend_cases.hpp"
-#include "engine/counter_chooser.hpp"
-#include "engine/replayssm_sample_space.hpp"
+#include "engine/driver/backend_cases.hpp"
+#include "engine/description/counter_chooser.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
 
 namespace kda::engine {
 namespace {

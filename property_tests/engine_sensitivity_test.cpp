@@ -4,9 +4,9 @@
 // were when these ceilings were measured (`kda-harness sensitivity --cases 20`, seed 1).
 #include <gtest/gtest.h>
 
-#include "engine/backend.hpp"
-#include "engine/run_case.hpp"
-#include "engine/sensitivity.hpp"
+#include "engine/backends/backend.hpp"
+#include "engine/driver/run_case.hpp"
+#include "engine/driver/sensitivity.hpp"
 
 namespace kda::engine {
 namespace {

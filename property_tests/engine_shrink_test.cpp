@@ -1,11 +1,11 @@
-// Shrinking (engine/shrink.hpp) and failure causes (engine/failure_cause.hpp): a failure that
+// Shrinking (engine/driver/shrink.hpp) and failure causes (engine/reports/failure_cause.hpp): a failure that
 // depends on a few dimensions shrinks to exactly their threshold and the least of every other,
 // never past what the operator takes; causes group failures of one kind whatever their numbers.
 #include <gtest/gtest.h>
 
-#include "engine/failure_cause.hpp"
-#include "engine/operator.hpp"
-#include "engine/shrink.hpp"
+#include "engine/reports/failure_cause.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/driver/shrink.hpp"
 
 namespace kda::engine {
 namespace {

@@ -14,7 +14,7 @@ target_compile_definitions(engine_backend_test PRIVATE
   KDA_CPU_EXAMPLE_PLUGIN="$<TARGET_FILE:kda_cpu_example>")
 add_dependencies(engine_backend_test kda_cpu_example)
 
-# The driver's phase timers (engine/phase_times.hpp): with KDA_PHASE_TIMES set, a process
+# The driver's phase timers (engine/reports/phase_times.hpp): with KDA_PHASE_TIMES set, a process
 # that ran a case prints its table at exit; without it, nothing.
 set(kda_phase_case "B=2 H=1 HV=2 K=8 V=8 L=3 slots=3 steps=4 seed=3")
 add_test(NAME engine.phase_times_printed COMMAND kda-harness case "${kda_phase_case}")

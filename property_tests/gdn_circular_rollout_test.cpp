@@ -16,7 +16,7 @@
 #include <fmt/format.h>
 
 #include "cases/case_tensors.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "operators/gdn_replayssm/plain_recurrence.hpp"
 #include "reference/rounding.hpp"
 

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "cases/case_tensors.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/plain_recurrence.hpp"
 #include "reference/rounding.hpp"

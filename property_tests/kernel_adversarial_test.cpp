@@ -13,8 +13,8 @@
 
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
-#include "engine/cuda_backend.hpp"
-#include "engine/run_case.hpp"
+#include "engine/backends/cuda_backend.hpp"
+#include "engine/driver/run_case.hpp"
 
 namespace kda::testing {
 using ::kda::engine::CaseReport;

@@ -1,5 +1,5 @@
 // Our kernel's GDN step on circular rings (spec/circular-replay.md) against the CPU reference,
-// through the engine's one driver (engine/run_case.hpp): at every step out, the checkpoint and
+// through the engine's one driver (engine/driver/run_case.hpp): at every step out, the checkpoint and
 // the d, k and g records within the kernel's profile bounds of the reference's (the reference
 // models the kernel's rounding points), the row status the host plan predicts, and no byte
 // outside the step's footprint changed (other slots, ring records other than phys(w), the
@@ -19,8 +19,8 @@
 #include "cases/case_tensors.hpp"
 #include "cases/rng.hpp"
 #include "contract/ring_protocol.hpp"
-#include "engine/cuda_backend.hpp"
-#include "engine/run_case.hpp"
+#include "engine/backends/cuda_backend.hpp"
+#include "engine/driver/run_case.hpp"
 #include "operators/gdn_replayssm/description.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/gpu_probe.hpp"
+#include "engine/backends/gpu_probe.hpp"
 
 namespace kda::testing {
 

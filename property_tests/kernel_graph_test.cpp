@@ -9,9 +9,9 @@
 
 #include "cases/case_tensors.hpp"
 #include "kernels/replayssm_decode.hpp"
-#include "engine/device_mirror.hpp"
+#include "engine/backends/device_mirror.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
-#include "engine/row_plan.hpp"
+#include "engine/description/row_plan.hpp"
 
 namespace kda::testing {
 using ::kda::engine::DeviceMirror;

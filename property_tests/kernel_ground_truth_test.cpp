@@ -10,9 +10,9 @@
 #include <sstream>
 
 #include "property_tests/rc_chooser.hpp"
-#include "engine/cuda_backend.hpp"
-#include "engine/run_case.hpp"
-#include "engine/truth_oracle.hpp"
+#include "engine/backends/cuda_backend.hpp"
+#include "engine/driver/run_case.hpp"
+#include "engine/oracles/truth_oracle.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 #include "reference/tolerance.hpp"
 

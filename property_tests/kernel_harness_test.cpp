@@ -1,5 +1,5 @@
 // The GPU suites' checking machinery, tested on the CPU (so CI runs it): the rollout driver
-// of engine/run_case.hpp with the CPU reference as the subject passes, and each kind of fault
+// of engine/driver/run_case.hpp with the CPU reference as the subject passes, and each kind of fault
 // a kernel could have (a byte written outside its footprint, a wrong row status, an output
 // left unwritten, a perturbed checkpoint or ring record, a damaged guard region) is caught.
 #include <gtest/gtest.h>
@@ -11,9 +11,9 @@
 
 #include "contract/validate.hpp"
 #include "property_tests/rc_chooser.hpp"
-#include "engine/function_backend.hpp"
-#include "engine/run_case.hpp"
-#include "engine/row_plan.hpp"
+#include "engine/backends/function_backend.hpp"
+#include "engine/driver/run_case.hpp"
+#include "engine/description/row_plan.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::testing {

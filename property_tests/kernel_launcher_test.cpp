@@ -12,7 +12,7 @@
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
 #include "kernels/replayssm_decode.hpp"
-#include "engine/device_mirror.hpp"
+#include "engine/backends/device_mirror.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 
 namespace kda::testing {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "cases/case_tensors.hpp"
-#include "engine/device_mirror.hpp"
+#include "engine/backends/device_mirror.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 
 namespace kda::testing {

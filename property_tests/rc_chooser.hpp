@@ -3,7 +3,7 @@
 // shapes). Draws are made at RapidCheck's nominal size, so every value of a range is drawn
 // from the first case on (the size parameter would otherwise keep early cases tiny).
 // gen_case, gen_call_config and gen_mutation_set are the sample space's generators
-// (engine/replayssm_sample_space.hpp, engine/error_inputs.hpp).
+// (engine/description/replayssm_sample_space.hpp, engine/description/error_inputs.hpp).
 #pragma once
 #include <rapidcheck.h>
 
@@ -11,10 +11,10 @@
 #include <ostream>
 
 #include "cases/case_config.hpp"
-#include "engine/chooser.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/chooser.hpp"
+#include "engine/description/operator.hpp"
 #include "operators/kda_replayssm/error_inputs.hpp"
-#include "engine/replayssm_sample_space.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
 
 namespace kda {
 // RapidCheck prints a failing CaseConfig as its one-line form (replayable with

@@ -10,7 +10,7 @@
 #include <cstring>
 
 #include "cases/case_tensors.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
 

@@ -14,7 +14,7 @@
 
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
-#include "engine/truth_oracle.hpp"
+#include "engine/oracles/truth_oracle.hpp"
 
 namespace kda::testing {
 namespace {

@@ -10,12 +10,12 @@
 #include <cmath>
 
 #include "cases/case_tensors.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
-#include "engine/reference_backend.hpp"
-#include "engine/run_case.hpp"
-#include "engine/truth_oracle.hpp"
+#include "engine/backends/reference_backend.hpp"
+#include "engine/driver/run_case.hpp"
+#include "engine/oracles/truth_oracle.hpp"
 #include "reference/tolerance.hpp"
 
 namespace kda::testing {

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
-"""The include graph's two rules (README.md, "Layout"):
+"""The include graph's rules (README.md, "Layout"):
   - nothing under engine/ includes a file of operators/ (the engine knows operators only
     through the table, operators/operator_table.cpp);
+  - engine/'s subfolders are layers: a file includes from its own subfolder or one listed
+    before it in ENGINE_LAYERS (a description is read by reports, reports by backends, ...,
+    the driver stands on all of them), so no two of them depend on each other;
   - no two files include each other, directly or through others, where a source and its header
     (x.cpp, x.hpp, x.cu, x.cuh) count as one: a cycle means neither can be read, built or
     tested without the other.
@@ -14,6 +17,7 @@ import sys
 
 SUFFIXES = (".cpp", ".hpp", ".cu", ".cuh", ".h", ".c")
 SKIP_DIRS = {".git", "build", "node_modules", "__pycache__"}
+ENGINE_LAYERS = ("description", "reports", "backends", "oracles", "driver")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -31,6 +35,23 @@ def resolve(root, including, target):
         candidate = os.path.normpath(os.path.join(base, target))
         if os.path.isfile(os.path.join(root, candidate)):
             return candidate
+    return None
+
+
+def engine_layer(path):
+    parts = path.split(os.sep)
+    return parts[1] if len(parts) > 2 and parts[0] == "engine" else None
+
+
+def engine_layer_problem(path, resolved):
+    """A file of engine/A/ including engine/B/ where B comes after A in ENGINE_LAYERS."""
+    a, b = engine_layer(path), engine_layer(resolved)
+    if a is None or b is None or a == b:
+        return None
+    if a not in ENGINE_LAYERS or b not in ENGINE_LAYERS:
+        return f"{path} includes {resolved}: every engine/ subfolder must be one of {', '.join(ENGINE_LAYERS)}"
+    if ENGINE_LAYERS.index(b) > ENGINE_LAYERS.index(a):
+        return f"{path} includes {resolved}: engine/{a}/ comes before engine/{b}/ ({' < '.join(ENGINE_LAYERS)})"
     return None
 
 
@@ -93,6 +114,9 @@ def main():
                 continue
             if path.startswith("engine" + os.sep) and resolved.startswith("operators" + os.sep):
                 problems.append(f"{path} includes {resolved}: engine/ must not include operators/")
+            layer_problem = engine_layer_problem(path, resolved)
+            if layer_problem:
+                problems.append(layer_problem)
             a, b = module(path), module(resolved)
             if a != b:
                 edges.setdefault(a, set()).add(b)
@@ -105,7 +129,7 @@ def main():
         print(p)
     if problems:
         return 1
-    print(f"includes: {len(edges)} modules with includes, no engine/ -> operators/ include, no cycle")
+    print(f"includes: {len(edges)} modules with includes, no engine/ -> operators/ include, engine/ layered, no cycle")
     return 0
 
 

@@ -15,7 +15,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/fatal_signal.hpp"
+#include "engine/driver/fatal_signal.hpp"
 #include "tools/child_group.hpp"
 
 namespace kda::cli {

@@ -9,7 +9,7 @@
 #pragma once
 #include <string>
 
-#include "engine/case_report.hpp"
+#include "engine/reports/case_report.hpp"
 #include "tools/check_runner.hpp"
 
 namespace kda::cli {

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <map>
 
-#include "engine/failure_cause.hpp"
+#include "engine/reports/failure_cause.hpp"
 
 namespace kda::cli {
 namespace {

@@ -12,7 +12,7 @@ namespace kda::cli {
 
 // The JSON report's "schema_version": 2 added it, each failure's "case" and each suite's
 // "failures_left_out" (failures beyond those run_suite kept, counted but not listed); 3 each
-// failure's "cause" (engine/failure_cause.hpp) and, where check shrank it, "shrunk"; 4 "coverage"
+// failure's "cause" (engine/reports/failure_cause.hpp) and, where check shrank it, "shrunk"; 4 "coverage"
 // (what the backend suites' rollouts tested) and, with --time, "time" (tools/check_time.hpp).
 constexpr int kJsonSchemaVersion = 4;
 

@@ -12,7 +12,7 @@
 #include <system_error>
 #include <thread>
 
-#include "engine/fatal_signal.hpp"
+#include "engine/driver/fatal_signal.hpp"
 
 namespace kda::cli {
 

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend_cases.hpp"
-#include "engine/case_report.hpp"
+#include "engine/driver/backend_cases.hpp"
+#include "engine/reports/case_report.hpp"
 
 namespace kda::cli {
 

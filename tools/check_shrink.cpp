@@ -6,9 +6,9 @@
 #include <set>
 #include <string>
 
-#include "engine/backend.hpp"
-#include "engine/failure_cause.hpp"
-#include "engine/shrink.hpp"
+#include "engine/backends/backend.hpp"
+#include "engine/reports/failure_cause.hpp"
+#include "engine/driver/shrink.hpp"
 
 namespace kda::cli {
 namespace {

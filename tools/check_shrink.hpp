@@ -1,6 +1,6 @@
-// After `kda-harness check`'s suites: the first failing rollout of each cause (engine/failure_cause.hpp)
+// After `kda-harness check`'s suites: the first failing rollout of each cause (engine/reports/failure_cause.hpp)
 // in the suites that judge a backend on drawn rollouts (kernel, kernel-truth) is rerun smaller
-// (engine/shrink.hpp) until no smaller config fails of the same cause; its CaseReport::shrunk
+// (engine/driver/shrink.hpp) until no smaller config fails of the same cause; its CaseReport::shrunk
 // then holds the replay of the smallest, which the failure listing and the JSON report print
 // beside the original. Mutated cases (an invalid row), golden and envelope cases keep their
 // own replay lines and are not shrunk.
@@ -8,7 +8,7 @@
 #include <ostream>
 #include <vector>
 
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "tools/check_runner.hpp"
 
 namespace kda::cli {

@@ -8,15 +8,15 @@
 #include <mutex>
 #include <utility>
 
-#include "engine/backend_cases.hpp"
-#include "engine/cuda_backend.hpp"
-#include "engine/restriction.hpp"
+#include "engine/driver/backend_cases.hpp"
+#include "engine/backends/cuda_backend.hpp"
+#include "engine/description/restriction.hpp"
 #include "golden/golden_verify.hpp"
-#include "engine/reference_backend.hpp"
-#include "engine/replayssm_sample_space.hpp"
-#include "engine/run_case.hpp"
-#include "engine/suites.hpp"
-#include "engine/truth_oracle.hpp"
+#include "engine/backends/reference_backend.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/driver/run_case.hpp"
+#include "engine/driver/suites.hpp"
+#include "engine/oracles/truth_oracle.hpp"
 #include "reference/rounding.hpp"
 #include "tools/contract_sweep.hpp"
 
@@ -142,7 +142,7 @@ std::string suite_check_line(const std::string& backend, std::string_view suite,
                      seed, suite, i + 1, restrict_flag, i, what.empty() ? "" : ": " + what);
 }
 
-// A drawn backend suite (engine/suites.hpp's runner) on the judged backend. Its replay line is
+// A drawn backend suite (engine/driver/suites.hpp's runner) on the judged backend. Its replay line is
 // the `kda-harness case` line of the case's call where a config line says it, else the check
 // that reruns the suite up to it.
 void drawn_suite(SuiteSpec& s, const engine::SuiteInfo& info, const engine::SuiteDraws& draws, const BackendMaker& judged,

@@ -1,4 +1,4 @@
-// The suites of `kda-harness check` (engine/suites.hpp's table: names, default case counts,
+// The suites of `kda-harness check` (engine/driver/suites.hpp's table: names, default case counts,
 // seeds) made runnable on this machine. The CPU defaults are sized to finish in about a minute on a laptop-class CPU (about 50 s on the
 // 2-core development machine); the GPU suites' (which run only where a GPU is, on hosts
 // with many cores) take about half a minute on one H200 with 16 cores.
@@ -15,10 +15,10 @@
 
 #include "golden/golden_set.hpp"
 #include "tools/check_runner.hpp"
-#include "engine/backend.hpp"
-#include "engine/defaults.hpp"
-#include "engine/gpu_probe.hpp"
-#include "engine/suites.hpp"
+#include "engine/backends/backend.hpp"
+#include "engine/driver/defaults.hpp"
+#include "engine/backends/gpu_probe.hpp"
+#include "engine/driver/suites.hpp"
 
 namespace kda::cli {
 
@@ -33,10 +33,10 @@ struct CheckOptions {
   bool cuda_required = false;             // --backend cuda: a missing GPU is a failure, not a skip
   std::vector<int> gpus;                  // empty: every usable GPU
   int jobs = 1;
-  double work_budget = 3e7;               // reference work per random rollout (engine/replayssm_sample_space.hpp)
+  double work_budget = 3e7;               // reference work per random rollout (engine/description/replayssm_sample_space.hpp)
   double gpu_work_budget = 2e7;
   std::filesystem::path manifest;         // the golden set
-  // Where the backend suites sample, inside the backend's envelope (engine/restriction.hpp);
+  // Where the backend suites sample, inside the backend's envelope (engine/description/restriction.hpp);
   // the text is what --restrict was given, for replay lines.
   engine::Envelope restriction;
   std::string restriction_text;
@@ -54,7 +54,7 @@ using BackendMaker = std::function<std::unique_ptr<engine::Backend>(int worker)>
 std::vector<SuiteSpec> build_suites(const CheckOptions& options, const engine::GpuProbe& gpus, const golden::LoadedSet& golden);
 
 // The distribution of the cases the random backend suites (kernel, kernel-truth) of `options`
-// draw inside `envelope` narrowed by the options' restriction (engine/backend_cases.hpp), one
+// draw inside `envelope` narrowed by the options' restriction (engine/driver/backend_cases.hpp), one
 // block per suite; nothing is run.
 std::string backend_suite_stats(const CheckOptions& options, const engine::Envelope& envelope);
 

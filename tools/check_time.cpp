@@ -2,8 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/operator_words.hpp"
-#include "engine/suites.hpp"
+#include "engine/description/operator_words.hpp"
+#include "engine/driver/suites.hpp"
 
 namespace kda::cli {
 namespace {

@@ -1,6 +1,6 @@
 // What `check` adds after the verdict: the coverage of the backend suites (what the cases that
 // ran tested, in the operator's words) and, with --time, the judged backend's step timed per
-// shape class (engine/step_timing.hpp). Neither decides pass or fail.
+// shape class (engine/driver/step_timing.hpp). Neither decides pass or fail.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>

@@ -13,16 +13,16 @@
 
 #include "golden/golden_verify.hpp"
 #include "golden/safetensors.hpp"
-#include "engine/truth_oracle.hpp"
-#include "engine/backend.hpp"
-#include "engine/case_driver.hpp"
-#include "engine/fatal_signal.hpp"
-#include "engine/refusal.hpp"
-#include "engine/run_case.hpp"
+#include "engine/oracles/truth_oracle.hpp"
+#include "engine/backends/backend.hpp"
+#include "engine/driver/case_driver.hpp"
+#include "engine/driver/fatal_signal.hpp"
+#include "engine/oracles/refusal.hpp"
+#include "engine/driver/run_case.hpp"
 #include "tools/argument_checks.hpp"
 #include "tools/case_budget.hpp"
-#include "engine/operator.hpp"
-#include "engine/operator_words.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/operator_words.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
@@ -159,7 +159,7 @@ void register_case(CLI::App& app) {
                   "Refuse a config line of more reference work than this (rollout_work plus 1e3 a step; default 1e10, a few minutes)")
       ->check(finite_positive_at_most(kMaxWorkBudget));
   cmd->callback([a] {
-    engine::install_fatal_signal_report();  // a fault on a guard page is named (engine/guard_pages.hpp)
+    engine::install_fatal_signal_report();  // a fault on a guard page is named (engine/driver/guard_pages.hpp)
     const bool file = std::filesystem::is_regular_file(a->target) || a->target.ends_with(".safetensors");
     set_exit_code(file ? run_file(*a) : run_config(*a));
   });

@@ -17,12 +17,12 @@
 #include <iostream>
 #include <thread>
 
-#include "engine/defaults.hpp"
-#include "engine/fatal_signal.hpp"
-#include "engine/backend_cases.hpp"
-#include "engine/production_shapes.hpp"
-#include "engine/replayssm_sample_space.hpp"
-#include "engine/restriction.hpp"
+#include "engine/driver/defaults.hpp"
+#include "engine/driver/fatal_signal.hpp"
+#include "engine/driver/backend_cases.hpp"
+#include "engine/description/production_shapes.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/description/restriction.hpp"
 #include "golden/atomic_file.hpp"
 #include "golden/golden_set.hpp"
 #include "tools/argument_checks.hpp"
@@ -33,9 +33,9 @@
 #include "tools/check_report.hpp"
 #include "tools/check_suites.hpp"
 #include "tools/check_time.hpp"
-#include "engine/step_timing_json.hpp"
-#include "engine/cuda_backend.hpp"
-#include "engine/operator.hpp"
+#include "engine/driver/step_timing_json.hpp"
+#include "engine/backends/cuda_backend.hpp"
+#include "engine/description/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
@@ -62,7 +62,7 @@ bool judges_backend(const SuiteSpec& spec) {
   return info != nullptr && info->judges_backend && static_cast<bool>(spec.replay);
 }
 
-// The table of suites (engine/suites.hpp): name, what it judges (the harness on the CPU, or the
+// The table of suites (engine/driver/suites.hpp): name, what it judges (the harness on the CPU, or the
 // backend), default case count (set: the golden set's), seed (the --seed plus an offset), and
 // what it checks.
 std::string suite_list() {

@@ -1,8 +1,8 @@
 // `kda-harness emulate [--op OP] [--backend emulate:PROFILE[:directed]]... [--cases N]`: the error
-// analysis checked against the CPU emulations of the rounding profiles (engine/emulation_backend.hpp).
+// analysis checked against the CPU emulations of the rounding profiles (engine/backends/emulation_backend.hpp).
 // Each emulation runs N drawn cases (one in four with adversarial values; nine in ten of the
 // reference fuzzer's small shapes, one in ten of the check's shapes up to K = V = 128) through
-// the suites a kernel of its profile faces (engine/suites.hpp's names): step by step against
+// the suites a kernel of its profile faces (engine/driver/suites.hpp's names): step by step against
 // the CPU reference ("kernel") and against the float64 recurrence ("kernel-truth"). Prints, per emulation, suite and
 // quantity, the worst error / bound ratio and the case it came from. Exit 0 only when no
 // emulation exceeds its bounds anywhere.
@@ -16,11 +16,11 @@
 #include <memory>
 #include <thread>
 
-#include "engine/backend.hpp"
-#include "engine/replayssm_sample_space.hpp"
-#include "engine/run_case.hpp"
+#include "engine/backends/backend.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/driver/run_case.hpp"
 #include "tools/exit_code.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {

@@ -9,7 +9,7 @@
 
 #include "contract/error_catalog.hpp"
 #include "contract/error_catalog_export.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {

@@ -12,10 +12,10 @@
 #include "golden/golden_regen.hpp"
 #include "golden/golden_set.hpp"
 #include "reference/rounding.hpp"
-#include "engine/backend.hpp"
-#include "engine/reference_backend.hpp"
+#include "engine/backends/backend.hpp"
+#include "engine/backends/reference_backend.hpp"
 #include "golden/golden_verify.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {

@@ -16,8 +16,8 @@
 #include <memory>
 #include <thread>
 
-#include "engine/gpu_probe.hpp"
-#include "engine/production_shapes.hpp"
+#include "engine/backends/gpu_probe.hpp"
+#include "engine/description/production_shapes.hpp"
 #include "golden/golden_set.hpp"
 #include "tools/argument_checks.hpp"
 #include "tools/case_budget.hpp"

@@ -1,5 +1,5 @@
 // `kda-harness sensitivity [--op OP] [--backend B] [--tensor T]... [--dtype D]... [--suite S]...`:
-// how small a deviation each suite notices (engine/sensitivity.hpp). For every tensor the
+// how small a deviation each suite notices (engine/driver/sensitivity.hpp). For every tensor the
 // operator writes (out, state; with rings d, k, g), every dtype of it and every suite, the
 // smallest k (1, 2, 4, ...) at which backend B with what it writes to that tensor moved by k
 // units of the dtype's roundoff fails within --cases cases of well-conditioned values.
@@ -8,9 +8,9 @@
 
 #include <memory>
 
-#include "engine/sensitivity.hpp"
+#include "engine/driver/sensitivity.hpp"
 #include "tools/exit_code.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {

@@ -11,7 +11,7 @@
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 #include "tools/argument_checks.hpp"
 #include "tools/subcommands.hpp"
 #include "tools/validate_explain.hpp"

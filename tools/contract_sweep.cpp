@@ -5,8 +5,8 @@
 
 #include "contract/error_catalog.hpp"
 #include "contract/validate.hpp"
-#include "engine/counter_chooser.hpp"
-#include "engine/replayssm_sample_space.hpp"
+#include "engine/description/counter_chooser.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
 
 namespace kda::cli {
 namespace {

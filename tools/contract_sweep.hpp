@@ -1,5 +1,5 @@
 // The contract suites of `kda-harness check`: random VALID calls (metadata only) drawn from
-// the sample space (engine/replayssm_sample_space.hpp) within a suite's limits must pass
+// the sample space (engine/description/replayssm_sample_space.hpp) within a suite's limits must pass
 // validate() with the dims they were built with; then the same calls broken by sets of error
 // inputs (operators/kda_replayssm/error_inputs.hpp) must fail with the EARLIEST broken check's catalog
 // id and exact message, a message that matches exactly one catalog entry's pattern.
@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
-#include "engine/operator.hpp"
-#include "engine/sample_space.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/sample_space.hpp"
 
 namespace kda::cli {
 

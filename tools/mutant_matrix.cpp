@@ -8,8 +8,8 @@
 #include <stdexcept>
 #include <thread>
 
-#include "engine/fatal_signal.hpp"
-#include "engine/gpu_probe.hpp"
+#include "engine/driver/fatal_signal.hpp"
+#include "engine/backends/gpu_probe.hpp"
 #include "tools/check_suites.hpp"
 
 namespace kda::cli {
@@ -105,7 +105,7 @@ FoundPlugins find_plugins(const std::filesystem::path& dir, const PluginFamily& 
 }
 
 const std::vector<std::string>& mutant_suites() {
-  // The backend suites of the default check, in the order it runs them (engine/suites.hpp).
+  // The backend suites of the default check, in the order it runs them (engine/driver/suites.hpp).
   static const std::vector<std::string> suites = [] {
     std::vector<std::string> s;
     for (const engine::SuiteInfo& info : engine::suite_table())

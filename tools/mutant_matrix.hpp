@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/operator.hpp"
-#include "engine/production_shapes.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/production_shapes.hpp"
 #include "golden/golden_set.hpp"
 
 namespace kda::cli {

@@ -1,7 +1,7 @@
 #include <vector>
 
-#include "engine/backend.hpp"
-#include "engine/operator.hpp"
+#include "engine/backends/backend.hpp"
+#include "engine/description/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {

@@ -10,7 +10,7 @@ struct OperatorDescription;
 }
 
 namespace kda::cli {
-// --op NAME, one of the operator table's (engine/operator.hpp: its help lists them all), into
+// --op NAME, one of the operator table's (engine/description/operator.hpp: its help lists them all), into
 // `op` (which holds the default operator until given).
 CLI::Option* add_op_option(CLI::App* cmd, std::string& op);  // op_option.cpp
 // The operator a subcommand judges: --op where given (make_backend then refuses a plugin of

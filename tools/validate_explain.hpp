@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "contract/step_args.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 
 namespace kda::cli {
 

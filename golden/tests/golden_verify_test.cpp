@@ -5,7 +5,7 @@
 // after the case went through the safetensors form.
 #include <gtest/gtest.h>
 
-#include "engine/function_backend.hpp"
+#include "engine/backends/function_backend.hpp"
 
 #include <cmath>
 #include <cstring>

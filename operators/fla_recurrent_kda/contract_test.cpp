@@ -5,7 +5,7 @@
 
 #include "contract/contract_error.hpp"
 #include "contract/host_tensor.hpp"
-#include "engine/replayssm_call.hpp"
+#include "engine/description/replayssm_call.hpp"
 #include "operators/fla_recurrent_kda/contract.hpp"
 #include "operators/fla_recurrent_kda/description.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/replayssm_sample_space.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
 #include "operators/fla_recurrent_kda/case_tensors.hpp"
 #include "operators/fla_recurrent_kda/contract.hpp"
 #include "operators/fla_recurrent_kda/driver.hpp"

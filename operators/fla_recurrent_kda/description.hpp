@@ -4,8 +4,8 @@
 #pragma once
 #include <vector>
 
-#include "engine/error_inputs.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/error_inputs.hpp"
+#include "engine/description/operator.hpp"
 
 namespace kda::engine {
 

@@ -1,4 +1,4 @@
-// How the engine's driver plays fla_recurrent_kda's cases (engine/case_driver.hpp): its own
+// How the engine's driver plays fla_recurrent_kda's cases (engine/driver/case_driver.hpp): its own
 // tensors, rows (a row's start slot from num_accepted_tokens, its T written slots), footprint
 // (out, and the pool's slots its live rows name), and oracles (oracles.cpp).
 #pragma once
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/case_driver.hpp"
+#include "engine/driver/case_driver.hpp"
 
 namespace kda::engine {
 

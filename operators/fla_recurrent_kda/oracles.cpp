@@ -13,7 +13,7 @@
 #include <span>
 #include <utility>
 
-#include "engine/profile.hpp"
+#include "engine/description/profile.hpp"
 #include "operators/fla_recurrent_kda/contract.hpp"
 #include "operators/fla_recurrent_kda/driver.hpp"
 #include "operators/fla_recurrent_kda/recurrence.hpp"

@@ -1,6 +1,6 @@
-// gdn_replayssm's contract restated (engine/contract_restatement.hpp): gdn-replayssm.md's
+// gdn_replayssm's contract restated (engine/description/contract_restatement.hpp): gdn-replayssm.md's
 // checks G1-G32 and the harness extensions after them, in a few lines each on the raw DLPack
-// metadata (engine/raw_metadata.hpp), not on the code they judge (contract.cpp,
+// metadata (engine/description/raw_metadata.hpp), not on the code they judge (contract.cpp,
 // contract_extensions.cpp). The checks whose text is the KDA catalog's raise its ids (G2 "V2",
 // G6 "V8", G11 "V20", G13 "V22", G16 "R4").
 #include "operators/gdn_replayssm/contract_restated.hpp"
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "contract/catalog_message.hpp"
-#include "engine/raw_metadata.hpp"
+#include "engine/description/raw_metadata.hpp"
 
 namespace kda::restated {
 namespace {

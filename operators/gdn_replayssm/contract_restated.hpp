@@ -1,7 +1,7 @@
-// gdn_replayssm's contract restated independently (engine/contract_restatement.hpp), its
+// gdn_replayssm's contract restated independently (engine/description/contract_restatement.hpp), its
 // description's restated_contract: G1-G32 and the harness extensions after them.
 #pragma once
-#include "engine/contract_restatement.hpp"
+#include "engine/description/contract_restatement.hpp"
 
 namespace kda::restated {
 

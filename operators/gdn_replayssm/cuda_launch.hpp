@@ -1,7 +1,7 @@
 // gdn_replayssm on our CUDA kernel (CUDA builds only): its launcher, kernels/gdn_replayssm_decode.hpp, for the
 // table operators/cuda_kernel_table.cpp.
 #pragma once
-#include "engine/cuda_kernel.hpp"
+#include "engine/backends/cuda_kernel.hpp"
 
 namespace kda::engine {
 

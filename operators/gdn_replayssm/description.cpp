@@ -13,7 +13,7 @@
 
 #include "contract/host_tensor.hpp"
 #include "contract/tensor_view.hpp"
-#include "engine/replayssm_sample_space.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
 #include "operators/gdn_replayssm/contract.hpp"
 #include "operators/gdn_replayssm/contract_restated.hpp"
 #include "operators/gdn_replayssm/error_inputs.hpp"

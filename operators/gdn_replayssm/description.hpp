@@ -1,6 +1,6 @@
 // SGLang's GDN ReplaySSM decode step (spec/gdn-replayssm.md) as an operator description.
 #pragma once
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 
 namespace kda::engine {
 

@@ -1,4 +1,4 @@
-// The error inputs of gdn_replayssm (engine/error_inputs.hpp's rules): one per check of
+// The error inputs of gdn_replayssm (engine/description/error_inputs.hpp's rules): one per check of
 // spec/gdn-replayssm.md that a call's tensors can break, in the wrapper's order, then one per
 // metadata extension of the harness. "G12-K0" (K = 0 with hand-made state strides
 // [s, 0, 0, 1], where G12 divides by K; PyTorch's own strides of such a state, which null
@@ -16,7 +16,7 @@
 #pragma once
 #include <vector>
 
-#include "engine/error_inputs.hpp"
+#include "engine/description/error_inputs.hpp"
 
 namespace kda::engine {
 

@@ -2,7 +2,7 @@
 #pragma once
 #include <vector>
 
-#include "engine/golden_spec.hpp"
+#include "engine/description/golden_spec.hpp"
 
 namespace kda::engine {
 

@@ -1,6 +1,6 @@
-// kda_replayssm's and kda_packed_decode's contracts restated (engine/contract_restatement.hpp):
+// kda_replayssm's and kda_packed_decode's contracts restated (engine/description/contract_restatement.hpp):
 // contract.md's conditions (P0, W1-W3, V1-V22, R1-R10, the extensions) in a few lines each, on
-// the raw DLPack metadata (engine/raw_metadata.hpp), not on the code they judge
+// the raw DLPack metadata (engine/description/raw_metadata.hpp), not on the code they judge
 // (contract_v_checks.cpp & co.). The plain packed decode's are the same with `a` and `dt_bias`
 // as given (no W1-W3) and no rings, write_pos or force_flush (null in its args).
 #include "operators/kda_common/contract_restated.hpp"
@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "contract/catalog_message.hpp"
-#include "engine/raw_metadata.hpp"
+#include "engine/description/raw_metadata.hpp"
 
 namespace kda::restated {
 namespace {

@@ -1,7 +1,7 @@
-// The two KDA contracts restated independently (engine/contract_restatement.hpp), each
+// The two KDA contracts restated independently (engine/description/contract_restatement.hpp), each
 // operator's description's restated_contract.
 #pragma once
-#include "engine/contract_restatement.hpp"
+#include "engine/description/contract_restatement.hpp"
 
 namespace kda::restated {
 

@@ -1,7 +1,7 @@
 // kda_packed_decode on our CUDA kernel (CUDA builds only): its launcher, kernels/packed_decode.hpp, for the
 // table operators/cuda_kernel_table.cpp.
 #pragma once
-#include "engine/cuda_kernel.hpp"
+#include "engine/backends/cuda_kernel.hpp"
 
 namespace kda::engine {
 

@@ -2,7 +2,7 @@
 
 #include <fmt/format.h>
 
-#include "engine/replayssm_sample_space.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
 #include "operators/kda_common/contract_restated.hpp"
 #include "operators/kda_packed_decode/contract.hpp"
 #include "operators/kda_packed_decode/golden_cases.hpp"

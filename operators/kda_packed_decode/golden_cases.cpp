@@ -10,7 +10,7 @@
 #include <array>
 
 #include "cases/row_padding.hpp"
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 
 namespace kda::golden {
 namespace {

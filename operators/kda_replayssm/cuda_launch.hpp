@@ -1,7 +1,7 @@
 // kda_replayssm on our CUDA kernel (CUDA builds only): its launcher, kernels/replayssm_decode.hpp, for the
 // table operators/cuda_kernel_table.cpp.
 #pragma once
-#include "engine/cuda_kernel.hpp"
+#include "engine/backends/cuda_kernel.hpp"
 
 namespace kda::engine {
 

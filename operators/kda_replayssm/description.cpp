@@ -1,11 +1,11 @@
-// ReplaySSM as an operator description: engine/replayssm_call's pieces, the sample space and
+// ReplaySSM as an operator description: engine/description/replayssm_call's pieces, the sample space and
 // the error inputs, with contract.md's validate() (contract.cpp), its reference step and its
 // contract restated (../kda_common/contract_restated.hpp).
 #include "operators/kda_replayssm/description.hpp"
 
 #include <fmt/format.h>
 
-#include "engine/replayssm_sample_space.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
 #include "operators/kda_common/contract_restated.hpp"
 #include "operators/kda_replayssm/error_inputs.hpp"
 #include "operators/kda_replayssm/golden_cases.hpp"

@@ -1,6 +1,6 @@
 // SGLang's KDA ReplaySSM decode step (spec/contract.md, semantics.md) as an operator description.
 #pragma once
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 
 namespace kda::engine {
 

@@ -6,7 +6,7 @@
 #pragma once
 #include <vector>
 
-#include "engine/error_inputs.hpp"
+#include "engine/description/error_inputs.hpp"
 
 namespace kda::engine {
 

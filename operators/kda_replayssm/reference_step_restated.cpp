@@ -13,8 +13,8 @@
 #include "contract/contract_error.hpp"
 #include "contract/error_catalog.hpp"
 #include "contract/host_tensor.hpp"
-#include "engine/raw_metadata.hpp"
-#include "engine/row_plan.hpp"
+#include "engine/description/raw_metadata.hpp"
+#include "engine/description/row_plan.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::restated {

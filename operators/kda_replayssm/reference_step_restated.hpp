@@ -15,7 +15,7 @@
 #include <string>
 
 #include "contract/step_args.hpp"
-#include "engine/chooser.hpp"
+#include "engine/description/chooser.hpp"
 
 namespace kda::restated {
 

@@ -10,7 +10,7 @@
 #include <array>
 #include <cmath>
 
-#include "engine/replayssm_sample_space.hpp"
+#include "engine/description/replayssm_sample_space.hpp"
 #include "operators/gdn_replayssm/contract.hpp"
 #include "operators/gdn_replayssm/error_inputs.hpp"
 #include "operators/gdn_replayssm/valid_call.hpp"

@@ -1,7 +1,7 @@
 // The KDA path of SGLang's Triton ReplaySSM wrapper (is_kda=True) with its ring variants
 // (spec/circular-replay.md) as an operator description.
 #pragma once
-#include "engine/operator.hpp"
+#include "engine/description/operator.hpp"
 
 namespace kda::engine {
 

@@ -6,8 +6,8 @@
 #include "kda_harness/cases/case_tensors.hpp"
 #include "kda_harness/contract/metadata_json.hpp"
 #include "kda_harness/contract/validate.hpp"
-#include "kda_harness/engine/backend.hpp"
-#include "kda_harness/engine/run_case.hpp"
+#include "kda_harness/engine/backends/backend.hpp"
+#include "kda_harness/engine/driver/run_case.hpp"
 #include "kda_harness/plugin.h"
 
 int main() {

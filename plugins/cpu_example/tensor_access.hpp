@@ -10,7 +10,7 @@
 
 #include "contract/scalar_type.hpp"
 #include "contract/step_args.hpp"
-#include "engine/plugin_call.hpp"
+#include "engine/backends/plugin_call.hpp"
 #include "plugins/cpu_example/mutants.hpp"
 
 namespace kda::example {

@@ -21,7 +21,7 @@
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
 #include "operators/kda_packed_decode/contract.hpp"
-#include "engine/plugin_call.hpp"
+#include "engine/backends/plugin_call.hpp"
 #include "kda_harness/plugin.h"
 #include "kernels/gdn_replayssm_decode.hpp"
 #include "kernels/packed_decode.hpp"

@@ -1,4 +1,4 @@
-"""The defaults of every entry point: the harness's one table (engine/defaults.hpp), as the C
+"""The defaults of every entry point: the harness's one table (engine/driver/defaults.hpp), as the C
 library gives it (kda_defaults). check(), suite_names() and the pytest plugin take theirs from
 here; the command line reads the same table."""
 import functools

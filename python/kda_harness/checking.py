@@ -6,7 +6,7 @@ caller's device, calls it with contract.md's keyword arguments (the operator's t
 copies every tensor back, and turns a ValueError into a refusal carrying its text (which the
 kernel-contract suite compares with the catalog message; where only a harness extension refuses
 the input, any exception passes, as SGLang's wrapper meets a framework error there). The suites and their runner are the
-engine's (engine/suites.hpp), the ones `kda-harness check` runs."""
+engine's (engine/driver/suites.hpp), the ones `kda-harness check` runs."""
 import contextlib
 import ctypes
 import inspect

@@ -12,7 +12,7 @@ from wrappers import corrupting_one_row
 
 ROLLOUTS = 24
 CONTRACT = 31  # one case per error input (the documented checks less the device ones)
-# The plugin-library tests use seed 3 (each suite adds its offset, engine/suites.hpp): chosen
+# The plugin-library tests use seed 3 (each suite adds its offset, engine/driver/suites.hpp): chosen
 # when the suites drew from the seed itself, whose seed 1 case 0 was one of the open tolerance
 # findings below, which the CPU example fails as well.
 PLUGIN_SEED = 3

@@ -1,4 +1,4 @@
-"""One table of defaults (kda_harness.defaults(), the engine's engine/defaults.hpp) and every
+"""One table of defaults (kda_harness.defaults(), the engine's engine/driver/defaults.hpp) and every
 entry point run with nothing named: the command line (`kda-harness check`), the C library
 (kda_check_plugin), check() and the pytest plugin run the same suites, seed and operator; a
 plugin is judged as the operator it implements everywhere; a step of another operator without

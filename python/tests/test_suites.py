@@ -1,5 +1,5 @@
 """One vocabulary: check()'s suites are the CLI's backend suites, by the CLI's names, from the
-engine's one table (engine/suites.hpp), and a former name is refused with the new one."""
+engine's one table (engine/driver/suites.hpp), and a former name is refused with the new one."""
 import os
 import subprocess
 

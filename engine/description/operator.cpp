@@ -1,0 +1,38 @@
+#include "engine/description/operator.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace kda::engine {
+
+const OperatorDescription& default_operator() { return *operators().front(); }
+
+bool has_operator(std::string_view name) {
+  return std::any_of(operators().begin(), operators().end(), [&](const OperatorDescription* op) { return op->name == name; });
+}
+
+const OperatorDescription& find_operator(std::string_view name) {
+  for (const OperatorDescription* op : operators())
+    if (op->name == name) return *op;
+  throw std::invalid_argument(fmt::format("unknown operator '{}' ({})", name, operator_names(", ")));
+}
+
+std::string operator_names(std::string_view separator) {
+  std::string s;
+  for (const OperatorDescription* op : operators())
+    s += (s.empty() ? "" : std::string(separator)) + std::string(op->name);
+  return s;
+}
+
+bool takes(const OperatorDescription& op, std::string_view tensor) {
+  return std::find(op.tensors.begin(), op.tensors.end(), tensor) != op.tensors.end();
+}
+
+std::string op_flag(std::string_view op) {
+  return op == default_operator().name ? std::string() : " --op " + std::string(op);
+}
+
+}  // namespace kda::engine

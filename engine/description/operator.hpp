@@ -1,0 +1,101 @@
+// An operator the harness judges, as one description in the style of PyTorch's OpInfo: its
+// name (the plugin ABI's `op`, the CLI's --op), its tensor arguments, its contract, its
+// reference step, its sample space (valid calls, and the case configs whose tensors it
+// reads), its error inputs and its golden cases. The suites, fuzz targets and subcommands take a description
+// and never branch on which one it is. Each operator is a folder of operators/ that defines
+// its description (by field name); the table of them is operators/operator_table.cpp, the
+// only place that names them all. engine/ includes nothing from operators/.
+//
+// Every operator takes its arguments as StepArgs by the specs' names; bind() leaves null
+// the tensors the operator does not take (an operator without rings takes no write_pos or
+// force_flush), so one materialized case serves every operator.
+#pragma once
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cases/case_config.hpp"
+#include "contract/host_tensor.hpp"
+#include "contract/step_args.hpp"
+#include "contract/validate.hpp"
+#include "engine/description/call_description.hpp"
+#include "engine/description/error_inputs.hpp"
+#include "engine/description/replayssm_call.hpp"
+#include "engine/description/sample_space.hpp"
+#include "reference/rounding.hpp"
+
+namespace kda::reference {
+class ProfileEmulation;
+}
+namespace kda::golden {
+struct GoldenSpec;  // engine/description/golden_spec.hpp
+}
+
+namespace kda::engine {
+
+struct ContractRestatement;  // engine/description/contract_restatement.hpp
+struct CaseDriver;           // engine/driver/case_driver.hpp
+
+// A call viewed as the KDA ReplaySSM recurrence's (the default operator's): tensors it must
+// re-lay (an operator's scalar gates repeated over the key channels, a circular ring in logical
+// order) are made in `storage`, the others shared.
+using KdaCallView = StepArgs (*)(const StepArgs& args, const Dims& dims, std::vector<HostTensor>& storage);
+
+struct OperatorDescription {
+  std::string_view name;                      // as --op and the plugin ABI's kda_call name it
+  std::string_view summary;                   // one line
+  std::span<const std::string_view> tensors;  // in the signature's order; force_flush optional
+  std::span<const std::string_view> scalars;  // the scalar arguments it takes (contract/step_fields.hpp)
+  StepArgs (*bind)(StepArgs args);            // null what the operator does not take
+  Dims (*validate)(const StepArgs& args, kda::Backend backend);
+  // The CPU reference: validates (the contract on the CPU, then the runtime values) and raises
+  // before writing anything, else performs the step in place.
+  Dims (*reference_step)(const StepArgs& args, reference::Rounding rounding);
+  // The step under a rounding profile's emulation (reference/profile_emulation.hpp); null
+  // where no emulation of the operator exists (`emulate:` backends then refuse it).
+  Dims (*emulated_step)(reference::ProfileEmulation& emulation, const StepArgs& args) = nullptr;
+  const std::vector<ErrorInput>& (*error_inputs)();
+  // A valid call within the limits, and its metadata; the dims validate() must return.
+  CallConfig (*sample_call)(Chooser& c, const SampleLimits& limits);
+  CallSpec (*valid_spec)(const CallConfig& c);
+  Dims (*dims_of)(const CallConfig& c);
+  // A case config made one of this operator's (the fields it has no use for neutral).
+  CaseConfig (*fit_case)(CaseConfig c);
+  // Its function rounds beta through b's dtype (ReplaySSM) or keeps it in float32.
+  bool beta_through_b = true;
+  // The call as the default operator's function reads it, for the float64 truth (the KDA recurrence,
+  // reference/truth_tracker.hpp); null where it already is one.
+  KdaCallView as_kda_call = nullptr;
+  // "ok B=3 H=2 HV=4 K=128 V=128 slots=5": what `validate` prints for an accepted call.
+  std::string (*ok_line)(const Dims& d);
+  // Its curated golden cases (engine/description/golden_spec.hpp), in the order the set lists them; null:
+  // none. golden_specs() (golden/golden_catalog.hpp) walks the table for them.
+  std::vector<golden::GoldenSpec> (*golden_cases)() = nullptr;
+  // Its contract restated independently, for the contract fuzzer's oracle; null: its answers
+  // are judged by the error catalog alone.
+  const ContractRestatement* restated_contract = nullptr;
+  // How the driver plays its cases where they are not the ReplaySSM family's (its own
+  // tensors, rows, footprint, oracles; engine/driver/case_driver.hpp); null: the family's.
+  const CaseDriver* case_driver = nullptr;
+};
+
+// Whether the operator takes the named tensor (its signature, OperatorDescription::tensors).
+bool takes(const OperatorDescription& op, std::string_view tensor);
+
+// What a command line adds to name the operator: "" for the default (the table's first),
+// else " --op NAME".
+std::string op_flag(std::string_view op);
+
+// The table (operators/operator_table.cpp), the default first.
+const std::vector<const OperatorDescription*>& operators();
+// The operator a call names when it names none: the table's first.
+const OperatorDescription& default_operator();
+// Whether the table holds an operator of that name.
+bool has_operator(std::string_view name);
+// The named operator; std::invalid_argument naming the known ones otherwise.
+const OperatorDescription& find_operator(std::string_view name);
+// Every name of the table, the default first, joined by separator ("a|b|c").
+std::string operator_names(std::string_view separator = "|");
+
+}  // namespace kda::engine

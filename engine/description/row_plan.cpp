@@ -1,0 +1,289 @@
+#include "engine/description/row_plan.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <utility>
+#include <stdexcept>
+
+#include "contract/host_tensor.hpp"
+#include "contract/scalar_type.hpp"
+#include "contract/step_fields.hpp"
+#include "contract/tensor_view.hpp"
+#include "kernels/row_status.hpp"
+
+namespace kda::engine {
+namespace {
+
+// The storage bytes of t: from its first element to the end of the last one its strides reach
+// (none for a tensor without elements, whatever its strides).
+struct Bytes {
+  const unsigned char* data;
+  std::size_t size;
+};
+Bytes bytes_of(const DLTensor& t) {
+  const auto* base = static_cast<const unsigned char*>(t.data) + t.byte_offset;
+  int64_t hi = 0;
+  for (int32_t d = 0; d < t.ndim; ++d) {
+    if (t.shape[d] == 0) return {base, 0};
+    hi += (t.shape[d] - 1) * stride(t, d);
+  }
+  return {base, static_cast<std::size_t>((hi + 1) * (t.dtype.bits / 8))};
+}
+void copy_into(std::vector<unsigned char>& to, const DLTensor& t) {
+  const Bytes b = bytes_of(t);
+  to.assign(b.data, b.data + b.size);  // keeps the vector's capacity from the last step
+}
+
+// The byte ranges of a tensor's storage that the step may write. A thread keeps its masks
+// from step to step (no allocation, and nothing as large as the state pool to clear);
+// seal() sorts and merges the ranges before a check reads them.
+struct Mask {
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // [begin, end)
+
+  void reset() { ranges.clear(); }
+  void mark(std::size_t begin, std::size_t n) {
+    if (n == 0) return;
+    if (!ranges.empty() && ranges.back().second == begin) ranges.back().second = begin + n;  // a state's next row
+    else ranges.emplace_back(begin, begin + n);
+  }
+  void seal() {
+    std::sort(ranges.begin(), ranges.end());
+    std::size_t kept = 0;
+    for (const auto& r : ranges) {
+      if (kept > 0 && r.first <= ranges[kept - 1].second) ranges[kept - 1].second = std::max(ranges[kept - 1].second, r.second);
+      else ranges[kept++] = r;
+    }
+    ranges.resize(kept);
+  }
+};
+
+// The first byte where `before` and `after` differ outside `allowed` (nullptr: nowhere
+// allowed), or -1. Most steps change only a few rows' bytes: chunks that did not change are
+// passed with memcmp; in the others the allowed ranges are skipped and the rest compared word
+// by word.
+int64_t first_forbidden_change(const std::vector<unsigned char>& before, const Bytes& after, const Mask* allowed) {
+  const std::size_t n = before.size();
+  if (n == 0) return -1;  // an empty tensor: no bytes, and memcmp must not see its null data
+  if (allowed == nullptr) {
+    if (std::memcmp(before.data(), after.data, n) == 0) return -1;
+    for (std::size_t b = 0; b < n; ++b)
+      if (before[b] != after.data[b]) return static_cast<int64_t>(b);
+    return -1;
+  }
+  const auto& ranges = allowed->ranges;
+  std::size_t r = 0;  // the first range that ends past the byte looked at
+  constexpr std::size_t kWord = sizeof(uint64_t), kChunk = 4096;
+  for (std::size_t chunk = 0; chunk < n; chunk += kChunk) {
+    const std::size_t end = std::min(n, chunk + kChunk);
+    if (std::memcmp(before.data() + chunk, after.data + chunk, end - chunk) == 0) continue;
+    std::size_t b = chunk;
+    while (b < end) {
+      while (r < ranges.size() && ranges[r].second <= b) ++r;
+      if (r < ranges.size() && ranges[r].first <= b) {  // inside an allowed range: past it
+        b = std::min(end, ranges[r].second);
+        continue;
+      }
+      const std::size_t stop = r < ranges.size() ? std::min(end, ranges[r].first) : end;  // no byte allowed before it
+      for (; b + kWord <= stop; b += kWord)
+        if (std::memcmp(before.data() + b, after.data + b, kWord) != 0) break;
+      for (; b < stop; ++b)
+        if (before[b] != after.data[b]) return static_cast<int64_t>(b);
+    }
+  }
+  return -1;
+}
+
+// Marks the bytes of elements idx[0..2] x every index of the last dim (of a 4-D t; of a 3-D
+// one, a ring of one scalar gate per record, the one element).
+void allow_row(Mask& mask, const DLTensor& t, int64_t i0, int64_t i1, int64_t i2) {
+  const bool scalar = t.ndim == 3;
+  const int64_t esize = t.dtype.bits / 8, n = scalar ? 1 : size(t, 3), last = scalar ? 1 : stride(t, 3);
+  const int64_t idx[4] = {i0, i1, i2, 0};
+  const int64_t first = element_offset(t, idx) * esize;
+  if (last == 1) {
+    mask.mark(static_cast<std::size_t>(first), static_cast<std::size_t>(n * esize));
+    return;
+  }
+  for (int64_t e = 0; e < n; ++e) mask.mark(static_cast<std::size_t>(first + e * last * esize), static_cast<std::size_t>(esize));
+}
+
+// The logical index of the element that byte `at` of t's storage belongs to, or when it
+// lies between elements (a gap of a strided layout) of the last element before it, with
+// `inside` false. Searched element by element: only a failing check asks.
+std::vector<int64_t> element_at(const DLTensor& t, int64_t at, bool& inside) {
+  const auto shape = shape_of(t);
+  const int64_t esize = t.dtype.bits / 8, n = numel(t);
+  std::vector<int64_t> idx(shape.size(), 0), before;
+  int64_t before_off = -1;
+  for (int64_t e = 0; e < n; ++e) {
+    int64_t rest = e;
+    for (std::size_t d = shape.size(); d-- > 0;) idx[d] = rest % shape[d], rest /= shape[d];
+    const int64_t off = element_offset(t, idx.data()) * esize;
+    if (at >= off && at < off + esize) return inside = true, idx;
+    if (off < at && off > before_off) before = idx, before_off = off;
+  }
+  inside = false;
+  return before;
+}
+
+std::string index_text(const std::vector<int64_t>& idx) {
+  std::string s = "[";
+  for (std::size_t d = 0; d < idx.size(); ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+double value_in(const std::vector<unsigned char>& bytes, const DLTensor& t, const std::vector<int64_t>& idx) {
+  const int64_t at = element_offset(t, idx.data()) * (t.dtype.bits / 8);
+  return load_element(reinterpret_cast<const std::byte*>(bytes.data() + at), *scalar_type_of(t.dtype));
+}
+
+// Which row, slot, head and record an element of a written tensor belongs to.
+std::string owner_of(const std::string& name, const std::vector<int64_t>& i) {
+  if (name == "out") return fmt::format("row {}, value head {}", i[0], i[2]);
+  if (name == "initial_state") return fmt::format("slot {}, value head {}", i[0], i[1]);
+  if (name == "k_cache") return fmt::format("slot {}, query head {}, record {}", i[0], i[1], i[2]);
+  if (name == "d_cache" || name == "g_cache") return fmt::format("slot {}, value head {}, record {}", i[0], i[1], i[2]);
+  return "an input of the step";
+}
+
+// Why the step may not write that element: what the rows naming its slot do this step.
+std::string why_not(const std::string& name, const std::vector<int64_t>& i, const std::vector<RowPlan>& plans) {
+  for (std::size_t row = 0; row < plans.size(); ++row) {
+    const RowPlan& p = plans[row];
+    if (!p.accepted() || p.slot != i[0]) continue;
+    if (name == "initial_state") return fmt::format("row {} appends to slot {} (record {}): its checkpoint must not change", row, p.slot, p.record);
+    if (p.flush) return fmt::format("row {} flushes slot {}: no ring record may change", row, p.slot);
+    const std::string logical = p.ring.circular ? fmt::format(" (window position {}, cache_base {})", p.cursor, p.ring.base) : "";
+    return fmt::format("row {} appends record {}{} of slot {}, not record {}", row, p.record, logical, p.slot, i[2]);
+  }
+  return fmt::format("no accepted row names slot {} this step", i[0]);
+}
+
+// The first byte that changed and is not allowed, described: the tensor, the element's index,
+// whose it is, its value before and after, and why the step may not write it (`plans`; none:
+// a refused call, which may write nothing). `allowed` nullptr: no byte may change.
+std::string first_violation(const char* name, const DLTensor& t, const std::vector<unsigned char>& before,
+                            const Bytes& after, const Mask* allowed, const std::vector<RowPlan>* plans,
+                            const char* rule = nullptr) {
+  if (before.size() != after.size) return std::string(name) + ": storage size changed";
+  const int64_t b = first_forbidden_change(before, after, allowed);
+  if (b < 0) return "";
+  bool inside = false;
+  const std::vector<int64_t> idx = element_at(t, b, inside);
+  if (!inside)
+    return fmt::format("{} byte {} changed: it lies in a gap of the strided layout{}, which no step may write", name, b,
+                       idx.empty() ? std::string()
+                                   : fmt::format(" just past {}{} ({})", name, index_text(idx), owner_of(name, idx)));
+  const std::string why = rule ? rule : plans ? why_not(name, idx, *plans) : "a refused call must write nothing";
+  const std::vector<unsigned char> now(after.data, after.data + after.size);
+  return fmt::format("{}{} ({}) changed from {:.6g} to {:.6g}: {}", name, index_text(idx), owner_of(name, idx),
+                     value_in(before, t, idx), value_in(now, t, idx), why);
+}
+
+}  // namespace
+
+std::vector<RowPlan> plan_rows(const StepArgs& a, const Dims& dims) {
+  std::vector<RowPlan> plans(dims.B);
+  std::map<int64_t, int> uses;
+  for (int64_t r = 0; r < dims.B; ++r) {
+    RowPlan& p = plans[r];
+    p.slot = index_value(*a.ssm_state_indices, r);
+    if (p.slot < 0) {
+      p.status = cuda::kRowPadding;
+      continue;
+    }
+    ++uses[p.slot];
+    p.cursor = index_value(*a.write_pos, r);
+    const bool circular = a.circular_replay && a.cache_base != nullptr;
+    p.ring = RingCursor{circular, dims.L, p.cursor, circular ? index_value(*a.cache_base, r) : 0};
+    if (p.slot >= dims.slots) p.status |= cuda::kRowSlotOutOfRange;
+    if (p.cursor < 0 || p.cursor >= dims.L) p.status |= cuda::kRowCursorOutOfRange;
+    if (p.ring.base < 0 || p.ring.base >= dims.L) p.status |= cuda::kRowCursorOutOfRange;
+    const RingStep step = p.ring.step(a.force_flush != nullptr && index_value(*a.force_flush, r) != 0);
+    p.flush = step == RingStep::Full;
+    p.history = step == RingStep::History;
+    p.record = p.ring.phys(p.cursor);
+  }
+  for (RowPlan& p : plans)
+    if (p.slot >= 0 && uses[p.slot] > 1) p.status |= cuda::kRowDuplicateSlot;
+  return plans;
+}
+
+const std::vector<unsigned char>& WrittenBytes::of(std::string_view name) const {
+  for (std::size_t i = 0; i < kStepTensors.size(); ++i)
+    if (kStepTensors[i].name == name) return tensors[i];
+  throw std::invalid_argument(fmt::format("no tensor argument is named '{}'", name));
+}
+
+WrittenBytes snapshot_written(const StepArgs& a) {
+  WrittenBytes w;
+  snapshot_written(a, w);
+  return w;
+}
+
+void snapshot_written(const StepArgs& a, WrittenBytes& w) {
+  for (std::size_t i = 0; i < kStepTensors.size(); ++i) {
+    if (const DLTensor* t = kStepTensors[i].get(a)) copy_into(w.tensors[i], *t);
+    else w.tensors[i].clear();
+  }
+}
+
+std::string input_change(const WrittenBytes& before, const StepArgs& a) {
+  for (std::size_t i = 0; i < kStepTensors.size(); ++i) {
+    const TensorField& f = kStepTensors[i];
+    const DLTensor* t = f.get(a);
+    if (f.written() || t == nullptr) continue;
+    if (std::string v = first_violation(f.name.data(), *t, before.tensors[i], bytes_of(*t), nullptr, nullptr,
+                                        "a step may not write its inputs");
+        !v.empty())
+      return v;
+  }
+  return "";
+}
+
+std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, const Dims& dims,
+                                const std::vector<RowPlan>& plans) {
+  // out is written everywhere: only its size is checked. The masks are this thread's
+  // scratch, cleared, marked and sealed per step.
+  thread_local Mask state, d, k, g;
+  const Bytes after_state = bytes_of(*a.initial_state), after_d = bytes_of(*a.d_cache), after_k = bytes_of(*a.k_cache),
+              after_g = bytes_of(*a.g_cache), after_out = bytes_of(*a.out);
+  for (Mask* m : {&state, &d, &k, &g}) m->reset();
+  const int64_t group = dims.HV / dims.H;
+  for (const RowPlan& p : plans) {
+    if (!p.accepted()) continue;
+    for (int64_t hv = 0; hv < dims.HV; ++hv) {
+      if (p.writes_checkpoint())
+        for (int64_t v = 0; v < dims.V; ++v) allow_row(state, *a.initial_state, p.slot, hv, v);
+      if (p.appends()) {
+        allow_row(d, *a.d_cache, p.slot, hv, p.record);
+        allow_row(g, *a.g_cache, p.slot, hv, p.record);
+        if (hv % group == 0) allow_row(k, *a.k_cache, p.slot, hv / group, p.record);
+      }
+    }
+  }
+  for (Mask* m : {&state, &d, &k, &g}) m->seal();
+  if (before.of("out").size() != after_out.size) return "out: storage size changed";
+  if (std::string v = first_violation("initial_state", *a.initial_state, before.of("initial_state"), after_state, &state, &plans);
+      !v.empty())
+    return v;
+  if (std::string v = first_violation("d_cache", *a.d_cache, before.of("d_cache"), after_d, &d, &plans); !v.empty()) return v;
+  if (std::string v = first_violation("k_cache", *a.k_cache, before.of("k_cache"), after_k, &k, &plans); !v.empty()) return v;
+  if (std::string v = first_violation("g_cache", *a.g_cache, before.of("g_cache"), after_g, &g, &plans); !v.empty()) return v;
+  return input_change(before, a);
+}
+
+std::string any_change(const WrittenBytes& before, const StepArgs& a) {
+  for (std::size_t i = 0; i < kStepTensors.size(); ++i) {
+    const char* name = kStepTensors[i].name.data();
+    const DLTensor* t = kStepTensors[i].get(a);
+    if (t == nullptr) continue;  // an argument the call leaves out
+    if (std::string v = first_violation(name, *t, before.tensors[i], bytes_of(*t), nullptr, nullptr); !v.empty()) return v;
+  }
+  return "";
+}
+
+}  // namespace kda::engine
