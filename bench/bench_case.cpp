@@ -6,7 +6,7 @@ namespace kda::bench {
 
 std::string BenchCase::label() const {
   const char* st = state == ScalarType::Float32 ? "f32" : state == ScalarType::BFloat16 ? "bf16" : "f16";
-  return fmt::format("{}H{}/HV{} B{} L{} {}", op.gdn ? "gdn " : op.packed_only ? "packed " : "", H, HV, B, L, st);
+  return fmt::format("{}H{}/HV{} B{} L{} {}", op.gate_per_head ? "gdn " : op.ring_free ? "packed " : "", H, HV, B, L, st);
 }
 
 ModelShape BenchCase::model() const {
@@ -15,7 +15,7 @@ ModelShape BenchCase::model() const {
   c.act_dtype = act, c.state_dtype = state, c.ring_dtype = ring, c.out_dtype = out;
   c.index_dtype = ScalarType::Int32;
   c.force_flush = true;  // the benchmark passes it
-  c.gate_per_head = op.gdn;
+  c.gate_per_head = op.gate_per_head;
   return engine::model_shape(c);
 }
 

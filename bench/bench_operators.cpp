@@ -1,11 +1,17 @@
 #include "bench/bench_operators.hpp"
 
+#include "engine/description/operator.hpp"
+#include "engine/description/operator_words.hpp"
+
 namespace kda::bench {
 
 const std::vector<BenchOperator>& bench_operators() {
-  static const std::vector<BenchOperator> table = {
-      {"kda_replayssm", false, false, true}, {"kda_packed_decode", false, true, false}, {"gdn_replayssm", true, false, false},
-      {"kda_triton_replayssm", false, false, false, false}, {"fla_recurrent_kda", false, false, false, false}};
+  static const std::vector<BenchOperator> table = [] {
+    std::vector<BenchOperator> ops;
+    for (const engine::OperatorDescription* op : engine::operators())
+      ops.push_back({op->name, op->fit_case(CaseConfig{}).gate_per_head, !engine::has_ring(*op)});
+    return ops;
+  }();
   return table;
 }
 

@@ -1,7 +1,8 @@
-// How the benchmark steps each operator of the harness's table (engine::operators(), which
-// replayssm_bench's --op offers): the layout of its inputs and the steps it times. The table
-// names the operators; this says, for each, what the benchmark does with it
-// (bench.operators checks that every operator of the table has an entry).
+// The operators the benchmark steps: every operator of the harness's table
+// (engine::operators(), which replayssm_bench's --op offers), in its order, with the layout of
+// their inputs read from their descriptions. Whether our CUDA kernel serves one, its launcher
+// and its benchmark rows are its row of the table of launchers (engine/backends/cuda_kernel.hpp, CUDA
+// builds), which bench_runner reads.
 #pragma once
 #include <string_view>
 #include <vector>
@@ -10,21 +11,16 @@ namespace kda::bench {
 
 struct BenchOperator {
   std::string_view name;
-  // One gate per value head: a [B, HV], dt_bias [HV], g_cache [slots, HV, L] (GDN's layout).
-  bool gdn = false;
-  // The plain packed decode alone: no ring, so L = 1 and only its `packed` rows (kda_replayssm's
-  // runs time the same step beside ReplaySSM's L = 1 decode).
-  bool packed_only = false;
-  // The peer's recorded table (../shared/peer, --peer-table) holds its rows.
-  bool peer_record = false;
-  // Our CUDA kernel serves it (the table's operators/cuda_kernel_table.cpp has its launcher);
-  // an operator it does not serve is named here and refused by --op, never timed as another.
-  bool kernel = true;
+  // One gate per value head: a [B, HV], dt_bias [HV], g_cache [slots, HV, L] (the operator's
+  // case configs have CaseConfig::gate_per_head).
+  bool gate_per_head = false;
+  // No ring: its one step is the L = 1 one, timed as rows `packed`.
+  bool ring_free = false;
 };
 
-// Every operator the benchmark can step, the table's default first.
+// Every operator of the table, the default first.
 const std::vector<BenchOperator>& bench_operators();
-// The entry of that name; nullptr where the benchmark has none.
+// The entry of that name; nullptr where the table has none.
 const BenchOperator* bench_operator(std::string_view name);
 
 }  // namespace kda::bench

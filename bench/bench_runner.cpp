@@ -4,11 +4,11 @@
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 #include <vector>
 
-#include "kernels/gdn_replayssm_decode.hpp"
-#include "kernels/packed_decode.hpp"
-#include "kernels/replayssm_decode.hpp"
+#include "engine/backends/cuda_kernel.hpp"
 
 namespace kda::bench {
 
@@ -25,21 +25,30 @@ std::string kind_name(StepKind k) {
 
 namespace {
 
-// What one timed unit enqueues: one step at a fixed cursor, or a whole cycle.
+// What one timed unit enqueues: one step at a fixed cursor, or a whole cycle, of an
+// operator's launcher (the case's, or the one its row of the table times beside it).
 struct Pattern {
   StepKind kind;
   int64_t cursor;       // fixed cursor (append/flush/plain)
   bool forced;          // force_flush all-one
   int64_t steps;        // steps per unit: 1, or L for a cycle
+  const engine::CudaKernel* kernel;
 };
+
+// The launcher of the operator of that name; std::invalid_argument where our kernel serves none.
+const engine::CudaKernel& kernel_of(std::string_view op) {
+  const engine::CudaKernel* k = engine::cuda_kernel_of(op);
+  if (k == nullptr) throw std::invalid_argument("our CUDA kernel does not serve " + std::string(op));
+  return *k;
+}
 
 Enqueue enqueue_for(const BenchCase& c, Workspace& ws, const Pattern& p) {
   // Every launch takes the next input set, inside a cycle too: a cycle on one set would find
   // a small batch's state in L2 from the launch before.
-  const auto step = c.op.gdn ? &kda::cuda::gdn_replayssm_decode : &kda::cuda::replayssm_decode;
+  const auto step = p.kernel->launch;
   return [&c, &ws, p, step](int64_t i, cudaStream_t s) {
     if (p.kind == StepKind::PackedDecode) {
-      kda::cuda::packed_decode(ws.args(i % ws.sets(), 0, false), s);
+      step(ws.args(i % ws.sets(), 0, false), s, nullptr);
     } else if (p.kind == StepKind::Cycle) {
       for (int64_t cur = 0; cur < c.L; ++cur) step(ws.args((i * c.L + cur) % ws.sets(), cur, false), s, nullptr);
     } else {
@@ -77,18 +86,23 @@ Measurement measure(const BenchCase& c, Workspace& ws, const RunOptions& o, cons
 }  // namespace
 
 std::vector<Measurement> run_case(const BenchCase& c, Workspace& ws, const RunOptions& o, cudaStream_t stream) {
+  const engine::CudaKernel* own = &kernel_of(c.op.name);
   std::vector<Measurement> out;
   if (c.L == 1) {
     if (o.flush || o.cycle || o.append) {
-      if (!c.op.packed_only) out.push_back(measure(c, ws, o, {StepKind::Plain, 0, false, 1}, stream));
-      // The plain packed decode is KDA's (packed-decode.md): no GDN row beside it.
-      if (!c.op.gdn) out.push_back(measure(c, ws, o, {StepKind::PackedDecode, 0, false, 1}, stream));
+      if (c.op.ring_free) {
+        out.push_back(measure(c, ws, o, {StepKind::PackedDecode, 0, false, 1, own}, stream));
+      } else {
+        out.push_back(measure(c, ws, o, {StepKind::Plain, 0, false, 1, own}, stream));
+        if (!own->timed_beside.empty())
+          out.push_back(measure(c, ws, o, {StepKind::PackedDecode, 0, false, 1, &kernel_of(own->timed_beside)}, stream));
+      }
     }
     return out;
   }
-  if (o.append) out.push_back(measure(c, ws, o, {StepKind::Append, append_cursor(c), false, 1}, stream));
-  if (o.flush) out.push_back(measure(c, ws, o, {StepKind::Flush, c.L - 1, true, 1}, stream));
-  if (o.cycle) out.push_back(measure(c, ws, o, {StepKind::Cycle, 0, false, c.L}, stream));
+  if (o.append) out.push_back(measure(c, ws, o, {StepKind::Append, append_cursor(c), false, 1, own}, stream));
+  if (o.flush) out.push_back(measure(c, ws, o, {StepKind::Flush, c.L - 1, true, 1, own}, stream));
+  if (o.cycle) out.push_back(measure(c, ws, o, {StepKind::Cycle, 0, false, c.L, own}, stream));
   return out;
 }
 

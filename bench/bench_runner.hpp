@@ -18,8 +18,9 @@
 
 namespace kda::bench {
 
-// Plain: ReplaySSM at L = 1; PackedDecode: the plain packed decode's launcher on the same
-// tensors (kernels/packed_decode.hpp), the row beside it.
+// Plain: a ringed operator's step at L = 1; PackedDecode: the step of an operator without a
+// ring (the plain packed decode), the case's own or the one its row of the table of launchers
+// times beside its L = 1 step on the same tensors (engine/backends/cuda_kernel.hpp's timed_beside).
 enum class StepKind { Append, Flush, Cycle, Plain, PackedDecode };
 std::string kind_name(StepKind k);
 

@@ -8,6 +8,7 @@
 #include <functional>
 
 #include "bench/bench_report.hpp"
+#include "engine/backends/cuda_kernel.hpp"
 
 namespace kda::bench {
 namespace {
@@ -51,7 +52,8 @@ void print_peer(std::FILE* f, const PeerRecord& peer, const std::vector<Measurem
   const Measurement* worst_row = nullptr;
   double worst_ratio = 0;
   for (const Measurement& m : all) {
-    if (!m.c.op.peer_record) continue;  // the record holds kda_replayssm's rows only
+    // The record holds the rows of the operators whose row of the table of launchers says so.
+    if (const engine::CudaKernel* k = engine::cuda_kernel_of(m.c.op.name); k == nullptr || !k->peer_recorded) continue;
     const auto p = find_peer(peer.rows, m.c.H, m.c.HV, m.c.L, m.c.B, dtype(m.c.state), kind_name(m.kind));
     if (!p) continue;
     const double ratio = p->us / m.time_us();  // > 1: this run's time is under the recorded one

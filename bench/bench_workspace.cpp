@@ -50,12 +50,12 @@ void Workspace::layout() {
   d_ = carve(c_.ring, {S, HV, L, V});
   k_ = carve(c_.ring, {S, H, L, K});
   // GDN's gates are one per value head: g_cache [S, HV, L], dt_bias [HV], a [B, HV].
-  g_ = c_.op.gdn ? carve(ScalarType::Float32, {S, HV, L}) : carve(ScalarType::Float32, {S, HV, L, K});
+  g_ = c_.op.gate_per_head ? carve(ScalarType::Float32, {S, HV, L}) : carve(ScalarType::Float32, {S, HV, L, K});
   A_log_ = carve(c_.act, {HV});
-  dt_bias_ = carve(c_.act, {c_.op.gdn ? HV : HV * K});
+  dt_bias_ = carve(c_.act, {c_.op.gate_per_head ? HV : HV * K});
   for (int64_t s = 0; s < sets_; ++s) {
     qkv_.push_back(carve(c_.act, {B, 2 * H * K + HV * V}));
-    a_.push_back(carve(c_.act, {B, c_.op.gdn ? HV : HV * K}));
+    a_.push_back(carve(c_.act, {B, c_.op.gate_per_head ? HV : HV * K}));
     b_.push_back(carve(c_.act, {B, HV}));
     out_.push_back(carve(c_.out, {B, 1, HV, V}));
     idx_.push_back(carve(ScalarType::Int32, {B}));

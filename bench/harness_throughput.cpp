@@ -5,7 +5,7 @@
 
 #include "cases/case_config.hpp"
 #include "cases/case_tensors.hpp"
-#include "operators/kda_replayssm/reference_step.hpp"
+#include "engine/description/operator.hpp"
 #include "engine/oracles/truth_oracle.hpp"
 
 namespace {
@@ -38,14 +38,16 @@ void BM_Rollout(benchmark::State& state, ReferenceModel model) {
 BENCHMARK_CAPTURE(BM_Rollout, kernel_rounding, ReferenceModel::Kernel)->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(BM_Rollout, pure_double, ReferenceModel::PureDouble)->Unit(benchmark::kMillisecond);
 
-// One reference step (no comparison) at B rows of H = HV heads, L = 8, f32 state.
+// One reference step of the default operator (no comparison) at B rows of H = HV heads, L = 8,
+// f32 state.
 void BM_ReferenceStep(benchmark::State& state) {
+  const kda::engine::OperatorDescription& op = kda::engine::default_operator();
   CaseConfig c;
   c.B = state.range(0), c.H = c.HV = state.range(1), c.K = c.V = 128, c.L = 8, c.slots = c.B;
   c.pad_fraction = 0, c.flush_prob = 0.2, c.steps = 1;
   kda::CaseTensors t = kda::materialize(c);
   for (auto _ : state) {
-    kda::reference::replayssm_step(t.args());
+    op.reference_step(t.args(), kda::reference::Rounding::Kernel);
     kda::advance_cursors(t);
   }
   state.SetItemsProcessed(state.iterations());

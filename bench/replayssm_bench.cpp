@@ -19,6 +19,7 @@
 #include "bench/bench_runner.hpp"
 #include "bench/bench_workspace.hpp"
 #include "contract/host_tensor.hpp"
+#include "engine/backends/cuda_kernel.hpp"
 #include "engine/description/operator.hpp"
 #include "kernels/device_tensor.hpp"
 
@@ -32,7 +33,7 @@ struct Options {
   std::vector<int64_t> lengths = {1, 4, 8, 16, 64};
   std::vector<std::string> states = {"f32", "bf16"};
   std::vector<std::string> modes = {"append", "flush", "cycle"};
-  std::string op = std::string(kda::engine::default_operator().name);  // the table's (bench_operators.hpp)
+  std::string op = std::string(kda::engine::default_operator().name);  // the table's
   std::string ring = "bf16";         // d_cache and k_cache
   double copy_gib = 1.0;
   int64_t copy_reps = 20;
@@ -65,9 +66,9 @@ std::vector<kb::BenchCase> expand(const Options& o) {
   std::vector<kb::BenchCase> cases;
   const kb::BenchOperator* op = kb::bench_operator(o.op);
   if (op == nullptr) throw std::invalid_argument("--op: the benchmark cannot step " + o.op);
-  if (!op->kernel) throw std::invalid_argument("--op: our CUDA kernel does not serve " + o.op);
+  if (kda::engine::cuda_kernel_of(o.op) == nullptr) throw std::invalid_argument("--op: our CUDA kernel does not serve " + o.op);
   // An operator without a ring has one step, the L = 1 one.
-  const std::vector<int64_t> lengths = op->packed_only ? std::vector<int64_t>{1} : o.lengths;
+  const std::vector<int64_t> lengths = op->ring_free ? std::vector<int64_t>{1} : o.lengths;
   const auto ring = kda::parse_scalar_type(o.ring);
   if (!ring || !kda::is_floating(*ring)) throw std::invalid_argument("--ring: unknown dtype " + o.ring);
   for (const std::string& h : o.heads) {
@@ -93,6 +94,22 @@ std::vector<kb::BenchCase> expand(const Options& o) {
   return cases;
 }
 
+std::vector<std::string> op_names() {
+  std::vector<std::string> names;
+  for (const kda::engine::OperatorDescription* d : kda::engine::operators()) names.emplace_back(d->name);
+  return names;
+}
+
+// --op's help: the table's operators, and what each operator's row of the table of launchers
+// times beside its own L = 1 step.
+std::string op_help() {
+  std::string help = "the operator stepped: " + kda::engine::operator_names() + " (default " + op_names().front();
+  for (const kda::engine::OperatorDescription* d : kda::engine::operators())
+    if (const kda::engine::CudaKernel* k = kda::engine::cuda_kernel_of(d->name); k && !k->timed_beside.empty())
+      help += fmt::format("; at L = 1 a {} run times {} beside its own step, rows `packed`", d->name, k->timed_beside);
+  return help + ")";
+}
+
 bool has(const std::vector<std::string>& v, const char* s) {
   for (const auto& x : v)
     if (x == s) return true;
@@ -109,12 +126,7 @@ int main(int argc, char** argv) {
   app.add_option("--batch", o.batches, "batch sizes B")->delimiter(',');
   app.add_option("--L", o.lengths, "ring lengths L")->delimiter(',');
   app.add_option("--state", o.states, "state dtypes (f32, bf16, f16)")->delimiter(',');
-  std::vector<std::string> op_names;
-  for (const kda::engine::OperatorDescription* d : kda::engine::operators()) op_names.emplace_back(d->name);
-  app.add_option("--op", o.op,
-                 "the operator stepped: " + kda::engine::operator_names() + " (default " + op_names.front() +
-                     "; at L = 1 a KDA ReplaySSM run times the plain packed decode beside its own step, rows `packed`)")
-      ->check(CLI::IsMember(op_names));
+  app.add_option("--op", o.op, op_help())->check(CLI::IsMember(op_names()));
   app.add_option("--ring", o.ring, "d_cache and k_cache dtype (f32, bf16, f16)");
   app.add_option("--modes", o.modes, "append, flush, cycle (L = 1 is always the plain decode)")->delimiter(',');
   app.add_option("--graph-max-batch", run.graph_max_batch, "time CUDA graph replays for B <= this");
@@ -145,7 +157,7 @@ int main(int argc, char** argv) {
       print_plan(expand(o), o.l2_multiple * o.plan_l2_mb * 1e6, o.max_sets);
       return 0;
     }
-    if (const kb::BenchOperator* op = kb::bench_operator(o.op); op && !op->peer_record && !o.peer_table.empty())
+    if (const kda::engine::CudaKernel* k = kda::engine::cuda_kernel_of(o.op); k && !k->peer_recorded && !o.peer_table.empty())
       throw std::invalid_argument("--peer-table: no peer figures exist for " + o.op);
     std::optional<kb::PeerRecord> peer;
     if (!o.peer_table.empty()) peer = kb::PeerRecord{o.peer_table, kb::read_peer_table(o.peer_table, o.peer_column)};

@@ -1,4 +1,7 @@
-// The CUDA ReplaySSM decode step (semantics.md) over DLPack views of device tensors.
+// The default operator's CUDA launcher: the ReplaySSM decode step (semantics.md) over DLPack
+// views of device tensors. Declared here, as contract/validate.hpp declares its contract, so
+// that the engine's device mirror (DeviceMirror::step) steps the default operator without
+// naming it; defined in that operator's folder (its cuda_launch.cpp) on kernels/replayssm_launch.hpp.
 //
 // replayssm_decode() validates the arguments through contract/ (the same checks, in the same
 // order, with the same ContractError as the reference; nothing is launched when one fails),

@@ -82,10 +82,10 @@ install(TARGETS kda-harness RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(FILES ${PROJECT_SOURCE_DIR}/golden/manifest.json DESTINATION ${CMAKE_INSTALL_DATADIR}/kda_harness/golden)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/golden/cases/ DESTINATION ${CMAKE_INSTALL_DATADIR}/kda_harness/golden/cases
         FILES_MATCHING PATTERN "*.safetensors")
-foreach(plugin kda_cuda_kernel_plugin kda_cuda_packed_decode_plugin kda_cuda_gdn_replayssm_plugin)
-  if(TARGET ${plugin})
-    install(TARGETS ${plugin} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/kda_harness)
-  endif()
+# Our kernel's plugins: one per operator that declares one (plugins/CMakeLists.txt).
+get_property(kda_cuda_kernel_plugins GLOBAL PROPERTY kda_cuda_kernel_plugins)
+foreach(plugin IN LISTS kda_cuda_kernel_plugins)
+  install(TARGETS ${plugin} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/kda_harness)
 endforeach()
 
 # pkg-config, for plugin authors who do not use CMake; relocatable (the prefix is found from

@@ -1,4 +1,4 @@
-// Our kernel's GDN ReplaySSM step (kernels/gdn_replayssm_decode.hpp) against its own KDA step
+// Our kernel's GDN ReplaySSM step (operators/gdn_replayssm/cuda_launch.hpp) against its own KDA step
 // on the same data with the gates materialized (spec/gdn-replayssm.md, the key property):
 // a [B, HV] repeated over K, dt_bias [HV] repeated, every g record broadcast over K. The GDN
 // launch views those tensors with a K stride of 0, so the arithmetic is the same and out,
@@ -22,8 +22,8 @@
 #include "contract/tensor_view.hpp"
 #include "engine/backends/device_mirror.hpp"
 #include "engine/description/row_plan.hpp"
-#include "kernels/gdn_replayssm_decode.hpp"
 #include "kernels/replayssm_decode.hpp"
+#include "operators/gdn_replayssm/cuda_launch.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 
 namespace kda::testing {

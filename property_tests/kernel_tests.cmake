@@ -38,8 +38,8 @@ add_custom_target(kernel_tests DEPENDS ${kda_kernel_test_targets})
 
 # The backend suites of every operator of the build (KDA_OPERATORS, operators/CMakeLists.txt)
 # on our kernel (kda-harness check --op; the kernel of the plain packed decode is ReplaySSM's
-# L = 1 path with beta kept in float32). An operator our kernel does not serve (no launcher in
-# operators/cuda_kernel_table.cpp) is refused by name, and its test skipped.
+# L = 1 path with beta kept in float32). An operator our kernel does not serve (its folder
+# declares no kda_cuda_kernel) is refused by name, and its test skipped.
 foreach(op IN LISTS KDA_OPERATORS)
   add_test(NAME kernel.check_${op}
            COMMAND $<TARGET_FILE:kda-harness> check --op ${op} --backend cuda --no-progress --scale 0.25

@@ -4,7 +4,6 @@
 #include <limits>
 
 #include "contract/validate.hpp"
-#include "operators/kda_packed_decode/contract.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/tensor_io.hpp"
 
@@ -278,9 +277,7 @@ Dims ProfileEmulation::replayssm_step(const StepArgs& args) {
   return dm;
 }
 
-Dims ProfileEmulation::packed_decode_step(const StepArgs& given) {
-  const StepArgs args = packed_decode_args(given);
-  const Dims dm = validate_packed_decode(args, Backend::Cpu);
+Dims ProfileEmulation::packed_decode_step(const StepArgs& args, const Dims& dm) {
   check_runtime_values(args, dm);
   const Arith A{p_};
   LayerParams<double> params = load_params<double>(args, dm);

@@ -28,12 +28,16 @@ struct EmulatedProfile {
 
 // One case's emulated kernel: holds the float64 shadow of every checkpoint and ring element it
 // has written (elements it has not written shadow themselves: a case's tensors are exact
-// inputs). Validates every call as replayssm_step / packed_decode_step do, before writing.
+// inputs). Refuses a call before writing anything, as the reference steps do.
 class ProfileEmulation {
  public:
   explicit ProfileEmulation(EmulatedProfile p) : p_(p) {}
+  // The ReplaySSM step: validates the call (validate(), then the runtime values).
   Dims replayssm_step(const StepArgs& args);
-  Dims packed_decode_step(const StepArgs& args);
+  // The plain packed decode (spec/packed-decode.md) on arguments without rings that its
+  // operator's contract accepted with `dims` (the caller validates: the contract is the
+  // operator's, operators/kda_packed_decode/); checks the runtime values, then steps.
+  Dims packed_decode_step(const StepArgs& args, const Dims& dims);
 
  private:
   struct Shadow {

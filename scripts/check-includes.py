@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """The include graph's rules (README.md, "Layout"):
-  - nothing under engine/ includes a file of operators/ (the engine knows operators only
-    through the table, operators/operator_table.cpp);
+  - nothing under kernels/, reference/, contract/, engine/, plugins/ or bench/ includes a file
+    of operators/: those folders stand below the operators (an operator's folder includes
+    them, never the reverse), and know operators only through the table
+    (operators/operator_table.cpp) and the table of launchers (engine/backends/cuda_kernel.hpp);
+  - no operator's name (a folder of operators/) appears in a source or build file of engine/
+    or kernels/: they drive any operator alike;
   - engine/'s subfolders are layers: a file includes from its own subfolder or one listed
     before it in ENGINE_LAYERS (a description is read by reports, reports by backends, ...,
     the driver stands on all of them), so no two of them depend on each other;
@@ -10,7 +14,7 @@
     tested without the other.
 Reads the project's own #include "..." lines (repository root or include/ relative, or the
 including file's folder); system headers and build outputs are not followed.
-Usage: scripts/check-includes.py [ROOT]. Exit 0 when both hold, 1 with each violation listed."""
+Usage: scripts/check-includes.py [ROOT]. Exit 0 when all hold, 1 with each violation listed."""
 import os
 import re
 import sys
@@ -19,15 +23,45 @@ SUFFIXES = (".cpp", ".hpp", ".cu", ".cuh", ".h", ".c")
 SKIP_DIRS = {".git", "build", "node_modules", "__pycache__"}
 ENGINE_LAYERS = ("description", "reports", "backends", "oracles", "driver")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+# The folders below operators/: none includes a file of it.
+BELOW_OPERATORS = ("kernels", "reference", "contract", "engine", "plugins", "bench")
+# The folders that name no operator, in their sources and build files.
+NAME_NO_OPERATOR = ("engine", "kernels")
+BUILD_FILES = ("CMakeLists.txt",)
+BUILD_SUFFIXES = (".cmake", ".in")
 
 
-def sources(root):
+def sources(root, build_files=False):
     for folder, dirs, files in os.walk(root):
         rel_folder = os.path.relpath(folder, root)
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith(("build", ".")))
         for name in sorted(files):
-            if name.endswith(SUFFIXES):
+            build = build_files and (name in BUILD_FILES or name.endswith(BUILD_SUFFIXES))
+            if name.endswith(SUFFIXES) or build:
                 yield os.path.normpath(os.path.join(rel_folder, name))
+
+
+def top(path):
+    return path.split(os.sep, 1)[0]
+
+
+def operator_names(root):
+    """Every folder of operators/ (an operator, or what a family of them shares)."""
+    folder = os.path.join(root, "operators")
+    if not os.path.isdir(folder):
+        return []
+    return sorted(d for d in os.listdir(folder) if os.path.isdir(os.path.join(folder, d)) and not d.startswith("."))
+
+
+def named_operators(root, names):
+    """(path, line number, name) for each operator name in engine/ and kernels/."""
+    found = []
+    for base in NAME_NO_OPERATOR:
+        for path in sources(os.path.join(root, base), build_files=True):
+            with open(os.path.join(root, base, path), encoding="utf-8", errors="replace") as f:
+                for number, line in enumerate(f, 1):
+                    found.extend((os.path.join(base, path), number, name) for name in names if name in line)
+    return found
 
 
 def resolve(root, including, target):
@@ -112,8 +146,8 @@ def main():
             resolved = resolve(root, path, target)
             if resolved is None:
                 continue
-            if path.startswith("engine" + os.sep) and resolved.startswith("operators" + os.sep):
-                problems.append(f"{path} includes {resolved}: engine/ must not include operators/")
+            if top(path) in BELOW_OPERATORS and top(resolved) == "operators":
+                problems.append(f"{path} includes {resolved}: {top(path)}/ must not include operators/")
             layer_problem = engine_layer_problem(path, resolved)
             if layer_problem:
                 problems.append(layer_problem)
@@ -125,11 +159,15 @@ def main():
         members = set(component)
         links = sorted(via[(a, b)] for a in component for b in edges.get(a, ()) if b in members)
         problems.append("include cycle among " + ", ".join(component) + ":\n    " + "\n    ".join(links))
+    names = operator_names(root)
+    for path, number, name in named_operators(root, names):
+        problems.append(f"{path}:{number} names the operator {name}: {top(path)}/ drives operators through the table")
     for p in problems:
         print(p)
     if problems:
         return 1
-    print(f"includes: {len(edges)} modules with includes, no engine/ -> operators/ include, engine/ layered, no cycle")
+    print(f"includes: {len(edges)} modules with includes, none of {'/, '.join(BELOW_OPERATORS)}/ includes operators/, "
+          f"engine/ layered, no cycle; engine/ and kernels/ name no folder of operators/ ({len(names)})")
     return 0
 
 

@@ -41,7 +41,10 @@ const OperatorDescription& kda_packed_decode_operator() {
       .bind = &packed_decode_args,
       .validate = &validate_packed_decode,
       .reference_step = &reference::packed_decode_step,
-      .emulated_step = [](reference::ProfileEmulation& e, const StepArgs& a) { return e.packed_decode_step(a); },
+      .emulated_step = [](reference::ProfileEmulation& e, const StepArgs& given) {
+        const StepArgs a = packed_decode_args(given);
+        return e.packed_decode_step(a, validate_packed_decode(a, kda::Backend::Cpu));
+      },
       .error_inputs = &error_inputs,
       .sample_call = [](Chooser& ch, const SampleLimits& l) { return packed_call(sample_call_config(ch, l)); },
       .valid_spec = &valid_spec,

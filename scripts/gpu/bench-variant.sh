@@ -25,11 +25,13 @@ for cu_path in "$src"/kernels/*.cu; do  # every kernel file of that tree (the se
   objs+=("$work/$cu.o")
 done
 rm -f "$work/libkernels.a"
-ar qc "$work/libkernels.a" "${objs[@]}" kernels/CMakeFiles/kda_kernels.dir/replayssm_decode.cpp.o \
-  kernels/CMakeFiles/kda_kernels.dir/gdn_kernel_dims.cpp.o kernels/CMakeFiles/kda_kernels_device.dir/device_tensor.cpp.o
+ar qc "$work/libkernels.a" "${objs[@]}" kernels/CMakeFiles/kda_kernels.dir/replayssm_launch.cpp.o \
+  kernels/CMakeFiles/kda_kernels_device.dir/device_tensor.cpp.o
+# The engine library holds the operator table and the operators' launchers (operators/*/cuda_launch.cpp).
 c++ -O3 -DNDEBUG -static-libstdc++ -static-libgcc bench/CMakeFiles/replayssm_bench.dir/*.o -o \
-  "$root/build-bench-carry/replayssm_bench.$name" -L/usr/local/cuda/targets/x86_64-linux/lib "$work/libkernels.a" \
-  bench/libkda_bench_model.a contract/libkda_contract.a /usr/local/cuda/lib/libcudart_static.a -ldl \
+  "$root/build-bench-carry/replayssm_bench.$name" -L/usr/local/cuda/targets/x86_64-linux/lib bench/libkda_bench_model.a \
+  engine/libkda_engine.a engine/libkda_plugin_support.a reference/libkda_reference.a cases/libkda_cases.a \
+  "$work/libkernels.a" contract/libkda_contract.a /usr/local/cuda/lib/libcudart_static.a -ldl \
   /usr/lib/x86_64-linux-gnu/librt.a -lcudadevrt -lcudart_static -lrt -lpthread -ldl
 grep -hE "registers|spill" "$work"/replayssm_short_ring_kernel.ptxas.txt | paste - - | sort | uniq -c | head -5
 echo "built build-bench-carry/replayssm_bench.$name"

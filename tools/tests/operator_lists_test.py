@@ -104,7 +104,7 @@ class OperatorLists(unittest.TestCase):
             r = subprocess.run([bench, "--plan", "--op", op, "--batch", "1", "--L", "1,8"], capture_output=True, text=True)
             if r.returncode == 0:
                 self.assertIn("largest workspace", r.stdout)
-            else:  # an operator our CUDA kernel does not serve (bench_operators.cpp's `kernel`)
+            else:  # an operator our CUDA kernel does not serve (no row in the table of launchers)
                 self.assertEqual(r.stderr.strip(), f"replayssm_bench: --op: our CUDA kernel does not serve {op}")
 
 

@@ -1,18 +1,13 @@
-// The launcher: validate through contract/, translate the DLPack views into the kernel's
-// plain parameters, enqueue. No host synchronization, allocation or device->host copy.
-#include "kernels/replayssm_decode.hpp"
+// The kernel's host side (replayssm_launch.hpp): DLPack views to plain parameters, the
+// row-status check, the enqueue. No host synchronization, allocation or device->host copy.
+#include "kernels/replayssm_launch.hpp"
 
 #include <stdexcept>
 #include <string>
 
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
-#include "contract/validate.hpp"
 #include "kernels/launch_mutants.hpp"
-#include "operators/kda_packed_decode/contract.hpp"
-#include "kernels/gdn_replayssm_decode.hpp"
-#include "kernels/packed_decode.hpp"
-#include "kernels/replayssm_params.hpp"
 
 namespace kda::cuda {
 namespace {
@@ -26,25 +21,30 @@ static_assert(static_cast<int>(ScalarType::Float32) == detail::kF32 &&
               static_cast<int>(ScalarType::Int64) == detail::kI64,
               "kernel dtype codes must follow ScalarType");
 
-// The tensor with its own strides (validate() has checked dtype and rank).
-TensorRef ref(const DLTensor& t) {
-  TensorRef r;
-  r.ptr = static_cast<char*>(t.data) + t.byte_offset;
-  r.dtype = static_cast<int32_t>(*scalar_type_of(t.dtype));
-  const auto strides = strides_of(t);
-  for (std::size_t d = 0; d < strides.size() && d < 4; ++d) r.stride[d] = strides[d];
-  return r;
-}
-
 // A tensor that holds [outer, K] logically as a flat dim of outer*K (2-D a, 1-D dt_bias) or
 // as two dims: the view [.., outer, K] with strides (.., s*K, s) or its own.
 TensorRef split_last(const DLTensor& t, int64_t K, int leading) {
-  TensorRef r = ref(t);
+  TensorRef r = tensor_ref(t);
   if (t.ndim == leading + 1) {  // flat: split the last dim into (outer, K)
     const int64_t s = r.stride[leading];
     r.stride[leading] = s * K;
     r.stride[leading + 1] = s;
   }
+  return r;
+}
+
+void check_cuda(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("replayssm_decode: ") + what + ": " + cudaGetErrorString(e));
+}
+
+}  // namespace
+
+TensorRef tensor_ref(const DLTensor& t) {
+  TensorRef r;
+  r.ptr = static_cast<char*>(t.data) + t.byte_offset;
+  r.dtype = static_cast<int32_t>(*scalar_type_of(t.dtype));
+  const auto strides = strides_of(t);
+  for (std::size_t d = 0; d < strides.size() && d < 4; ++d) r.stride[d] = strides[d];
   return r;
 }
 
@@ -57,34 +57,28 @@ void check_row_status(const DLTensor& st, const DLTensor& like, int64_t B) {
     throw std::invalid_argument("replayssm_decode: row_status must have a positive stride");
 }
 
-// The gates' form: one per key channel (KDA: a [B, HV*K] or [B, HV, K], dt_bias [HV*K] or
-// [HV, K], g_cache [slots, HV, L, K]) or one per value head (GDN: a [B, HV], dt_bias [HV],
-// g_cache [slots, HV, L], whose unused trailing K stride ref() leaves 0: the broadcast).
-enum class Gates { PerChannel, PerHead };
-
-detail::ReplayParams make_params(const StepArgs& a, const Dims& d, DLTensor* row_status,
-                                 Gates gates = Gates::PerChannel) {
+detail::ReplayParams replayssm_params(const StepArgs& a, const Dims& d, DLTensor* row_status, Gates gates) {
   detail::ReplayParams p;
   p.B = d.B, p.H = d.H, p.HV = d.HV, p.K = d.K, p.V = d.V, p.L = d.L, p.slots = d.slots;
   const bool per_head = gates == Gates::PerHead;
   p.scalar_gate = per_head;
-  p.qkv = ref(*a.mixed_qkv);
-  p.a = per_head ? ref(*a.a) : split_last(*a.a, d.K, 1);
-  p.b = ref(*a.b);
-  p.A_log = ref(*a.A_log);
-  p.dt_bias = per_head ? ref(*a.dt_bias) : split_last(*a.dt_bias, d.K, 0);
-  p.state = ref(*a.initial_state);
-  if (a.d_cache != nullptr) p.d_cache = ref(*a.d_cache);  // absent for the plain packed decode
-  if (a.k_cache != nullptr) p.k_cache = ref(*a.k_cache);
-  if (a.g_cache != nullptr) p.g_cache = ref(*a.g_cache);
-  p.out = ref(*a.out);  // [B, 1, HV, V]: drop the size-1 dim
+  p.qkv = tensor_ref(*a.mixed_qkv);
+  p.a = per_head ? tensor_ref(*a.a) : split_last(*a.a, d.K, 1);
+  p.b = tensor_ref(*a.b);
+  p.A_log = tensor_ref(*a.A_log);
+  p.dt_bias = per_head ? tensor_ref(*a.dt_bias) : split_last(*a.dt_bias, d.K, 0);
+  p.state = tensor_ref(*a.initial_state);
+  if (a.d_cache != nullptr) p.d_cache = tensor_ref(*a.d_cache);  // absent for an operator without rings
+  if (a.k_cache != nullptr) p.k_cache = tensor_ref(*a.k_cache);
+  if (a.g_cache != nullptr) p.g_cache = tensor_ref(*a.g_cache);
+  p.out = tensor_ref(*a.out);  // [B, 1, HV, V]: drop the size-1 dim
   p.out.stride[1] = p.out.stride[2];
   p.out.stride[2] = p.out.stride[3];
   p.out.stride[3] = 0;
-  p.indices = ref(*a.ssm_state_indices);
-  if (a.write_pos != nullptr) p.write_pos = ref(*a.write_pos);
-  if (a.force_flush != nullptr) p.force_flush = ref(*a.force_flush);
-  if (row_status != nullptr) p.row_status = ref(*row_status);
+  p.indices = tensor_ref(*a.ssm_state_indices);
+  if (a.write_pos != nullptr) p.write_pos = tensor_ref(*a.write_pos);
+  if (a.force_flush != nullptr) p.force_flush = tensor_ref(*a.force_flush);
+  if (row_status != nullptr) p.row_status = tensor_ref(*row_status);
   p.scale = static_cast<float>(a.scale);
   p.l2norm = a.use_qk_l2norm_in_kernel;
   p.has_lower_bound = a.lower_bound.has_value();
@@ -93,12 +87,6 @@ detail::ReplayParams make_params(const StepArgs& a, const Dims& d, DLTensor* row
   detail::dense_layouts(p);
   return p;
 }
-
-void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw std::runtime_error(std::string("replayssm_decode: ") + what + ": " + cudaGetErrorString(e));
-}
-
-}  // namespace
 
 namespace detail {
 
@@ -120,10 +108,7 @@ void dense_layouts(ReplayParams& p) {
 
 }  // namespace detail
 
-namespace {
-
-// Launches p on the tensors' device.
-void launch(const StepArgs& args, const detail::ReplayParams& p, cudaStream_t stream) {
+void enqueue(const StepArgs& args, const detail::ReplayParams& p, cudaStream_t stream) {
   if (detail::replayssm_blocks(p) > 0x7fffffff)
     throw std::invalid_argument("replayssm_decode: B*HV*V tiles exceed the grid limit");
 
@@ -135,38 +120,6 @@ void launch(const StepArgs& args, const detail::ReplayParams& p, cudaStream_t st
   const cudaError_t launched = detail::launch_replayssm(p, stream);
   if (device != current) check_cuda(cudaSetDevice(current), "cudaSetDevice (restore)");
   check_cuda(launched, "kernel launch");
-}
-
-}  // namespace
-
-Dims replayssm_decode(const StepArgs& args, cudaStream_t stream, DLTensor* row_status) {
-  const Dims dims = validate(args, Backend::Cuda);
-  if (row_status != nullptr) check_row_status(*row_status, *args.mixed_qkv, dims.B);
-  launch(args, make_params(args, dims, row_status), stream);
-  return dims;
-}
-
-Dims packed_decode(const StepArgs& given, cudaStream_t stream, DLTensor* row_status) {
-  const StepArgs args = packed_decode_args(given);
-  const Dims dims = validate_packed_decode(args, Backend::Cuda);
-  if (row_status != nullptr) check_row_status(*row_status, *args.mixed_qkv, dims.B);
-  detail::ReplayParams p = make_params(args, dims, row_status);
-  p.L = 1;  // one token, flushed: ReplaySSM's L = 1 path
-  p.plain = true;
-  launch(args, p, stream);
-  return dims;
-}
-
-Dims gdn_replayssm_decode(const StepArgs& args, cudaStream_t stream, DLTensor* row_status) {
-  const Dims dims = gdn_kernel_dims(args);
-  if (row_status != nullptr) check_row_status(*row_status, *args.mixed_qkv, dims.B);
-  detail::ReplayParams p = make_params(args, dims, row_status, Gates::PerHead);
-  if (args.circular_replay) {  // prefix_gate_cache is not read: GDN's g ring holds raw gates either way
-    p.circular = true;
-    p.cache_base = ref(*args.cache_base);
-  }
-  launch(args, p, stream);
-  return dims;
 }
 
 }  // namespace kda::cuda

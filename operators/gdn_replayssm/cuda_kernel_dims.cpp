@@ -1,4 +1,4 @@
-// What the GDN launch needs of its arguments (kernels/gdn_replayssm_decode.hpp): enough that
+// What the GDN launch needs of its arguments (gdn_kernel_dims(), cuda_launch.hpp): enough that
 // the kernel never reads or writes outside a tensor, checked on metadata only.
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
-#include "kernels/gdn_replayssm_decode.hpp"
+#include "operators/gdn_replayssm/cuda_launch.hpp"
 
 namespace kda::cuda {
 namespace {
