@@ -7,6 +7,7 @@
 #include "cases/case_tensors.hpp"
 #include "engine/driver/backend_cases.hpp"
 #include "engine/driver/case_driver.hpp"
+#include "engine/driver/case_line.hpp"
 #include "engine/description/envelope.hpp"
 #include "engine/description/operator.hpp"
 #include "engine/description/operator_words.hpp"
@@ -24,11 +25,11 @@ const kda::engine::OperatorDescription& operator_named(const char* op) {
 
 // The operator's case of a config line: its tensors, and the call of them it takes.
 struct kda_case {
-  kda_case(const kda::engine::OperatorDescription& op, const kda::CaseConfig& c)
-      : config(kda::engine::config_line(op.fit_case(c), op)),
-        op_name(op.name),
-        tensors(kda::engine::materialize_case(op, op.fit_case(c))),
-        view(op.bind(tensors.args()), nullptr, op_name.c_str(), op.scalars) {}
+  explicit kda_case(const kda::engine::OperatorCase& c)
+      : config(kda::engine::config_line(c.config, *c.op)),
+        op_name(c.op->name),
+        tensors(kda::engine::materialize_case(*c.op, c.config)),
+        view(c.op->bind(tensors.args()), nullptr, op_name.c_str(), c.op->scalars) {}
   std::string config;  // the config line of the tensors (the operator's fit of the given one)
   std::string op_name;
   kda::CaseTensors tensors;
@@ -58,10 +59,8 @@ int32_t kda_case_materialize(const char* op, const char* line, kda_case** out, k
   return kda::capi::guarded(err, [&] {
     if (line == nullptr || out == nullptr) throw std::invalid_argument("line and out must not be NULL");
     *out = nullptr;
-    const kda::engine::OperatorDescription& o = operator_named(op);
-    const kda::CaseConfig c = kda::parse_case_config(line);
-    if (!kda::is_valid_config(c)) throw std::invalid_argument("not a valid case config: " + std::string(line));
-    *out = new kda_case(o, c);
+    const kda::engine::OperatorDescription* named = op == nullptr ? nullptr : &kda::engine::find_operator(op);
+    *out = new kda_case(kda::engine::read_case_line(line, {named, "op", nullptr}));
     return KDA_OK;
   });
 }

@@ -23,6 +23,7 @@
 #include "engine/driver/fatal_signal.hpp"
 #include "engine/backends/plugin_backend.hpp"
 #include "engine/description/restriction.hpp"
+#include "engine/driver/case_line.hpp"
 #include "engine/driver/run_case.hpp"
 #include "engine/driver/defaults.hpp"
 #include "engine/driver/shrink.hpp"
@@ -144,9 +145,7 @@ std::string shrink_plugin_case(const kda_plugin& plugin, const kda_check_options
   const std::unique_ptr<engine::Backend> backend = backend_of(plugin, opt);
   const std::string line(opt.config);
   if (line.find(" | ") != std::string::npos) return "";  // an error input, a call outside the envelope: no rollout
-  const CaseConfig c = parse_case_config(line);
-  if (!is_valid_config(c)) throw std::invalid_argument("not a valid case config: " + line);
-  const CaseConfig fitted = backend->op().fit_case(c);
+  const engine::OperatorCase fitted = engine::read_case_line(line, {&backend->op(), "the plugin"});
   const bool truth = opt.suites != nullptr && std::string_view(opt.suites) == "kernel-truth";
   const engine::CaseReport r = truth ? engine::run_vs_truth(fitted, *backend) : engine::run_vs_reference(fitted, *backend);
   if (r.pass()) return "";
@@ -170,13 +169,12 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
   nlohmann::json cases = nlohmann::json::array();
   if (opt.config != nullptr) {  // one case from its line; what follows " | " names a call, not the case
     const std::string line(opt.config);
-    const CaseConfig c = parse_case_config(line.substr(0, line.find(" | ")));
-    if (!is_valid_config(c)) throw std::invalid_argument("not a valid case config: " + line);
-    const CaseConfig fitted = backend->op().fit_case(c);  // the case the driver runs, so the replay line is it
+    // the case the driver runs, so that the replay line is it
+    const engine::OperatorCase fitted = engine::read_case_line(line.substr(0, line.find(" | ")), {&backend->op(), "the plugin"});
     // Against the comparison of the suite that drew it: kernel-truth's float64 recurrence, else the reference.
     const bool truth = opt.suites != nullptr && std::string_view(opt.suites) == "kernel-truth";
     const engine::CaseReport r = truth ? engine::run_vs_truth(fitted, *backend) : engine::run_vs_reference(fitted, *backend);
-    Outcome o{truth ? "kernel-truth" : "kernel", -1, r.pass(), engine::config_line(fitted, backend->op()), describe(r)};
+    Outcome o{truth ? "kernel-truth" : "kernel", -1, r.pass(), engine::config_line(fitted.config, *fitted.op), describe(r)};
     if (!r.pass()) o.cause = engine::failure_cause(r);  // as the suites' cases carry it
     cases.push_back(entry(o));
   }

@@ -70,13 +70,16 @@ KDA_CAPI_EXPORT int32_t kda_reference_step(const kda_call* call, int32_t roundin
  * (<= 0: the default) inside `envelope` (NULL: none) as the backend suites draw (K and V
  * uniform over the powers of two it allows, one case in five a production shape; see
  * engine/driver/backend_cases.hpp) and made one of operator `op`'s
- * (NULL: the default): its one-line config, the line `kda-harness case "<line>" --op OP`
- * replays. */
+ * (NULL: the default): its one-line config (op=OP first for an operator other than the
+ * default), the line `kda-harness case "<line>"` replays. */
 KDA_CAPI_EXPORT int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budget, const kda_envelope* envelope,
                   char* line, size_t capacity, kda_error* err);
 
 /* A case's tensors, materialized from its config line made one of operator `op`'s (NULL: the
- * default), owned by the handle. */
+ * operator the line names, op=OP, else the default; a line that names another operator than
+ * `op` is KDA_INVALID_ARGUMENT naming both), owned by the handle. The line is read as every
+ * entry point reads one (engine/driver/case_line.hpp: checked, fitted once, held to the
+ * default memory and work budgets). */
 typedef struct kda_case kda_case;
 KDA_CAPI_EXPORT int32_t kda_case_materialize(const char* op, const char* line, kda_case** out, kda_error* err);
 /* The config line the tensors are of (the operator's fit of the given line). */

@@ -83,8 +83,20 @@ std::string to_string(const CaseConfig& c) {
                         : std::string());
 }
 
+std::string to_string(const CaseConfig& c, std::string_view op) {
+  return op.empty() ? to_string(c) : fmt::format("op={} {}", op, to_string(c));
+}
+
 CaseConfig parse_case_config(std::string_view line) {
-  CaseConfig c;
+  CaseLine parsed = parse_case_line(line);
+  if (!parsed.op.empty())
+    throw std::invalid_argument(fmt::format("case config: op={} names an operator where a config alone is read", parsed.op));
+  return parsed.config;
+}
+
+CaseLine parse_case_line(std::string_view line) {
+  CaseLine parsed;
+  CaseConfig& c = parsed.config;
   std::vector<std::string_view> seen;  // a key given twice is a typo, never "the last one wins"
   std::size_t i = 0;
   while (i < line.size()) {
@@ -100,7 +112,10 @@ CaseConfig parse_case_config(std::string_view line) {
     if (std::find(seen.begin(), seen.end(), k) != seen.end())
       throw std::invalid_argument(fmt::format("case config: key '{}' appears twice", k));
     seen.push_back(k);
-    if (k == "B") c.B = parse_int(k, v);
+    if (k == "op") {
+      if (v.empty()) bad(k, v);
+      parsed.op = std::string(v);
+    } else if (k == "B") c.B = parse_int(k, v);
     else if (k == "H") c.H = parse_int(k, v);
     else if (k == "HV") c.HV = parse_int(k, v);
     else if (k == "K") c.K = parse_int(k, v);
@@ -145,21 +160,37 @@ CaseConfig parse_case_config(std::string_view line) {
     }
     else throw std::invalid_argument(fmt::format("case config: unknown key '{}'", k));
   }
-  return c;
+  return parsed;
 }
 
-bool is_valid_config(const CaseConfig& c) {
-  const auto is_float = [](ScalarType t) { return is_floating(t); };
-  return c.B >= 1 && c.H >= 1 && c.HV >= c.H && c.HV % c.H == 0 && is_power_of_two(c.K) &&
-         is_power_of_two(c.V) && c.L >= 1 && c.slots >= c.B && is_float(c.act_dtype) &&
-         is_float(c.state_dtype) && is_float(c.ring_dtype) && is_float(c.out_dtype) &&
-         (c.index_dtype == ScalarType::Int32 || c.index_dtype == ScalarType::Int64) &&
-         // a bounded gate lower_bound * sigmoid(A x) decays the state only for lower_bound <= 0;
-         // above, it grows it by exp(lower_bound) a token (lb=100: inf, then NaN, in the reference)
-         (!c.lower_bound || (std::isfinite(*c.lower_bound) && *c.lower_bound <= 0)) && c.steps >= 1 && c.pad_fraction >= 0 &&
-         c.pad_fraction <= 1 && c.flush_prob >= 0 && c.flush_prob <= 1 && c.L <= (int64_t{1} << 30) &&
-         c.tokens >= 0 && c.tokens <= 64;
+std::string invalid_config_field(const CaseConfig& c) {
+  const auto floating = [](ScalarType t) { return is_floating(t); };
+  if (c.B < 1) return fmt::format("B={} must be at least 1", c.B);
+  if (c.H < 1) return fmt::format("H={} must be at least 1", c.H);
+  if (c.HV < c.H || c.HV % c.H != 0) return fmt::format("HV={} is not a multiple of H={} (grouped heads)", c.HV, c.H);
+  if (!is_power_of_two(c.K)) return fmt::format("K={} is not a power of two", c.K);
+  if (!is_power_of_two(c.V)) return fmt::format("V={} is not a power of two", c.V);
+  if (c.L < 1 || c.L > (int64_t{1} << 30)) return fmt::format("L={} is outside 1..2^30", c.L);
+  if (c.slots < c.B) return fmt::format("slots={} is fewer than B={} (every row needs its own slot)", c.slots, c.B);
+  if (!floating(c.act_dtype)) return fmt::format("act={} is not a floating dtype", name_of(c.act_dtype));
+  if (!floating(c.state_dtype)) return fmt::format("state={} is not a floating dtype", name_of(c.state_dtype));
+  if (!floating(c.ring_dtype)) return fmt::format("ring={} is not a floating dtype", name_of(c.ring_dtype));
+  if (!floating(c.out_dtype)) return fmt::format("out={} is not a floating dtype", name_of(c.out_dtype));
+  if (c.index_dtype != ScalarType::Int32 && c.index_dtype != ScalarType::Int64)
+    return fmt::format("idx={} is not i32 or i64", name_of(c.index_dtype));
+  if (c.lower_bound && !std::isfinite(*c.lower_bound)) return fmt::format("lb={} is not finite", *c.lower_bound);
+  // a bounded gate lower_bound * sigmoid(A x) decays the state only for lower_bound <= 0;
+  // above, it grows it by exp(lower_bound) a token (lb=100: inf, then NaN, in the reference)
+  if (c.lower_bound && *c.lower_bound > 0)
+    return fmt::format("lb={} is above 0: the gate lb * sigmoid(A x) would grow the state, not decay it", *c.lower_bound);
+  if (c.steps < 1) return fmt::format("steps={} must be at least 1", c.steps);
+  if (!(c.pad_fraction >= 0 && c.pad_fraction <= 1)) return fmt::format("pad={} is outside 0..1", c.pad_fraction);
+  if (!(c.flush_prob >= 0 && c.flush_prob <= 1)) return fmt::format("flush={} is outside 0..1", c.flush_prob);
+  if (c.tokens < 0 || c.tokens > 64) return fmt::format("T={} is outside 0..64", c.tokens);
+  return "";
 }
+
+bool is_valid_config(const CaseConfig& c) { return invalid_config_field(c).empty(); }
 
 double rollout_work(const CaseConfig& c) {
   return static_cast<double>(c.B) * c.HV * c.V * c.K * (static_cast<double>(c.L) / 2 + 2) * c.steps;

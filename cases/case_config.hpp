@@ -77,12 +77,29 @@ struct CaseConfig {
 std::string to_string(const CaseConfig& c);
 // "f32", "bf16", "f16", "i32", "i64": a dtype as the config line names it (case names use it too).
 std::string_view short_name(ScalarType t);
-// Reads to_string()'s form; keys may be omitted (defaults) and come in any order, each at
-// most once. Throws std::invalid_argument naming the bad or repeated key.
+// A case line: the config and the operator the line names (op=NAME, as the operator table
+// and --op name it; empty where the line names none: the default operator's lines leave it out,
+// and a reader then judges the config as the operator it is told, else the default).
+struct CaseLine {
+  std::string op;
+  CaseConfig config;
+};
+// "op=NAME " before to_string(c), for an operator other than the default (the engine's
+// config_line decides which; the text form here knows no operator names).
+std::string to_string(const CaseConfig& c, std::string_view op);
+// Reads to_string()'s form, op= included; keys may be omitted (defaults) and come in any
+// order, each at most once. Throws std::invalid_argument naming the bad or repeated key.
+CaseLine parse_case_line(std::string_view line);
+// parse_case_line of a line that names no operator (a golden manifest's, a fuzz corpus's);
+// throws std::invalid_argument for one that does.
 CaseConfig parse_case_config(std::string_view line);
 
-// Powers of two, GQA ratio, slots >= B (so every row can name its own slot), float dtypes,
-// int32/int64 indices, steps >= 1, fractions in [0, 1]: the config describes a VALID call.
+// The first field of a config that makes it no valid call, as "HV=4 is not a multiple of
+// H=3 (grouped heads)"; empty for a valid config. The rules: powers of two, GQA ratio,
+// slots >= B (so every row can name its own slot), float dtypes, int32/int64 indices,
+// steps >= 1, fractions in [0, 1], a decaying bounded gate, T in 0..64.
+std::string invalid_config_field(const CaseConfig& c);
+// invalid_config_field(c) is empty: the config describes a VALID call.
 bool is_valid_config(const CaseConfig& c);
 
 // Reference work of a rollout, roughly: rows x value heads x state size x (mean ring depth + 2)

@@ -1,17 +1,16 @@
 // libFuzzer target: bytes -> the two kinds of text a user hands kda-harness, through the
 // parsers the command line uses:
-//   - a one-line CaseConfig (`kda-harness case "<line>"`: parse_case_config, then the field
-//     check that names what is wrong, tools/case_budget.hpp's invalid_config_field, and the
-//     budget estimates that refuse a config before anything is allocated);
+//   - a case line (`kda-harness case "<line>"`: parse_case_line, then engine/driver/case_line.hpp's
+//     read_case_line: its operator, the field check that names what is wrong, the operator's
+//     fit and the budget estimates that refuse a config before anything is allocated);
 //   - a call's JSON metadata (`kda-harness validate FILE`: parse_call_metadata with each
 //     operator's tensors and scalars, then that operator's validate());
 //   - a case file (`kda-harness case FILE.safetensors`, `golden verify`: read_safetensors,
 //     decode, then verify_case on the CPU reference), which may lie about its offsets,
 //     shapes and index values (regressions/cli_input_fuzzer/*.safetensors).
 // Every input goes through all three. A finding: an exception other than the parsers' documented
-// ones (std::invalid_argument, MetadataError, ContractError), a config that does not read
-// back as itself from its own printed line, invalid_config_field and is_valid_config
-// disagreeing, a budget estimate that is negative or NaN, metadata whose printed JSON does not
+// ones (std::invalid_argument, MetadataError, ContractError), a line that does not read
+// back as itself from its own printed form, a budget estimate that is negative or NaN, metadata whose printed JSON does not
 // parse back to the same metadata, or a sanitizer report.
 #include <cmath>
 #include <cstdint>
@@ -26,10 +25,10 @@
 #include "contract/metadata_json.hpp"
 #include "engine/backends/backend.hpp"
 #include "engine/description/operator.hpp"
+#include "engine/driver/case_line.hpp"
 #include "fuzz/fuzz_finding.hpp"
 #include "golden/golden_case.hpp"
 #include "golden/golden_verify.hpp"
-#include "tools/case_budget.hpp"
 
 namespace {
 
@@ -41,30 +40,33 @@ constexpr const char* kTarget = "cli_input_fuzzer";
 
 void config_line(std::string_view text) {
   using namespace kda;
-  CaseConfig c;
+  CaseLine parsed;
   try {
-    c = parse_case_config(text);
+    parsed = parse_case_line(text);
   } catch (const std::invalid_argument&) {
     return;  // a refused line: `case` says why (exit 2)
   } catch (const std::exception& e) {
-    found(std::string("parse_case_config threw ") + e.what(), text);
+    found(std::string("parse_case_line threw ") + e.what(), text);
   }
-  const std::string line = to_string(c);
+  const std::string line = to_string(parsed.config, parsed.op);
   try {
-    if (to_string(parse_case_config(line)) != line) found("the printed config reads back differently: " + line, text);
+    const CaseLine again = parse_case_line(line);
+    if (to_string(again.config, again.op) != line) found("the printed line reads back differently: " + line, text);
   } catch (const std::exception& e) {
-    found(std::string("the printed config does not read back: ") + e.what() + ": " + line, text);
+    found(std::string("the printed line does not read back: ") + e.what() + ": " + line, text);
   }
-  const std::string field = cli::invalid_config_field(c);
-  if (field.empty() != is_valid_config(c))
-    found("invalid_config_field says '" + field + "' but is_valid_config says " +
-              (is_valid_config(c) ? "valid" : "invalid"),
-          text);
-  if (!field.empty()) return;
-  const double bytes = cli::case_memory_bytes(c);
+  engine::OperatorCase c;
+  try {
+    c = engine::read_case_line(text, {}, {1e300, 1e300});  // budgets out of the way: the estimates are checked below
+  } catch (const engine::CaseLineError&) {
+    return;  // an unknown operator or no valid call: `case` says why (exit 2)
+  } catch (const std::exception& e) {
+    found(std::string("read_case_line threw ") + e.what(), text);
+  }
+  const double bytes = engine::case_memory_bytes(c.config);
   if (!(bytes >= 0)) found("a memory estimate that is negative or NaN: " + std::to_string(bytes), text);
-  if (!(rollout_work(c) >= 0)) found("a work estimate that is negative or NaN", text);
-  (void)cli::over_budget(c, cli::kDefaultMemoryBudgetMiB, cli::kDefaultCaseWorkBudget);
+  if (!(engine::case_work(c.config) >= 0)) found("a work estimate that is negative or NaN", text);
+  (void)engine::over_budget(c.config, engine::CaseBudget{});
 }
 
 void call_json(std::string_view text) {

@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "contract/tensor_view.hpp"
+#include "engine/description/operator_words.hpp"
 #include "engine/description/replayssm_sample_space.hpp"
 #include "fuzz/fdp_chooser.hpp"
 #include "fuzz/fuzz_finding.hpp"
@@ -171,7 +172,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   const std::optional<CaseConfig> fitted = backend()->envelope().fit(drawn);
   if (!fitted) return 0;
-  const CaseConfig config = backend()->op().fit_case(*fitted);
+  const engine::OperatorCase fitted_case = engine::fit(backend()->op(), *fitted);
+  const CaseConfig& config = fitted_case.config;
   const bool has_cursors = engine::takes(backend()->op(), "write_pos");
   std::vector<RowMutation> mutations(static_cast<std::size_t>(config.steps * config.B));
   // A backend that claims nothing of invalid rows (SGLang's contract) is fed none: the bytes are
@@ -182,12 +184,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if ((!has_cursors && m.kind >= Bad::CursorMinus1) || !claims_invalid_rows) m = RowMutation{};
   }
   try {
-    const CaseReport r = run_vs_reference(config, *backend(), [&](CaseTensors& kernel_case, int64_t token) {
+    const CaseReport r = run_vs_reference(fitted_case, *backend(), [&](CaseTensors& kernel_case, int64_t token) {
       mutate_step(kernel_case, &mutations[token * config.B]);
     });
     if (!r.pass()) fuzz::finding(kTarget, "backend vs reference:\n" + r.summary() + "\n  replay: " + r.replay());
   } catch (const std::exception& e) {
-    fuzz::finding(kTarget, std::string("threw ") + typeid(e).name() + ": " + e.what() + "\nconfig: " + to_string(config));
+    fuzz::finding(kTarget, std::string("threw ") + typeid(e).name() + ": " + e.what() + "\nconfig: " + engine::config_line(config, backend()->op()));
   }
   return 0;
 }

@@ -158,19 +158,20 @@ TEST(CaseReportMessage, TokensRunAgreeWithTheCasesSteps) {
   EXPECT_EQ(r.tokens_run(), "tokens 9");
 }
 
-// A report names its operator on its replay line unless it is the default (the table's
-// first, default_operator()), or names none.
+// A report's replay line names its operator in the config line (op=NAME) unless it is the
+// default (the table's first, default_operator()), or names none; never --op beside it.
 TEST(CaseReportMessage, TheReplayLineNamesAnOperatorOtherThanTheDefault) {
   CaseReport r;
   r.config = parse_case_config("B=2 H=1 HV=2 K=4 V=4 L=3 slots=4 steps=1 seed=3");
   r.backend = "reference", r.against = "truth";
-  EXPECT_EQ(r.replay().find("--op"), std::string::npos) << r.replay();
+  EXPECT_FALSE(contains(r.replay(), "op=")) << r.replay();
   r.op = std::string(default_operator().name);
-  EXPECT_EQ(r.replay().find("--op"), std::string::npos) << r.replay();
+  EXPECT_FALSE(contains(r.replay(), "op=")) << r.replay();
   for (const OperatorDescription* op : operators()) {
-    if (op == &default_operator()) continue;
     r.op = std::string(op->name);
-    EXPECT_TRUE(contains(r.replay(), " --op " + r.op)) << r.replay();
+    EXPECT_FALSE(contains(r.replay(), "--op")) << r.replay();
+    if (op == &default_operator()) continue;
+    EXPECT_TRUE(contains(r.replay(), "case \"op=" + r.op + " B=2")) << r.replay();
   }
 }
 

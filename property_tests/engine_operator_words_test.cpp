@@ -36,7 +36,9 @@ TEST(OperatorWords, AConfigLineWithoutTheRingReplaysTheSameCase) {
   for (const OperatorDescription* op : operators())
     for (const CaseConfig& c : drawn(*op, 200)) {
       const std::string line = config_line(c, *op);
-      EXPECT_EQ(op->fit_case(parse_case_config(line)), c) << op->name << ": " << line;
+      const CaseLine read = parse_case_line(line);
+      EXPECT_EQ(read.op, op == &default_operator() ? "" : op->name) << line;  // op= names all but the default
+      EXPECT_EQ(op->fit_case(read.config), c) << op->name << ": " << line;
       EXPECT_EQ(std::regex_search(line, kRingWords), has_ring(*op)) << op->name << ": " << line;
     }
 }

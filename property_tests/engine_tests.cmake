@@ -1,9 +1,10 @@
 # Tests of the engine (engine/): rounding profiles and their emulations, the suites' measured
 # sensitivity, envelopes, plugin loading, refusals, the one check that a refused call wrote
 # nothing, the messages of failures, the sample space under every suite's limits and the
-# catalog's message renderer, the guard regions of host backends.
+# catalog's message renderer, the guard regions of host backends, a case line's one way in (case_line.hpp).
 set(kda_engine_suites engine_profile engine_backend engine_messages engine_sample_space engine_host_guards engine_sensitivity
-  engine_nothing_written engine_async_step engine_kda_view engine_invalid_rows engine_shrink engine_operator_words)
+  engine_nothing_written engine_async_step engine_kda_view engine_invalid_rows engine_shrink engine_operator_words
+  engine_case_line)
 foreach(suite IN LISTS kda_engine_suites)
   add_executable(${suite}_test ${suite}_test.cpp)
   target_link_libraries(${suite}_test PRIVATE kda_engine kda_project_options GTest::gtest_main)

@@ -13,6 +13,12 @@
 
 namespace kda::cli {
 
+// The largest values the budget and scale options take: beyond them a budget no longer limits
+// anything (a PiB of memory, 1e18 units of work: centuries), and a scale of 1e4 is 400 million cases.
+inline constexpr double kMaxMemoryBudgetMiB = 1 << 30;
+inline constexpr double kMaxWorkBudget = 1e18;
+inline constexpr double kMaxScale = 1e4;
+
 // A number in (0, max], finite.
 CLI::Validator finite_positive_at_most(double max);
 // A number in [0, max], finite (CLI11's NonNegativeNumber lets NaN through).

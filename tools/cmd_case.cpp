@@ -4,8 +4,9 @@
 // `kda-harness case FILE.safetensors`: one golden-format file (a golden case, or a user's own
 // dump of a real call) on a chosen backend, compared with the file's expected results, or,
 // when it has none, with the float64 ReplaySSM model.
-// The last line is the verdict: "PASS ..." (exit 0) or "FAIL ..." (exit 1). A config over the
-// memory or work budget (tools/case_budget.hpp) is refused before anything is allocated.
+// The last line is the verdict: "PASS ..." (exit 0) or "FAIL ..." (exit 1). The line comes in
+// as every entry point's does (engine/driver/case_line.hpp): its operator (op=, or --op), the
+// operator's case, and a config over the memory or work budget refused before anything is allocated.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -16,11 +17,11 @@
 #include "engine/oracles/truth_oracle.hpp"
 #include "engine/backends/backend.hpp"
 #include "engine/driver/case_driver.hpp"
+#include "engine/driver/case_line.hpp"
 #include "engine/driver/fatal_signal.hpp"
 #include "engine/oracles/refusal.hpp"
 #include "engine/driver/run_case.hpp"
 #include "tools/argument_checks.hpp"
-#include "tools/case_budget.hpp"
 #include "engine/description/operator.hpp"
 #include "engine/description/operator_words.hpp"
 #include "tools/subcommands.hpp"
@@ -31,7 +32,7 @@ namespace {
 struct CaseArgs {
   std::string target, backend = "reference", against = "truth", op = std::string(engine::default_operator().name);
   int gpu = -1;
-  double memory_budget_mib = kDefaultMemoryBudgetMiB, work_budget = kDefaultCaseWorkBudget;
+  engine::CaseBudget budget;
   const CLI::Option* op_option = nullptr;  // whether --op was given (else a plugin's own operator)
   bool op_of_file = false;                 // a golden file's operator, which a plugin must implement
 };
@@ -45,12 +46,12 @@ int verdict(bool pass, const std::string& what) {
   return pass ? kPass : kFail;
 }
 
-// The backend a case runs on (--gpu N picks the GPU of "cuda"), or nullptr after saying why
-// (an unknown backend, a plugin that does not load, a GPU that is not there: usage errors).
-std::unique_ptr<engine::Backend> make(const CaseArgs& a) {
+// The backend a case of `op` runs on (--gpu N picks the GPU of "cuda"), or nullptr after saying
+// why (an unknown backend, a plugin that does not load, a GPU that is not there: usage errors).
+std::unique_ptr<engine::Backend> make(const CaseArgs& a, const engine::OperatorDescription& op) {
   const std::string spec = a.backend == "cuda" && a.gpu >= 0 ? fmt::format("cuda:{}", a.gpu) : a.backend;
   try {
-    return engine::make_backend(spec, op_of(a));
+    return engine::make_backend(spec, op);
   } catch (const std::exception& e) {
     std::cerr << "kda-harness case: --backend " << spec << ": " << e.what() << "\n";
     return nullptr;
@@ -73,7 +74,7 @@ int run_file(const CaseArgs& a) {
   CaseArgs for_case = a;
   for_case.op = c.op;  // the file names its operator
   for_case.op_of_file = true;
-  const std::unique_ptr<engine::Backend> backend = make(for_case);
+  const std::unique_ptr<engine::Backend> backend = make(for_case, op_of(for_case));
   if (!backend) return kUsage;
   std::cout << fmt::format("case {} ({}, {} step(s)){}\n", c.name, c.kind == golden::CaseKind::Step ? "step" : "error",
                            c.steps, c.purpose.empty() ? "" : ": " + c.purpose);
@@ -91,46 +92,41 @@ int run_config(const CaseArgs& a) {
                  "slots=5 steps=9 seed=5\"; keys left out take their defaults)\n";
     return kUsage;
   }
-  CaseConfig config;
+  engine::OperatorCase c;
   try {
-    config = parse_case_config(a.target);
-  } catch (const std::invalid_argument& e) {
-    std::cerr << "kda-harness case: " << e.what() << " (not a file either)\n";
+    const bool op_given = a.op_option->count() > 0;
+    c = engine::read_case_line(a.target, {op_given ? &engine::find_operator(a.op) : nullptr, "--op", &op_of(a)},
+                               a.budget);
+  } catch (const engine::CaseLineError& e) {
+    std::cerr << "kda-harness case: " << e.what()
+              << (e.kind == engine::CaseLineError::Kind::Syntax ? " (not a file either)\n" : "\n");
     return kUsage;
   }
-  if (const std::string field = invalid_config_field(config); !field.empty()) {
-    std::cerr << "kda-harness case: the config does not describe a valid call: " << field << " (in "
-              << to_string(config) << ")\n";
-    return kUsage;
-  }
-  if (const std::string why = over_budget(config, a.memory_budget_mib, a.work_budget); !why.empty()) {
-    std::cerr << "kda-harness case: " << why << "\n";
-    return kUsage;
-  }
-  std::cout << "config: " << engine::config_line(config, op_of(a)) << "\n";
-  std::cout << fmt::format("memory: about {:.0f} MiB (budget {:.0f} MiB)\n", case_memory_bytes(config) / (1 << 20),
-                           a.memory_budget_mib);
+  const CaseConfig& config = c.config;
+  std::cout << "config: " << engine::config_line(config, *c.op) << "\n";
+  std::cout << fmt::format("memory: about {:.0f} MiB (budget {:.0f} MiB)\n",
+                           engine::case_memory_bytes(config) / (1 << 20), a.budget.memory_mib);
   std::cout.flush();
   if (a.backend == "pure-double") {
     if (a.against != "truth") {
       std::cerr << "kda-harness case: pure-double is judged against the truth only\n";
       return kUsage;
     }
-    const engine::CaseReport r = engine::reference_vs_truth(config, engine::ReferenceModel::PureDouble, op_of(a));
+    const engine::CaseReport r = engine::reference_vs_truth(c, engine::ReferenceModel::PureDouble);
     std::cout << "pure-double vs the float64 plain recurrence:\n" << r.summary() << "\n";
     return verdict(r.pass(), fmt::format("pure-double vs the float64 plain recurrence, {} step(s)", config.steps));
   }
-  const std::unique_ptr<engine::Backend> backend = make(a);
+  const std::unique_ptr<engine::Backend> backend = make(a, *c.op);
   if (!backend) return kUsage;
   if (const std::string outside = backend->envelope().excludes(config); !outside.empty()) {
-    CaseTensors t = engine::materialize_case(backend->op(), backend->op().fit_case(config));
+    CaseTensors t = engine::materialize_case(*c.op, config);
     const std::string why = engine::refusal_problem(*backend, t.args());
     std::cout << fmt::format("{}: the case lies outside its envelope ({}): {}\n", backend->name(), outside,
                              why.empty() ? "refused, nothing written" : why);
     return verdict(why.empty(), fmt::format("{} refuses a case outside its envelope", backend->name()));
   }
-  const engine::CaseReport r = a.against == "reference" ? engine::run_vs_reference(config, *backend)
-                                                        : engine::run_vs_truth(config, *backend);
+  const engine::CaseReport r = a.against == "reference" ? engine::run_vs_reference(c, *backend)
+                                                        : engine::run_vs_truth(c, *backend);
   std::cout << r.summary() << "\n  replay: " << r.replay() << "\n";
   return verdict(r.pass(), fmt::format("{} vs the {}, {}", backend->name(),
                                        a.against == "reference" ? "CPU reference" : "float64 plain recurrence",
@@ -142,7 +138,10 @@ int run_config(const CaseArgs& a) {
 void register_case(CLI::App& app) {
   auto* cmd = app.add_subcommand("case", "Run one case: a one-line config, or a golden-format .safetensors file");
   auto a = std::make_shared<CaseArgs>();
-  cmd->add_option("target", a->target, "\"B=3 H=2 ... seed=7\" (a CaseConfig line) or FILE.safetensors")->required();
+  cmd->add_option("target", a->target,
+                  "\"B=3 H=2 ... seed=7\" (a case line; op=NAME names an operator other than the default, as --op "
+                  "does) or FILE.safetensors")
+      ->required();
   cmd->add_option("--backend", a->backend,
                   "reference (kernel rounding points), reference-double (float64 arithmetic), pure-double (float64 "
                   "model with float64 rings; config lines only), cuda[:N] or plugin:PATH");
@@ -152,10 +151,10 @@ void register_case(CLI::App& app) {
       ->check(CLI::IsMember({"truth", "reference"}));
   a->op_option = add_op_option(cmd, a->op);
   cmd->add_option("--gpu", a->gpu, "GPU to use (default: the first usable one)");
-  cmd->add_option("--memory-budget", a->memory_budget_mib,
+  cmd->add_option("--memory-budget", a->budget.memory_mib,
                   "Refuse a config line whose estimated memory exceeds this many MiB (default 4096)")
       ->check(finite_positive_at_most(kMaxMemoryBudgetMiB));
-  cmd->add_option("--work-budget", a->work_budget,
+  cmd->add_option("--work-budget", a->budget.work,
                   "Refuse a config line of more reference work than this (rollout_work plus 1e3 a step; default 1e10, a few minutes)")
       ->check(finite_positive_at_most(kMaxWorkBudget));
   cmd->callback([a] {

@@ -26,7 +26,6 @@
 #include "golden/atomic_file.hpp"
 #include "golden/golden_set.hpp"
 #include "tools/argument_checks.hpp"
-#include "tools/case_budget.hpp"
 #include "tools/check_isolated.hpp"
 #include "tools/check_shrink.hpp"
 #include "tools/check_junit.hpp"

@@ -20,7 +20,6 @@
 #include "engine/description/production_shapes.hpp"
 #include "golden/golden_set.hpp"
 #include "tools/argument_checks.hpp"
-#include "tools/case_budget.hpp"
 #include "tools/mutant_matrix.hpp"
 #include "tools/subcommands.hpp"
 

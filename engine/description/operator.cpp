@@ -31,8 +31,6 @@ bool takes(const OperatorDescription& op, std::string_view tensor) {
   return std::find(op.tensors.begin(), op.tensors.end(), tensor) != op.tensors.end();
 }
 
-std::string op_flag(std::string_view op) {
-  return op == default_operator().name ? std::string() : " --op " + std::string(op);
-}
+OperatorCase fit(const OperatorDescription& op, const CaseConfig& c) { return {&op, op.fit_case(c)}; }
 
 }  // namespace kda::engine

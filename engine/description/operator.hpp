@@ -80,12 +80,16 @@ struct OperatorDescription {
   const CaseDriver* case_driver = nullptr;
 };
 
+// A config made one of the operator's cases: its fit_case applied once, by fit(); the driver
+// plays such a case as it is (engine/driver/run_case.hpp).
+struct OperatorCase {
+  const OperatorDescription* op = nullptr;
+  CaseConfig config;
+};
+OperatorCase fit(const OperatorDescription& op, const CaseConfig& c);
+
 // Whether the operator takes the named tensor (its signature, OperatorDescription::tensors).
 bool takes(const OperatorDescription& op, std::string_view tensor);
-
-// What a command line adds to name the operator: "" for the default (the table's first),
-// else " --op NAME".
-std::string op_flag(std::string_view op);
 
 // The table (operators/operator_table.cpp), the default first.
 const std::vector<const OperatorDescription*>& operators();

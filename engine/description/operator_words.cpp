@@ -19,7 +19,7 @@ bool speaks_of_key(const OperatorDescription& op, std::string_view key) {
 }
 
 std::string config_line(const CaseConfig& c, const OperatorDescription& op) {
-  const std::string full = to_string(c);
+  const std::string full = to_string(c, &op == &default_operator() ? std::string_view() : op.name);
   std::string out;
   std::size_t i = 0;
   while (i < full.size()) {

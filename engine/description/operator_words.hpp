@@ -19,8 +19,9 @@ bool has_force_flush(const OperatorDescription& op);
 bool speaks_of_key(const OperatorDescription& op, std::string_view key);
 
 // The case's config line in the operator's words: to_string() without the keys it does not
-// speak of. parse_case_config reads them back as defaults, which the operator's fit_case
-// makes the same config again (engine/operator_words_test keeps it so).
+// speak of, naming the operator (op=NAME first) unless it is the default, so that the line
+// alone replays the case. parse_case_line reads the left-out keys back as defaults, which the
+// operator's fit_case makes the same config again (engine/operator_words_test keeps it so).
 std::string config_line(const CaseConfig& c, const OperatorDescription& op);
 // config_line for the operator of that name; to_string() where the table has no such operator.
 std::string config_line(const CaseConfig& c, std::string_view op);

@@ -65,14 +65,19 @@ CaseReport run_model_vs_truth(const CaseConfig& config, const OperatorDescriptio
   return r;
 }
 
-CaseReport reference_vs_truth(const CaseConfig& config, ReferenceModel model, const OperatorDescription& op) {
+CaseReport reference_vs_truth(const OperatorCase& c, ReferenceModel model) {
+  const OperatorDescription& op = *c.op;
   // The pure-double ReplaySSM model is the family's; an operator played by its own driver has
   // its float64 reference step in that role.
-  if (model == ReferenceModel::PureDouble && !op.case_driver) return run_model_vs_truth(op.fit_case(config), op);
+  if (model == ReferenceModel::PureDouble && !op.case_driver) return run_model_vs_truth(c.config, op);
   if (model == ReferenceModel::PureDouble) model = ReferenceModel::Off;
   const auto reference = make_reference_backend(
       model == ReferenceModel::Kernel ? reference::Rounding::Kernel : reference::Rounding::Off, op);
-  return run_vs_truth(config, *reference);
+  return run_vs_truth(c, *reference);
+}
+
+CaseReport reference_vs_truth(const CaseConfig& config, ReferenceModel model, const OperatorDescription& op) {
+  return reference_vs_truth(fit(op, config), model);
 }
 
 }  // namespace kda::engine

@@ -2,10 +2,13 @@
 
 #include "engine/description/operator_words.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cstring>
 #include <new>
 #include <optional>
+#include <stdexcept>
 
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
@@ -37,14 +40,17 @@ void advance_cursors(StepTensors& t, const std::vector<RowPlan>& plans) {
     if (plans[row].accepted()) set_ring_cursor(t, static_cast<int64_t>(row), plans[row].ring.after(plans[row].step()));
 }
 
-CaseReport run_config(const CaseConfig& given, Backend& backend, const std::string& against,
+CaseReport run_config(const OperatorCase& given, Backend& backend, const std::string& against,
                       const std::function<std::unique_ptr<Oracle>(const CaseTensors&)>& make_oracle,
                       const StepMutator& mutate) {
+  const OperatorDescription& op = backend.op();
+  if (given.op == nullptr || given.op->name != op.name)
+    throw std::invalid_argument(fmt::format("a case of {} played on a backend of {}",
+                                            given.op == nullptr ? "no operator" : given.op->name, op.name));
   const PhaseScope other(Phase::Other);
   const PlayingCase playing;  // shares the machine's cores with the other cases being played
-  const CaseConfig config = backend.op().fit_case(given);
+  const CaseConfig& config = given.config;
   CaseReport r = start_report(config, backend, against);
-  const OperatorDescription& op = backend.op();
   CaseTensors t = timed(Phase::Fill, [&] { return materialize_case(op, config); });
   const std::unique_ptr<Oracle> oracle = timed(Phase::Fill, [&] { return make_oracle(t); });
   if (op.case_driver) {  // an operator that makes its own steps' inputs
@@ -205,8 +211,14 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
 }
 
 CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const StepMutator& mutate) {
+  return run_vs_reference(fit(backend.op(), config), backend, mutate);
+}
+
+CaseReport run_vs_truth(const CaseConfig& config, Backend& backend) { return run_vs_truth(fit(backend.op(), config), backend); }
+
+CaseReport run_vs_reference(const OperatorCase& c, Backend& backend, const StepMutator& mutate) {
   return run_config(
-      config, backend, "reference",
+      c, backend, "reference",
       [&backend](const CaseTensors& t) {
         if (const CaseDriver* d = backend.op().case_driver)
           return d->reference_oracle(t, backend.op(), backend.profile(), backend.rounds_directed());
@@ -215,9 +227,9 @@ CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const St
       mutate);
 }
 
-CaseReport run_vs_truth(const CaseConfig& config, Backend& backend) {
+CaseReport run_vs_truth(const OperatorCase& c, Backend& backend) {
   return run_config(
-      config, backend, "truth",
+      c, backend, "truth",
       [&backend](const CaseTensors& t) {
         if (const CaseDriver* d = backend.op().case_driver) return d->truth_oracle(t, backend.profile(), backend.rounds_directed());
         return truth_oracle(bounds_vs_truth(t.config, backend.profile(), backend.rounds_directed()),

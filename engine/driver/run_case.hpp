@@ -51,10 +51,13 @@ CaseReport start_report(const CaseConfig& config, const Backend& backend, const 
 // Plays `play` on `backend`, judged by `oracle`, into `report` (started by start_report).
 void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport& report);
 
-// A drawn config (first made one of the backend operator's cases) against the CPU
-// reference stepped in lockstep, within the backend's profile's bounds.
-CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const StepMutator& mutate = nullptr);
+// A case of the backend's operator against the CPU reference stepped in lockstep, within the
+// backend's profile's bounds; a case of another operator is std::invalid_argument.
+CaseReport run_vs_reference(const OperatorCase& c, Backend& backend, const StepMutator& mutate = nullptr);
 // ... against the float64 plain recurrence, within engine::bounds_vs_truth for its profile.
+CaseReport run_vs_truth(const OperatorCase& c, Backend& backend);
+// A drawn config, first made one of the backend operator's cases (fit()).
+CaseReport run_vs_reference(const CaseConfig& config, Backend& backend, const StepMutator& mutate = nullptr);
 CaseReport run_vs_truth(const CaseConfig& config, Backend& backend);
 
 }  // namespace kda::engine

@@ -37,6 +37,8 @@ CaseReport run_model_vs_truth(const CaseConfig& config, const OperatorDescriptio
 // ("reference") or in float64 arithmetic with rounded stores ("reference-double") through the
 // driver, or the float64 model (run_model_vs_truth).
 enum class ReferenceModel { Kernel, Off, PureDouble };
+CaseReport reference_vs_truth(const OperatorCase& c, ReferenceModel model);
+// ... of a drawn config, first made one of the operator's cases (fit()).
 CaseReport reference_vs_truth(const CaseConfig& config, ReferenceModel model,
                               const OperatorDescription& op = default_operator());
 

@@ -25,8 +25,8 @@ const reference::Comparison* CaseReport::worst() const {
 
 std::string CaseReport::replay() const {
   if (!replay_line.empty()) return replay_line;
-  return fmt::format("kda-harness case \"{}\" --backend {} --against {}{}", config_line(config, op),
-                     backend_spec.empty() ? backend : backend_spec, against, op.empty() ? std::string() : op_flag(op));
+  return fmt::format("kda-harness case \"{}\" --backend {} --against {}", config_line(config, op),
+                     backend_spec.empty() ? backend : backend_spec, against);
 }
 
 std::string CaseReport::tokens_run() const {

@@ -25,6 +25,15 @@ def resolve(op):
     return op or default()
 
 
+def of_line(line):
+    """The operator a case line names (its op= key: the lines of an operator other than the
+    default name it), or None."""
+    for item in (line or "").partition(" | ")[0].split():
+        if item.startswith("op="):
+            return item[3:]
+    return None
+
+
 def _listed(op, lister):
     """(name, optional) of each name the C library lists for `op` ('?' marks an optional one)."""
     listed = lister(op.encode()) if isinstance(op, str) else None

@@ -1,5 +1,6 @@
 """An operator's sample space as arrays: cases(op, n, seed) yields Case objects, each with
-its one-line config (the line `kda-harness case "<line>" --op OP` replays) and the tensors of
+its one-line config (the line `kda-harness case "<line>"` replays; op=OP names an operator
+other than the default) and the tensors of
 its first step that the operator takes, deterministic on every machine."""
 import ctypes
 from dataclasses import dataclass
@@ -33,21 +34,23 @@ def _convert(dltensors, framework, device):
 
 
 def case(config, framework="numpy", device=None, index=-1, op=None):
-    """The tensors of one case of operator `op` from its config line (made one of the
+    """The tensors of one case of operator `op` (None: the one the line names, op=NAME, else the
+    default; a line that names another than `op` is a ValueError naming both) from its config line (made one of the
     operator's first: the plain packed decode's have L = 1 and no force_flush; Case.config is
     that line, in full). framework: "numpy" (host arrays, strides and NaN-filled gaps kept),
     "torch" (on `device`, strides kept), or a callable applied to each numpy array
-    (cupy.asarray, jax.numpy.asarray...). op None: the default operator."""
-    op = _operators.resolve(op)
-    _operators.tensor_names(op)  # an unknown operator is a ValueError naming the known ones
+    (cupy.asarray, jax.numpy.asarray...)."""
+    if op:
+        _operators.tensor_names(op)  # an unknown operator is a ValueError naming the known ones
     err, handle = _abi.KdaError(), ctypes.c_void_p()
     lib = _lib.lib()
-    _status.raise_for(lib.kda_case_materialize(op.encode(), config.encode(), ctypes.byref(handle), ctypes.byref(err)),
-                      err)
+    _status.raise_for(lib.kda_case_materialize(op.encode() if op else None, config.encode(), ctypes.byref(handle),
+                                               ctypes.byref(err)), err)
     try:
         tensors, scalars = _call.read_call(lib.kda_case_call(handle).contents)
         line = lib.kda_case_config(handle).decode()
-        return Case(line, index, _convert(tensors, framework, device), scalars, op)
+        return Case(line, index, _convert(tensors, framework, device), scalars,
+                    _operators.resolve(_operators.of_line(line)))
     finally:
         lib.kda_case_free(handle)
 

@@ -216,7 +216,8 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
     rows (a slot past the pool, a cursor outside the ring) are the caller's duty unless the
     envelope declares invalid_rows="raise": then one kernel case in five makes one, which must be
     refused; probe_invalid_indices=True feeds them to a kernel that claims nothing and reports,
-    never fails, what it did. config: a case's replay line, to run that case alone against the
+    never fails, what it did. config: a case's replay line (its op= the operator where op is
+    not given), to run that case alone against the
     reference (suites="kernel-truth": against the float64 truth; n and first are then ignored).
     model: "NAME[:tp=N]" (`kda-harness check --list-models`), the kernel suites draw that model's per-GPU heads at K = V =
     128 with decode batches as a server runs them (B 1..256, padding, slots above B). step_timeout: seconds a step may take
@@ -238,7 +239,8 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
     if step_timeout is not None and not (isinstance(step_timeout, (int, float)) and 0 < step_timeout < float("inf")):
         raise ValueError(f"step_timeout must be a positive number of seconds or None, not {step_timeout!r}")
     given_profile, given_framework, given_envelope = profile, framework, envelope
-    op = operator_of(step_fn, op)
+    # A replay line names its operator where it is not the default: judged as it, unless step_fn names its own.
+    op = operator_of(step_fn, op or (None if getattr(step_fn, "kda_op", None) else _operators.of_line(config)))
     if framework is None:
         framework = "numpy" if device in (None, "cpu") else "torch"
     profile = _profile_code(profile if profile is not None else getattr(step_fn, "kda_profile", defaults()["profile"]))

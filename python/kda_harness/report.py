@@ -8,8 +8,6 @@ import json
 import textwrap
 from dataclasses import dataclass, field
 
-from . import _operators
-
 
 @dataclass(repr=False)
 class CaseResult:
@@ -33,8 +31,7 @@ class CaseResult:
 
     def reference_line(self):
         """The `kda-harness case` line that replays the case on the CPU reference."""
-        flag = f" --op {self.op}" if self.op and self.op != _operators.default() else ""
-        line = f'kda-harness case "{self.config}"{flag}'
+        line = f'kda-harness case "{self.config}"'
         _, _, call = self.replay.partition(" | ")
         if not call:
             return line
@@ -54,8 +51,7 @@ class CaseResult:
         text += "".join(f"\n    {label} {line}" for label, line in zip(labels, self.replay_lines()))
         if self.shrunk:
             text += f"\n    shrunk (the smallest case that still fails so): {self.shrunk_rerun or self.shrunk}"
-            flag = f" --op {self.op}" if self.op and self.op != _operators.default() else ""
-            text += f'\n    shrunk on the CPU reference: kda-harness case "{self.shrunk}"{flag}'
+            text += f'\n    shrunk on the CPU reference: kda-harness case "{self.shrunk}"'
         if self.traceback:
             text += "\n    the kernel raised:\n" + textwrap.indent(self.traceback.rstrip("\n"), "      ")
         return text

@@ -73,7 +73,7 @@ def test_reference_step_refuses_an_invalid_call_and_writes_nothing():
 def test_malformed_requests_are_value_errors_not_crashes():
     with pytest.raises(ValueError, match="unknown key 'bogus'"):
         kda_harness.case("bogus=1")
-    with pytest.raises(ValueError, match="not a valid case config"):
+    with pytest.raises(ValueError, match="does not describe a valid call: K=3"):
         kda_harness.case("K=3")
     with pytest.raises(ValueError, match="unknown suite 'nope'"):
         kda_harness.check(numpy_step.replayssm_step, suites="nope")

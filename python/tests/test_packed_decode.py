@@ -131,6 +131,17 @@ def test_beta_rounded_through_b_fails_only_where_b_is_not_float32():
     assert kda_harness.check(numpy_packed_step.packed_decode_step, op=OP, config=failing.replay).passed
 
 
+def test_a_case_line_names_its_operator_and_replays_without_op():
+    line = kda_harness.config_line(0, op=OP)
+    assert line.startswith(f"op={OP} ")
+    c = kda_harness.case(line)  # no op: the line's
+    assert (c.op, c.config) == (OP, line)
+    assert "write_pos" not in c.tensors
+    with pytest.raises(ValueError, match=f"op={OP}, but op names kda_replayssm"):
+        kda_harness.case(line, op="kda_replayssm")
+    assert kda_harness.check(numpy_packed_step.packed_decode_step, config=line).passed  # judged as the line's operator
+
+
 def test_a_step_that_accepts_invalid_calls_fails_the_packed_contract_suite():
     report = kda_harness.check(lambda **kw: None, op=OP, suites="kernel-contract", n=3)
     assert len(report.failures) == 3

@@ -9,6 +9,7 @@ import json
 import os
 import re
 import resource
+import shlex
 import shutil
 import signal
 import struct
@@ -243,6 +244,29 @@ class UserView(unittest.TestCase):
         r = run(["--version"])
         self.assertEqual(r.returncode, 0)
         self.assertRegex(r.stdout, r"^kda-harness \d+\.\d+\.\d+ ")
+
+    def test_a_case_line_names_its_operator_and_its_replay_line_alone_replays_it(self):
+        line = "op=kda_packed_decode B=2 H=1 HV=2 K=4 V=4 slots=3 steps=2 seed=5"
+        r = run(["case", line])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertIn("config: op=kda_packed_decode B=2 ", r.stdout)
+        replay = [l.split("replay: ", 1)[1] for l in r.stdout.splitlines() if l.strip().startswith("replay: ")]
+        self.assertEqual(len(replay), 1, r.stdout)
+        self.assertNotIn("--op", replay[0])
+        again = run(shlex.split(replay[0])[1:])
+        self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+        self.assertEqual([l for l in again.stdout.splitlines() if l.startswith("config: ")],
+                         [l for l in r.stdout.splitlines() if l.startswith("config: ")])
+        self.assertEqual(run(["case", line, "--op", "kda_packed_decode"]).returncode, 0)
+        both = run(["case", line, "--op", "kda_replayssm"])
+        self.assertEqual(both.returncode, 2, both.stdout + both.stderr)
+        self.assertIn("op=kda_packed_decode", both.stderr)
+        self.assertIn("--op names kda_replayssm", both.stderr)
+        self.assertNotIn("PASS", both.stdout)
+        # the default operator's lines name none, as before
+        plain = run(["case", "B=2 H=1 HV=2 K=4 V=4 L=3 slots=3 steps=2 seed=5"])
+        self.assertEqual(plain.returncode, 0, plain.stdout + plain.stderr)
+        self.assertNotIn("op=", plain.stdout)
 
     def test_errors_with_an_id_prints_that_entry(self):
         r = run(["errors", "R6"])
