@@ -142,7 +142,7 @@ def test_a_packed_decode_step_runs_as_its_operator(pytester, monkeypatch):
                  "kda_packed_decode", "--kda-suites", "kernel-truth")
     outcomes = result.parseoutcomes()
     assert outcomes.get("failed", 0) > 0
-    assert "--op kda_packed_decode" in result.stdout.str()
+    assert "op=kda_packed_decode " in result.stdout.str()  # the replay lines name the operator
 
 
 @pytest.mark.parametrize("spec, message", [

@@ -240,7 +240,7 @@ class GdnCatalogAndCase(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn("gate=head", r.stdout)
         self.assertRegex(r.stdout.splitlines()[-1], r"^PASS reference vs the float64 plain recurrence, tokens 3")
-        self.assertIn("--op gdn_replayssm", r.stdout)  # the replay line keeps the operator
+        self.assertIn("replay: kda-harness case \"op=gdn_replayssm ", r.stdout)  # the replay line names the operator
 
 
 if __name__ == "__main__":
