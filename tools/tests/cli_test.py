@@ -374,6 +374,26 @@ class UserView(unittest.TestCase):
             self.assertEqual(r.returncode, 2, r.stdout)
             self.assertIn("duplicate key", r.stderr)
 
+    def test_validate_names_the_op_a_call_of_another_operator_needs(self):
+        """A call file names no operator: one that is no call of the operator validate reads (the
+        default, or --op's) says which operators' calls it is and the --op to add."""
+        packed = os.path.join(EXAMPLES, "validate_packed_call.json")
+        r = run(["validate", packed])
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn('missing key "d_cache" (read as a call of kda_replayssm; it is a call of kda_packed_decode: '
+                      'add --op kda_packed_decode)', r.stderr)
+        doc = json.loads(run(["validate", "--json", packed]).stdout)
+        self.assertEqual(doc["status"], "usage-error")
+        self.assertIn("add --op kda_packed_decode", doc["message"])
+        self.assertEqual(run(["validate", "--op", "kda_packed_decode", packed]).returncode, 0)
+        r = run(["validate", os.path.join(EXAMPLES, "validate_gdn_call.json")])
+        self.assertIn("it is a call of gdn_replayssm or kda_triton_replayssm: add --op gdn_replayssm or --op "
+                      "kda_triton_replayssm)", r.stderr)
+        # Keys of no operator's call: the message alone.
+        r = run(["validate", "-"], input_text='{"nothing": 1}')
+        self.assertEqual(r.returncode, 2)
+        self.assertNotIn("--op", r.stderr)
+
     def test_check_json_to_stdout(self):
         r = run(["check", "--suites", "contract", "--cases", "contract=30", "--json", "-"])
         self.assertEqual(r.returncode, 0, r.stderr)
