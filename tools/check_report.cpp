@@ -67,9 +67,12 @@ std::string summary_table(const std::vector<SuiteResult>& results, double wall_s
     failed += r.failed;
   }
   s += std::string(width, '-') + "\n";
+  const Verdict v = verdict(results);
   s += row("total", "", std::to_string(cases), std::to_string(passed), std::to_string(failed),
-           fmt::format("{:<32} {:>7.1f}s", failed ? "FAILED" : cases ? "all passed" : "NOTHING JUDGED", wall_seconds));
-  if (verdict(results) == Verdict::NothingJudged)
+           fmt::format("{:<32} {:>7.1f}s",
+                       v == Verdict::Failed ? "FAILED" : v == Verdict::Passed ? "all passed" : "NOTHING JUDGED",
+                       wall_seconds));
+  if (v == Verdict::NothingJudged)
     s += "nothing judged: every suite was skipped (why: the table above) or ran no case; no verdict, not a pass\n";
   return s;
 }
