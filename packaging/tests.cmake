@@ -13,6 +13,6 @@ if(Python3_Interpreter_FOUND)
   add_test(NAME packaging.wheel
            COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/wheel_check.sh ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}
                    ${CMAKE_BINARY_DIR}/packaging-wheel ${CMAKE_BINARY_DIR}/wheel-build ${PROJECT_VERSION}
-                   $<TARGET_FILE:kda_cpu_example> $<TARGET_FILE:kda-harness>)
+                   $<TARGET_FILE:kda-harness>)
   set_tests_properties(packaging.wheel PROPERTIES LABELS packaging TIMEOUT 1800)
 endif()

@@ -19,10 +19,23 @@ std::string worst_text(const SuiteResult& r) {
 
 }  // namespace
 
-bool all_passed(const std::vector<SuiteResult>& results) {
-  for (const auto& r : results)
-    if (!r.ok()) return false;
-  return true;
+Verdict verdict(const std::vector<SuiteResult>& results) {
+  int64_t judged = 0;
+  for (const auto& r : results) {
+    if (r.skipped()) continue;
+    if (!r.ok()) return Verdict::Failed;
+    judged += r.cases;
+  }
+  return judged > 0 ? Verdict::Passed : Verdict::NothingJudged;
+}
+
+const char* verdict_name(Verdict v) {
+  switch (v) {
+    case Verdict::Passed: return "passed";
+    case Verdict::Failed: return "failed";
+    case Verdict::NothingJudged: return "nothing judged";
+  }
+  return "";
 }
 
 std::string summary_table(const std::vector<SuiteResult>& results, double wall_seconds) {
@@ -54,8 +67,13 @@ std::string summary_table(const std::vector<SuiteResult>& results, double wall_s
     failed += r.failed;
   }
   s += std::string(width, '-') + "\n";
+  const Verdict v = verdict(results);
   s += row("total", "", std::to_string(cases), std::to_string(passed), std::to_string(failed),
-           fmt::format("{:<32} {:>7.1f}s", failed ? "FAILED" : "all passed", wall_seconds));
+           fmt::format("{:<32} {:>7.1f}s",
+                       v == Verdict::Failed ? "FAILED" : v == Verdict::Passed ? "all passed" : "NOTHING JUDGED",
+                       wall_seconds));
+  if (v == Verdict::NothingJudged)
+    s += "nothing judged: every suite was skipped (why: the table above) or ran no case; no verdict, not a pass\n";
   return s;
 }
 
@@ -101,7 +119,8 @@ nlohmann::ordered_json json_report(const std::vector<SuiteResult>& results, doub
   nlohmann::ordered_json j;
   j["schema_version"] = kJsonSchemaVersion;
   j["tool"] = "kda-harness check";
-  j["passed"] = all_passed(results);
+  j["passed"] = verdict(results) == Verdict::Passed;
+  j["verdict"] = verdict_name(verdict(results));
   j["wall_seconds"] = wall_seconds;
   j["options"] = options;
   j["suites"] = nlohmann::ordered_json::array();

@@ -5,7 +5,8 @@
 // Progress with an estimate of the time left on stderr (a bar on a terminal, else a line every
 // few seconds), a summary table at the end, --json and --junit for reports (written whole or
 // not at all; `-` is stdout, and the text then goes to stderr); exit 0 only when every case
-// of every suite that ran passed (1 otherwise, 2 for usage errors and failed writes).
+// of every suite that ran passed and one case at least ran (1 otherwise, 77 when every suite
+// was skipped, 2 for usage errors and failed writes).
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -313,7 +314,12 @@ int run_check(const CheckArgs& a) {
   }
   if (!a.junit.empty()) written = write_report(a.junit, junit_report(results, wall, a.junit_every_case)) && written;
   if (!written) return kUsage;
-  return all_passed(results) ? kPass : kFail;
+  switch (verdict(results)) {
+    case Verdict::Passed: return kPass;
+    case Verdict::NothingJudged: return kNothingJudged;
+    case Verdict::Failed: break;
+  }
+  return kFail;
 }
 
 }  // namespace

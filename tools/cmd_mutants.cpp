@@ -93,15 +93,21 @@ int run_mutants(const MutantsArgs& a) {
     }
   }
   const std::filesystem::path dir = a.dir.empty() ? default_plugin_dir() : std::filesystem::path(a.dir);
+  // Where the planted-bug plugins come from, for a user of an installed harness (pip, cmake
+  // --install), which ships none.
+  const std::string where = a.dir.empty() ? " (the planted-bug plugins are built by a CMake build of the repository, "
+                                            "KDA_BUILD_MUTANTS=ON by default, and never installed: --dir names its "
+                                            "build/plugins folder)"
+                                          : "";
   if (std::error_code ec; !std::filesystem::is_directory(dir, ec)) {
-    std::cerr << "kda-harness mutants: --dir " << dir.string() << " is no folder\n";
+    std::cerr << "kda-harness mutants: --dir " << dir.string() << " is no folder" << where << "\n";
     return kUsage;
   }
   const FoundPlugins found = find_plugins(dir, family);
   if (found.mutants.empty()) {
-    std::cout << fmt::format("kda-harness mutants: no {} mutant plugins ({}*.so) in {}{}\n", a.backend,
+    std::cout << fmt::format("kda-harness mutants: no {} mutant plugins ({}*.so) in {}{}{}\n", a.backend,
                              family.mutant_prefix, dir.string(),
-                             a.backend == "cuda" ? ": the CUDA mutants are not built yet" : "");
+                             a.backend == "cuda" ? ": the CUDA mutants are not built yet" : "", where);
     return 1;
   }
   if (found.control.empty()) {

@@ -5,8 +5,12 @@
 // the exact message, the catalog's fix and the values behind the message (exit 1). --json
 // prints the same as one JSON object (status "ok", "error" or "usage-error"). A malformed
 // file, or input over 64 MiB (refused before it is read whole), is a usage error (exit 2).
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <iostream>
 #include <sstream>
+#include <vector>
 
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
@@ -54,6 +58,23 @@ int report_error(const engine::OperatorDescription& op, const ContractError& e, 
   return kFail;
 }
 
+// For metadata that is no call of `op`: the operators of whose calls it has the keys, and the
+// --op to add (a file names no operator); empty if none.
+std::string operators_it_reads_as(const std::string& text, const engine::OperatorDescription& op) {
+  std::vector<std::string> names;
+  for (const engine::OperatorDescription* other : engine::operators()) {
+    if (other == &op) continue;
+    try {
+      parse_call_metadata(std::string_view(text), other->tensors, other->scalars);
+      names.emplace_back(other->name);
+    } catch (const MetadataError&) {
+    }
+  }
+  if (names.empty()) return "";
+  return fmt::format(" (read as a call of {}; it is a call of {}: add --op {})", op.name, fmt::join(names, " or "),
+                     fmt::join(names, " or --op "));
+}
+
 int run_validate(const engine::OperatorDescription& op, const std::string& path, Backend backend, bool json) {
   std::string text;
   switch (read_bounded(path, text)) {
@@ -70,8 +91,9 @@ int run_validate(const engine::OperatorDescription& op, const std::string& path,
   try {
     call = parse_call_metadata(std::string_view(text), op.tensors, op.scalars);
   } catch (const MetadataError& e) {
-    std::cerr << "kda-harness validate: usage error: " << e.what() << "\n";
-    if (json) std::cout << nlohmann::ordered_json{{"status", "usage-error"}, {"message", e.what()}}.dump(2) << "\n";
+    const std::string message = e.what() + operators_it_reads_as(text, op);
+    std::cerr << "kda-harness validate: usage error: " << message << "\n";
+    if (json) std::cout << nlohmann::ordered_json{{"status", "usage-error"}, {"message", message}}.dump(2) << "\n";
     return kUsage;
   }
   const StepArgs args = op.bind(call.args());

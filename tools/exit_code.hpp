@@ -8,6 +8,9 @@ namespace kda::cli {
 inline constexpr int kPass = 0;
 inline constexpr int kFail = 1;   // a check failed
 inline constexpr int kUsage = 2;  // usage error, bad input, failed write, unexpected exception
+// check judged nothing (every suite skipped): not a pass, not a failure of what was judged;
+// 77 is what ctest (SKIP_RETURN_CODE) and Automake's test driver read as "skipped".
+inline constexpr int kNothingJudged = 77;
 
 void set_exit_code(int code);
 int exit_code();

@@ -35,4 +35,8 @@ Dims validate_gdn_replayssm(const StepArgs& args, Backend backend = Backend::Any
 // spec/circular-replay.md), with the same extensions.
 Dims validate_triton_replayssm(const StepArgs& args, bool is_kda, Backend backend = Backend::Any);
 
+// The operator whose contract the wrapper's path is, as messages name it ({operator} of
+// X-GDN-DEVICE).
+inline const char* triton_operator_name(bool is_kda) { return is_kda ? "kda_triton_replayssm" : "gdn_replayssm"; }
+
 }  // namespace kda

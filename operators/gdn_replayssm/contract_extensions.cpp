@@ -52,9 +52,13 @@ void check_extensions(const StepArgs& args, const Dims& dims, Backend backend, b
   // text); the harness wants one device for all, cache_base included (the kernel gets its
   // pointer even when it does not read it), then the backend's kind.
   const DLDevice device = args.mixed_qkv->device;
+  const auto fail_device = [is_kda] {  // its message names the operator
+    throw ContractError(gdn_error_id::kDevice,
+                        catalog_message(gdn_error_id::kDevice, {{"operator", triton_operator_name(is_kda)}}));
+  };
   for (const DLTensor* t : all)
-    if (t && !same_device(*t, *args.mixed_qkv)) fail(gdn_error_id::kDevice);
-  if (args.cache_base && !same_device(*args.cache_base, *args.mixed_qkv)) fail(gdn_error_id::kDevice);
+    if (t && !same_device(*t, *args.mixed_qkv)) fail_device();
+  if (args.cache_base && !same_device(*args.cache_base, *args.mixed_qkv)) fail_device();
   if (backend == Backend::Cpu && device.device_type != kDLCPU) fail(error_id::kBackendCpu);
   if (backend == Backend::Cuda && device.device_type != kDLCUDA) fail(error_id::kBackendCuda);
 }

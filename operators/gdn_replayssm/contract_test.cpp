@@ -80,6 +80,9 @@ struct Row {
 
 void none(CallSpec&, Scalars&) {}
 
+// X-GDN-DEVICE names the operator that raises it (kda_triton_replayssm's own in its test).
+const char* const kDeviceMessage = "[kda-harness] every tensor of a gdn_replayssm call must be on the same device as `mixed_qkv`.";
+
 const std::vector<Row>& rows() {
   static const std::vector<Row> r = {
       {"valid example", none, "", ""},
@@ -245,16 +248,16 @@ const std::vector<Row>& rows() {
          s.at("initial_state").reshape({n, 4, 32, 32}); s.at("d_cache").reshape({n, 4, 4, 32}); s.at("k_cache").reshape({n, 2, 4, 32});
          s.at("g_cache").reshape({n, 4, 4}); },
        "X-EXTENTS", nullptr},
-      {"X-GDN-DEVICE: cursors on cuda:0", [](CallSpec& s, Scalars&) { s.at("write_pos").device = kCuda0; }, "X-GDN-DEVICE", nullptr},
+      {"X-GDN-DEVICE: cursors on cuda:0", [](CallSpec& s, Scalars&) { s.at("write_pos").device = kCuda0; }, "X-GDN-DEVICE", kDeviceMessage},
       {"X-GDN-DEVICE: cuda:0 and cuda:1", [](CallSpec& s, Scalars&) {
          for (auto* t : s.all()) t->device = kCuda0;
          s.at("out").device = {kDLCUDA, 1}; },
-       "X-GDN-DEVICE", nullptr},
+       "X-GDN-DEVICE", kDeviceMessage},
       {"X-GDN-DEVICE: cache_base elsewhere, even unread", [](CallSpec& s, Scalars& c) {
          for (auto* t : s.all()) t->device = kCuda0;
          c.cache_base = {3};
          c.cache_base_device = DLDevice{kDLCPU, 0}; },
-       "X-GDN-DEVICE", nullptr},
+       "X-GDN-DEVICE", kDeviceMessage},
       {"X-BACKEND-CUDA: host tensors", [](CallSpec& s, Scalars&) { s.backend = Backend::Cuda; }, "X-BACKEND-CUDA", nullptr},
       {"X-BACKEND-CPU: device tensors", [](CallSpec& s, Scalars&) { for (auto* t : s.all()) t->device = kCuda0; s.backend = Backend::Cpu; },
        "X-BACKEND-CPU", nullptr},

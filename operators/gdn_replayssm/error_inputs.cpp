@@ -439,11 +439,11 @@ std::vector<ErrorInput> extension_inputs(bool kda) {
     resize_slots(t, v % 2 ? int64_t{1} << 62 : INT64_MAX);
     return expect(error_id::kExtents);
   }});
-  in.push_back({gdn_error_id::kDevice, [](MutationTarget& t, uint32_t v) -> Out {
+  in.push_back({gdn_error_id::kDevice, [kda](MutationTarget& t, uint32_t v) -> Out {
     static constexpr const char* targets[] = {"write_pos", "ssm_state_indices", "a", "d_cache", "force_flush"};
     TensorSpec& x = v % 5 == 4 ? force_flush_of(t) : t.spec.at(targets[v % 5]);
     x.device = other_device(t.spec.at("mixed_qkv").device);
-    return expect(gdn_error_id::kDevice);
+    return expect(gdn_error_id::kDevice, {{"operator", triton_operator_name(kda)}});
   }});
   in.push_back({"X-BACKEND", [](MutationTarget& t, uint32_t) -> Out {
     const bool on_cpu = t.spec.at("mixed_qkv").device.device_type == kDLCPU;

@@ -180,6 +180,9 @@ const std::vector<Row>& rows() {
                                     set_dtype(s, "d_cache", ScalarType::Float32); set_dtype(s, "k_cache", ScalarType::Float32); },
        "", ""},
       {"G31: nk = 3", example_config, [] { Scalars s; s.nk = 3; return s; }, none, "G31", "nk=3 must divide BK=32."},
+      {"X-GDN-DEVICE: cursors on cuda:0 (the message names this operator)", example_config, plain,
+       [](CallSpec& s, Scalars&) { s.at("write_pos").device = DLDevice{kDLCUDA, 0}; }, "X-GDN-DEVICE",
+       "[kda-harness] every tensor of a kda_triton_replayssm call must be on the same device as `mixed_qkv`."},
       {"X-GDN-NK: nk = 0", example_config, [] { Scalars s; s.nk = 0; return s; }, none, "X-GDN-NK",
        "[kda-harness] `nk` must not be 0: it is the number of K tiles (G31 divides BK by it)."},
   };

@@ -6,6 +6,7 @@ AssertionError (pytest would cut `assert report.passed, report` at 240 character
 import dataclasses
 import json
 import textwrap
+import unittest
 from dataclasses import dataclass, field
 
 
@@ -74,15 +75,25 @@ class CheckReport:
         return [c for c in self.cases if not c.passed]
 
     @property
+    def judged(self):
+        """How many cases were judged (passed or failed): none where every case was skipped."""
+        return sum(not c.skipped for c in self.cases)
+
+    @property
     def passed(self):
-        """Every case passed, and there was one at least: a report of no case verified nothing."""
-        return bool(self.cases) and not self.failures
+        """Every case passed, and one was judged at least: a report of no case, or of skipped
+        cases only, verified nothing."""
+        return self.judged > 0 and not self.failures
 
     def raise_if_failed(self):
         """Raises AssertionError with the report (str(): the suites' counts, each cause of
         failure with its count and its first failure's message, replay lines and traceback) if
-        any case failed; returns the report otherwise."""
+        any case failed or there was none; unittest.SkipTest (pytest and unittest report the
+        test as skipped, with the reason) if every case was skipped; returns the report
+        otherwise."""
         __tracebackhide__ = True  # pytest shows the caller's line, not this frame and its `self` cut short
+        if self.cases and not self.failures and not self.judged:
+            raise unittest.SkipTest(f"nothing judged: {str(self)}")
         if not self.passed:
             raise AssertionError(str(self))
         return self
@@ -101,7 +112,8 @@ class CheckReport:
         skipped = [c for c in self.cases if c.skipped]
         passed = len(self.cases) - len(self.failures) - len(skipped)
         lines = [f"{self.backend}: {passed} passed, {len(self.failures)} failed" +
-                 (f", {len(skipped)} skipped ({skipped[0].suite}: {skipped[0].detail})" if skipped else "")]
+                 (f", {len(skipped)} skipped ({skipped[0].suite}: {skipped[0].detail})" if skipped else "") +
+                 ("; nothing judged" if not self.judged else "")]
         for suite in dict.fromkeys(c.suite for c in self.cases):
             of = [c for c in self.cases if c.suite == suite]
             failed = sum(not c.passed for c in of)

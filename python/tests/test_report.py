@@ -3,6 +3,7 @@ that reruns the author's kernel first, the CPU reference's `kda-harness case` li
 kernel's own traceback, and raise_if_failed() carrying all of it."""
 import re
 import textwrap
+import unittest
 
 import pytest
 
@@ -126,6 +127,11 @@ def test_a_suite_with_nothing_to_test_is_skipped_not_passed():
     report = kda_harness.check(numpy_step.replayssm_step, suites="envelope", n=3)
     assert [c.skipped for c in report.cases] == [True, True, True]
     assert str(report).startswith(f"{report.backend}: 0 passed, 0 failed, 3 skipped (envelope: ")
+    assert str(report).splitlines()[0].endswith("; nothing judged")
+    # Nothing judged is no pass: raise_if_failed() skips the test that asked, saying why.
+    assert (report.judged, report.passed) == (0, False)
+    with pytest.raises(unittest.SkipTest, match="^nothing judged: .*envelope: "):
+        report.raise_if_failed()
     # Declared K <= 64: calls past it exist, are made, and this step (which computes them) fails.
     declared = kda_harness.check(numpy_step.replayssm_step, suites="envelope", n=3,
                                  envelope=kda_harness.Envelope(k=(1, 64)))

@@ -38,8 +38,10 @@ def test_restrict_narrows_the_draws_and_claims_nothing():
                                restrict=kda_harness.Envelope(k=(128, 128), v=(128, 128)))
     assert report.passed, str(report)
     assert all(" K=128 V=128 " in c.replay for c in report.cases)
-    # The numpy step computes every K: restricting to K >= 32 is no claim that it refuses K = 16 ...
-    assert kda_harness.check(numpy_step.replayssm_step, suites="envelope", n=4, restrict=narrow).passed
+    # The numpy step computes every K: restricting to K >= 32 is no claim that it refuses K = 16
+    # (the envelope suite has nothing outside the whole contract to call: skipped, judging nothing) ...
+    restricted = kda_harness.check(numpy_step.replayssm_step, suites="envelope", n=4, restrict=narrow)
+    assert (len(restricted.cases), restricted.judged, restricted.failures) == (4, 0, []), str(restricted)
     # ... declaring it as its envelope is, and the envelope suite holds it to that.
     assert not kda_harness.check(numpy_step.replayssm_step, suites="envelope", n=4, envelope=narrow).passed
 

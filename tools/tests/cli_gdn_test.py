@@ -166,7 +166,8 @@ class GdnValidate(unittest.TestCase):
         call = valid_call()
         call["d_cache"]["device"] = "cuda:1"
         r = validate(call)
-        self.assertEqual(r.stdout.splitlines()[0], "X-GDN-DEVICE")
+        self.assertEqual(r.stdout.splitlines()[:2],
+                         ["X-GDN-DEVICE", render(catalog()["X-GDN-DEVICE"]["message"], {"operator": "gdn_replayssm"})])
         self.assertIn("d_cache.device = cuda:1", r.stdout)
         self.assertIn("mixed_qkv.device = cuda:0", r.stdout)
 

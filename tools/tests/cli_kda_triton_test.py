@@ -99,6 +99,16 @@ class KdaTritonValidate(unittest.TestCase):
         # The GDN path's own gate checks are not this operator's.
         self.assertNotIn("GDN `a` must have shape", listed)
 
+    def test_kda_triton_device_mix_names_this_operator(self):
+        """X-GDN-DEVICE, the wrapper's device extension on either path, names the operator raising it."""
+        call = valid_call()
+        call["d_cache"]["device"] = "cuda:1"
+        r = validate(call)
+        self.assertEqual(r.returncode, 1, r.stdout + r.stderr)
+        self.assertEqual(r.stdout.splitlines()[:2], ["X-GDN-DEVICE", render(catalog()["X-GDN-DEVICE"]["message"],
+                                                                             {"operator": "kda_triton_replayssm"})])
+        self.assertNotIn("gdn_replayssm", r.stdout.splitlines()[1])
+
     def test_kda_triton_cuda_backend_refuses_the_operator(self):
         r = run(["case", "B=2 H=2 HV=2 K=32 V=16 L=4 slots=3 a3d=1 dt2d=1", *OP, "--backend", "cuda"])
         self.assertNotEqual(r.returncode, 0)

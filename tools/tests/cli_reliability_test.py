@@ -10,6 +10,7 @@ import os
 import re
 import resource
 import select
+import shutil
 import stat
 import struct
 import subprocess
@@ -681,6 +682,21 @@ class BadArguments(unittest.TestCase):
         r = run(["mutants", "--dir", os.path.join(WORK, "no-such-folder")])
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
         self.assertIn("is no folder", r.stderr)
+
+    def test_mutants_of_an_installed_harness_say_where_the_planted_bugs_come_from(self):
+        """An installed kda-harness (pip, cmake --install) has no planted-bug plugins beside it:
+        mutants says a CMake build makes them and --dir names its folder, whether the default
+        folder is missing or empty."""
+        prefix = scratch("installed-mutants")
+        os.makedirs(os.path.join(prefix, "bin"))
+        installed = os.path.join(prefix, "bin", "kda-harness")
+        shutil.copy2(HARNESS, installed)
+        for code in (2, 1):  # no plugins folder beside bin/, then an empty one
+            r = subprocess.run([installed, "mutants", "--cases", "2"], capture_output=True, text=True, timeout=120)
+            self.assertEqual(r.returncode, code, r.stdout + r.stderr)
+            self.assertIn("built by a CMake build of the repository, KDA_BUILD_MUTANTS=ON", r.stdout + r.stderr)
+            self.assertIn("--dir names its build/plugins folder", r.stdout + r.stderr)
+            os.makedirs(os.path.join(prefix, "plugins"), exist_ok=True)
 
     def test_negative_gpu_numbers_are_refused(self):
         self.assertUsage(["case", "--backend", "cuda:-1", "B=2"], "cuda:-1")

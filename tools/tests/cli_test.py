@@ -398,6 +398,26 @@ class UserView(unittest.TestCase):
             self.assertEqual(r.returncode, 2, r.stdout)
             self.assertIn("duplicate key", r.stderr)
 
+    def test_validate_names_the_op_a_call_of_another_operator_needs(self):
+        """A call file names no operator: one that is no call of the operator validate reads (the
+        default, or --op's) says which operators' calls it is and the --op to add."""
+        packed = os.path.join(EXAMPLES, "validate_packed_call.json")
+        r = run(["validate", packed])
+        self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
+        self.assertIn('missing key "d_cache" (read as a call of kda_replayssm; it is a call of kda_packed_decode: '
+                      'add --op kda_packed_decode)', r.stderr)
+        doc = json.loads(run(["validate", "--json", packed]).stdout)
+        self.assertEqual(doc["status"], "usage-error")
+        self.assertIn("add --op kda_packed_decode", doc["message"])
+        self.assertEqual(run(["validate", "--op", "kda_packed_decode", packed]).returncode, 0)
+        r = run(["validate", os.path.join(EXAMPLES, "validate_gdn_call.json")])
+        self.assertIn("it is a call of gdn_replayssm or kda_triton_replayssm: add --op gdn_replayssm or --op "
+                      "kda_triton_replayssm)", r.stderr)
+        # Keys of no operator's call: the message alone.
+        r = run(["validate", "-"], input_text='{"nothing": 1}')
+        self.assertEqual(r.returncode, 2)
+        self.assertNotIn("--op", r.stderr)
+
     def test_check_json_to_stdout(self):
         r = run(["check", "--suites", "contract", "--cases", "contract=30", "--json", "-"])
         self.assertEqual(r.returncode, 0, r.stderr)
@@ -426,6 +446,45 @@ class UserView(unittest.TestCase):
                  os.path.join(WORK, "no-such-dir", "report.xml")])
         self.assertEqual(r.returncode, 2)
         self.assertIn("cannot write", r.stderr)
+
+    def test_check_that_judged_nothing_is_no_pass(self):
+        """A check whose every suite was skipped judged nothing: the table says so with each
+        suite's reason, never "all passed" over 0 cases; exit 77 (what ctest and Automake read
+        as skipped; a CI job fails on it as on any nonzero code); the JSON's verdict says
+        "nothing judged" and passed is false; JUnit counts the suite as skipped. One suite that
+        ran is a verdict again."""
+        out = scratch("nothing-judged")
+        junit = os.path.join(out, "report.xml")
+        r = run(["check", "--op", "fla_recurrent_kda", "--suites", "golden", "--no-progress", "--json", "-",
+                 "--junit", junit])
+        self.assertEqual(r.returncode, 77, r.stderr)
+        self.assertIn("golden: skipped: fla_recurrent_kda declares no golden cases", r.stderr)
+        self.assertRegex(r.stderr, r"\ntotal +0 +0 +0 +NOTHING JUDGED ")
+        self.assertIn("nothing judged: every suite was skipped", r.stderr)
+        self.assertNotIn("all passed", r.stderr)
+        doc = json.loads(r.stdout)
+        self.assertEqual((doc["verdict"], doc["passed"]), ("nothing judged", False))
+        self.assertEqual(doc["suites"][0]["skipped"], "fla_recurrent_kda declares no golden cases")
+        root = ET.parse(junit).getroot()
+        self.assertEqual((root.get("tests"), root.get("failures"), root.get("skipped")), ("1", "0", "1"))
+        r = run(["check", "--op", "fla_recurrent_kda", "--suites", "contract,golden", "--cases", "contract=5",
+                 "--no-progress"])
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        self.assertRegex(r.stdout, r"\ntotal +5 +5 +0 +all passed ")
+
+    def test_a_test_that_skips_exits_77_for_ctest(self):
+        """main() exits SKIPPED (ctest's SKIP_RETURN_CODE for these tests) with the reason when every
+        test it ran skipped, so that ctest counts a skip as one, never as a pass; a test that ran
+        exits 0."""
+        env = {k: v for k, v in os.environ.items() if k != "KDA_CPU_PLUGIN"}
+        me = [sys.executable, os.path.abspath(__file__)]
+        r = subprocess.run(me + ["UserView.test_kernel_contract_judges_a_plugins_refusals"], env=env,
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, SKIPPED, r.stdout + r.stderr)
+        self.assertIn("SKIPPED: __main__.UserView.test_kernel_contract_judges_a_plugins_refusals: KDA_CPU_PLUGIN is not set",
+                      r.stdout)
+        r = subprocess.run(me + ["UserView.test_check_json_to_stdout"], env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
 
     def test_kernel_contract_judges_a_plugins_refusals(self):
         """kernel-contract (the suite the C library and Python run by that name too): each
@@ -514,9 +573,15 @@ class UserView(unittest.TestCase):
         self.assertNotIn("\r", r.stderr)
 
 
+# The exit code of a run whose every test skipped: ctest's SKIP_RETURN_CODE for the cli tests
+# (tools/tests/CMakeLists.txt), so that a skip is counted as one, not as a pass.
+SKIPPED = 77
+
+
 def main(module):
     """The entry point of every cli_*_test.py: `--list` prints the test ids, one a line, for ctest
-    to register; otherwise the named tests run (the harness, source and work folder must be set)."""
+    to register; otherwise the named tests run (the harness, source and work folder must be set),
+    exiting SKIPPED, with each reason, when every one of them skipped."""
     if sys.argv[1:] == ["--list"]:
         for case in unittest.defaultTestLoader.loadTestsFromModule(module):
             for test in case:
@@ -525,7 +590,12 @@ def main(module):
     for var, value in (("KDA_HARNESS", HARNESS), ("KDA_SOURCE", SOURCE), ("KDA_WORK", WORK)):
         if not value:
             sys.exit(f"{os.path.basename(module.__file__)}: set {var}")
-    unittest.main(module=module)
+    result = unittest.main(module=module, exit=False).result
+    if result.wasSuccessful() and result.testsRun > 0 and len(result.skipped) == result.testsRun:
+        for test, reason in result.skipped:
+            print(f"SKIPPED: {test.id()}: {reason}")
+        sys.exit(SKIPPED)
+    sys.exit(0 if result.wasSuccessful() else 1)
 
 
 if __name__ == "__main__":

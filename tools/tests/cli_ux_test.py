@@ -168,7 +168,8 @@ class Reports(unittest.TestCase):
     def test_json_has_a_schema_version_and_every_failure(self):
         r = self.mutant_run()
         doc = json.loads(r.stdout)
-        self.assertEqual(doc["schema_version"], 4)
+        self.assertEqual(doc["schema_version"], 5)
+        self.assertEqual((doc["verdict"], doc["passed"]), ("failed", False))
         suite = doc["suites"][0]
         self.assertGreater(suite["failed"], 5)  # more than the text listing shows
         self.assertEqual(len(suite["failures"]), suite["failed"])
