@@ -130,6 +130,9 @@ std::string Envelope::excludes(const CaseConfig& c) const {
   if (!strided && c.envelope) return "strided layouts (env=1) on a compact-only backend";
   if (c.circular && (ring_modes & KDA_RING_CIRCULAR) == 0) return "a circular ring (circ=1) on a linear-ring backend";
   if (!c.circular && (ring_modes & KDA_RING_LINEAR) == 0) return "a linear ring (circ=0) on a circular-ring backend";
+  if (c.prefix_gates && (ring_modes & KDA_RING_PREFIX_GATES) == 0) return "prefix gates (pgc=1) on a backend without them";
+  if (c.predecayed_keys && (ring_modes & KDA_RING_PREDECAYED_KEYS) == 0)
+    return "pre-decayed keys (pdk=1) on a backend without them";
   return "";
 }
 
@@ -146,6 +149,8 @@ std::optional<CaseConfig> Envelope::fit(CaseConfig c) const {
   if (!strided) c.envelope = false;
   if ((ring_modes & KDA_RING_CIRCULAR) == 0) c.circular = false;
   if ((ring_modes & KDA_RING_LINEAR) == 0) c.circular = true;
+  if ((ring_modes & KDA_RING_PREFIX_GATES) == 0) c.prefix_gates = false;
+  if ((ring_modes & KDA_RING_PREDECAYED_KEYS) == 0) c.predecayed_keys = false;
   if (!excludes(c).empty()) return std::nullopt;
   return c;
 }
@@ -186,6 +191,8 @@ std::vector<CaseConfig> Envelope::just_outside(const CaseConfig& c) const {
   if (!strided) out.push_back(c), out.back().envelope = true, out.back().slots = std::max<int64_t>(c.slots, 2);
   if ((ring_modes & KDA_RING_CIRCULAR) == 0) out.push_back(c), out.back().circular = true;
   if ((ring_modes & KDA_RING_LINEAR) == 0) out.push_back(c), out.back().circular = false;
+  if ((ring_modes & KDA_RING_PREFIX_GATES) == 0) out.push_back(c), out.back().prefix_gates = true;
+  if ((ring_modes & KDA_RING_PREDECAYED_KEYS) == 0) out.push_back(c), out.back().predecayed_keys = true;
   return out;
 }
 
@@ -194,9 +201,13 @@ std::string Envelope::describe() const { return describe_with(true); }
 std::string Envelope::describe(const OperatorDescription& op) const { return describe_with(has_ring(op)); }
 
 std::string Envelope::describe_with(bool ring) const {
-  const std::string rings = !ring || ring_modes == KDA_RING_LINEAR ? ""
-                            : ring_modes == KDA_RING_CIRCULAR ? " rings {circular}"
-                                                              : " rings {linear,circular}";
+  std::string rings;
+  if (ring && ring_modes != KDA_RING_LINEAR) {
+    for (const auto& [bit, name] : {std::pair{KDA_RING_LINEAR, "linear"}, {KDA_RING_CIRCULAR, "circular"},
+                                    {KDA_RING_PREFIX_GATES, "prefix-gates"}, {KDA_RING_PREDECAYED_KEYS, "predecayed-keys"}})
+      if (ring_modes & bit) rings += std::string(rings.empty() ? "" : ",") + name;
+    rings = " rings {" + rings + "}";
+  }
   return fmt::format("act {} state {}{} out {} idx {} K {}..{} V {}..{}{} {} {} invalid-rows {}{}",
                      set_name(act_dtypes), set_name(state_dtypes), ring ? " ring " + set_name(ring_dtypes) : "",
                      set_name(out_dtypes), set_name(index_dtypes), k_min, k_max, v_min, v_max,

@@ -198,6 +198,8 @@ CaseConfig draw_backend_case(uint64_t seed, uint64_t index, const SampleLimits& 
   // The ring variants the region serves (an operator without them fits them away later).
   if ((region.ring_modes & KDA_RING_CIRCULAR) == 0) c.circular = false;
   if ((region.ring_modes & KDA_RING_LINEAR) == 0) c.circular = true;
+  if ((region.ring_modes & KDA_RING_PREFIX_GATES) == 0) c.prefix_gates = false;
+  if ((region.ring_modes & KDA_RING_PREDECAYED_KEYS) == 0) c.predecayed_keys = false;
   if (!is_valid_config(c) || (!is_pow2(c.K) && model == nullptr) || !region.excludes(c).empty())
     throw std::logic_error("draw_backend_case drew a case outside its region: " + to_string(c) + " (" +
                            region.excludes(c) + ")");

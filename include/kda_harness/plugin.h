@@ -56,12 +56,19 @@ extern "C" {
 /* The ring variants a step serves, as bits of kda_plugin's ring_modes (the spec's
  * circular-replay.md). LINEAR: records at [0, write_pos), a natural flush a full checkpoint
  * (every ReplaySSM operator). CIRCULAR: circular_replay with cache_base, records at
- * (cache_base + j) mod L, a natural flush a history checkpoint (gdn_replayssm). The harness
- * samples calls of the declared variants and checks that a call of another one the operator
- * has is refused (a non-zero return, nothing written). 0 reads as KDA_RING_LINEAR. */
+ * (cache_base + j) mod L, a natural flush a history checkpoint (gdn_replayssm,
+ * kda_triton_replayssm). PREFIX_GATES: prefix_gate_cache set, the g ring holding each record's
+ * window prefix (kda_triton_replayssm; gdn_replayssm accepts the flag and ignores it).
+ * PREDECAYED_KEYS: predecayed_k_cache set, the k ring holding k exp(-prefix)
+ * (kda_triton_replayssm, with circular rings and prefix gates). The harness samples calls of
+ * the declared variants and checks that a call of another one the operator has is refused (a
+ * non-zero return, nothing written). 0 reads as KDA_RING_LINEAR; a plugin that declares neither
+ * PREFIX_GATES nor PREDECAYED_KEYS is sent neither flag set. */
 #define KDA_RING_LINEAR (1u << 0)
 #define KDA_RING_CIRCULAR (1u << 1)
-#define KDA_RING_ALL (KDA_RING_LINEAR | KDA_RING_CIRCULAR)
+#define KDA_RING_PREFIX_GATES (1u << 2)
+#define KDA_RING_PREDECAYED_KEYS (1u << 3)
+#define KDA_RING_ALL (KDA_RING_LINEAR | KDA_RING_CIRCULAR | KDA_RING_PREFIX_GATES | KDA_RING_PREDECAYED_KEYS)
 
 /* What a plugin accepts. The harness samples inside it and checks that a call outside it is
  * refused (a non-zero return, nothing written). */

@@ -31,6 +31,6 @@ extern const CudaKernel gdn_replayssm_cuda_kernel{.validate = &validate_gdn_repl
                                                   .launch = &cuda::gdn_replayssm_decode,
                                                   .validates = false,
                                                   .index_dtypes = KDA_DT_INT32,
-                                                  .ring_modes = KDA_RING_ALL};
+                                                  .ring_modes = KDA_RING_LINEAR | KDA_RING_CIRCULAR | KDA_RING_PREFIX_GATES};
 
 }  // namespace kda::engine

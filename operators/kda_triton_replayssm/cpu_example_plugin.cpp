@@ -203,7 +203,7 @@ const kda_plugin kPlugin = {
     step,
     last_error,
     kda::example::kInvalidRows,
-    KDA_RING_LINEAR | KDA_RING_CIRCULAR,
+    KDA_RING_ALL,  // linear and circular rings, prefix gates, pre-decayed keys
 };
 
 }  // namespace

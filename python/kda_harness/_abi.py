@@ -9,7 +9,7 @@ KDA_PLUGIN_ABI_VERSION = 3
 # How a step treats runtime-invalid rows (plugin.h's KDA_INVALID_ROWS_*).
 INVALID_ROWS = {"none": 0, "raise": 1}
 # The ring variants a step serves (plugin.h's KDA_RING_*).
-RING_MODES = {"linear": 1 << 0, "circular": 1 << 1}
+RING_MODES = {"linear": 1 << 0, "circular": 1 << 1, "prefix_gates": 1 << 2, "predecayed_keys": 1 << 3}
 
 DT_FLOAT32, DT_BFLOAT16, DT_FLOAT16, DT_INT32, DT_INT64 = 1, 2, 4, 8, 16
 DTYPE_BITS = {"float32": DT_FLOAT32, "bfloat16": DT_BFLOAT16, "float16": DT_FLOAT16, "int32": DT_INT32, "int64": DT_INT64}

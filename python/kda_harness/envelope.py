@@ -32,8 +32,10 @@ class Envelope:
     invalid_rows: str = "none"
     # The ring variants the step serves (spec circular-replay.md): "linear" (records from 0, a
     # natural flush a full checkpoint) and "circular" (circular_replay with cache_base; a natural
-    # flush a history checkpoint; gdn_replayssm). A call of a variant the operator has and this
-    # lacks is outside: the step must refuse it. Not narrowed by a restriction.
+    # flush a history checkpoint; gdn_replayssm, kda_triton_replayssm), "prefix_gates"
+    # (prefix_gate_cache set) and "predecayed_keys" (predecayed_k_cache set; kda_triton_replayssm).
+    # A call of a variant the operator has and this lacks is outside: the step must refuse it.
+    # Not narrowed by a restriction.
     ring_modes: tuple = ("linear",)
 
     def narrowed(self, restrict):
