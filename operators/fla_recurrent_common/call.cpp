@@ -1,5 +1,7 @@
 #include "operators/fla_recurrent_common/call.hpp"
 
+#include <fmt/format.h>
+
 #include "engine/replayssm_sample_space.hpp"
 
 namespace kda::engine {
@@ -15,6 +17,10 @@ Dims fla_dims_of(const CallConfig& c) {
   Dims d{c.B, c.H, c.HV(), c.K, c.V, 0, c.slots};
   d.T = c.tokens;
   return d;
+}
+
+std::string fla_ok_line(const Dims& d) {
+  return fmt::format("ok B={} T={} H={} HV={} K={} V={} slots={}", d.B, d.T, d.H, d.HV, d.K, d.V, d.slots);
 }
 
 CallSpec fla_recurrent_valid_spec(const CallConfig& c, FlaGate gate) {

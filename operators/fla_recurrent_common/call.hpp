@@ -2,6 +2,7 @@
 // space's calls (T in 1..4), a valid call's metadata and dims, and the error inputs, for a
 // gate per key channel (fla_recurrent_kda) or per value head (fla_recurrent_gdn).
 #pragma once
+#include <string>
 #include <vector>
 
 #include "engine/error_inputs.hpp"
@@ -14,6 +15,8 @@ namespace kda::engine {
 // verify of T in 2..4.
 CallConfig sample_fla_call(Chooser& ch, const SampleLimits& limits);
 Dims fla_dims_of(const CallConfig& c);
+// `validate`'s line for a valid call: "ok B=.. T=.. H=.. HV=.. K=.. V=.. slots=..".
+std::string fla_ok_line(const Dims& d);
 
 // A valid call's metadata: CallConfig's B, H, group, K, V, slots, dtypes and `tokens` (T);
 // g and dt_bias of the gate's width; 2-D indices when T > 1, num_accepted_tokens beside them;

@@ -1,7 +1,5 @@
 #include "operators/fla_recurrent_kda/description.hpp"
 
-#include <fmt/format.h>
-
 #include "operators/fla_recurrent_common/call.hpp"
 #include "operators/fla_recurrent_common/case_tensors.hpp"
 #include "operators/fla_recurrent_common/driver.hpp"
@@ -35,9 +33,7 @@ const OperatorDescription& fla_recurrent_kda_operator() {
       .dims_of = &fla_dims_of,
       .fit_case = [](CaseConfig c) { return fit_fla_case(c, FlaGate::PerKey); },
       .beta_through_b = false,
-      .ok_line = [](const Dims& d) {
-        return fmt::format("ok B={} T={} H={} HV={} K={} V={} slots={}", d.B, d.T, d.H, d.HV, d.K, d.V, d.slots);
-      },
+      .ok_line = &fla_ok_line,
       .case_driver = &fla_recurrent_driver()};
   return op;
 }
