@@ -3,6 +3,7 @@
 #include "operators/fla_recurrent_common/call.hpp"
 #include "operators/fla_recurrent_common/case_tensors.hpp"
 #include "operators/fla_recurrent_common/driver.hpp"
+#include "operators/fla_recurrent_common/golden_cases.hpp"
 #include "operators/fla_recurrent_kda/contract.hpp"
 #include "operators/fla_recurrent_kda/reference_step.hpp"
 
@@ -13,6 +14,8 @@ const std::vector<ErrorInput>& error_inputs() {
   static const std::vector<ErrorInput> list = fla_recurrent_error_inputs(FlaGate::PerKey);
   return list;
 }
+
+std::vector<golden::GoldenSpec> golden_cases() { return fla_recurrent_golden_cases(FlaGate::PerKey); }
 
 }  // namespace
 
@@ -34,6 +37,7 @@ const OperatorDescription& fla_recurrent_kda_operator() {
       .fit_case = [](CaseConfig c) { return fit_fla_case(c, FlaGate::PerKey); },
       .beta_through_b = false,
       .ok_line = &fla_ok_line,
+      .golden_cases = &golden_cases,
       .case_driver = &fla_recurrent_driver()};
   return op;
 }
