@@ -163,7 +163,8 @@ GoldenCase decode(SafetensorsFile file, const std::string& fallback_name) {
                            std::pair{"kda.predecayed_k_cache", &c.predecayed_k_cache},
                            std::pair{"kda.use_gate_in_kernel", &c.use_gate_in_kernel},
                            std::pair{"kda.use_beta_sigmoid_in_kernel", &c.use_beta_sigmoid_in_kernel},
-                           std::pair{"kda.allow_neg_eigval", &c.allow_neg_eigval}, std::pair{"kda.state_v_first", &c.state_v_first}}) {
+                           std::pair{"kda.allow_neg_eigval", &c.allow_neg_eigval},
+                           std::pair{"kda.state_v_first", &c.state_v_first}}) {
     const std::string v = get(key, "false");
     if (v != "true" && v != "false") bad(std::string(key) + " must be true or false, not " + v);
     *flag = v == "true";

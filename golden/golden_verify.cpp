@@ -252,9 +252,9 @@ class DriverFileOracle final : public engine::Oracle {
   void judge_step(const engine::StepView& v, engine::CaseReport& r) override {
     judge_->judge_step(v, r);
     if (!c_.has_expected()) return;
+    const HostTensor& out = v.tensors.out;
     ++r.tensors_compared;
-    r.tensors_bit_exact +=
-        same_elements(c_.at(step_name(c_, v.token, "expected.out"), v.tensors.out.type(), v.tensors.out.shape()), v.tensors.out);
+    r.tensors_bit_exact += same_elements(c_.at(step_name(c_, v.token, "expected.out"), out.type(), out.shape()), out);
   }
   void finish(const engine::StepView& v, engine::CaseReport& r) override {
     judge_->finish(v, r);
@@ -273,7 +273,8 @@ class DriverFileOracle final : public engine::Oracle {
 
 void verify_driver_case(const GoldenCase& c, engine::Backend& backend, StepTensors& call, engine::CaseReport& r) {
   const engine::OperatorDescription& op = backend.op();
-  if (!c.config) throw SafetensorsError("golden case: a case of " + std::string(op.name) + " needs kda.config (its oracle's bounds)");
+  if (!c.config)
+    throw SafetensorsError("golden case: a case of " + std::string(op.name) + " needs kda.config (its oracle's bounds)");
   CaseTensors m;
   static_cast<StepTensors&>(m) = call;
   m.config = *c.config;
@@ -281,6 +282,21 @@ void verify_driver_case(const GoldenCase& c, engine::Backend& backend, StepTenso
   DriverFileOracle oracle(c, c.has_expected() ? op.case_driver->reference_oracle(m, op, backend.profile(), directed)
                                               : op.case_driver->truth_oracle(m, backend.profile(), directed));
   const auto load = [&](int64_t t) { load_step_inputs(c, t, call); };
+  engine::run_case({call, c.steps, load, false, nullptr}, backend, oracle, r);
+}
+
+// A case of the ReplaySSM family: the file's expected tensors (or the float64 model) as the
+// driver's oracle (ExpectedOracle), each step's call checked first.
+void verify_replayssm_case(const GoldenCase& c, engine::Backend& backend, StepTensors& call, engine::CaseReport& r) {
+  const Dims d = checked_file_call(backend.op(), call, 0);
+  const bool model_mode = !c.has_expected();
+  const CaseConfig bc = bounds_config(c, call, d);
+  if (!c.config) r.config = bc;
+  ExpectedOracle oracle(c, call, d, model_mode, bounds_for(bc, model_mode, backend.profile()), backend.op().as_kda_call);
+  const auto load = [&](int64_t t) {
+    load_step_inputs(c, t, call);
+    checked_file_call(backend.op(), call, t);
+  };
   engine::run_case({call, c.steps, load, false, nullptr}, backend, oracle, r);
 }
 
@@ -320,20 +336,8 @@ engine::CaseReport verify_case(const GoldenCase& c, engine::Backend& backend) {
       r.failure = fmt::format("kda.call does not describe the case's tensors as a call of {}", backend.op().name);
       return r;
     }
-    if (backend.op().case_driver) {
-      verify_driver_case(c, backend, call, r);
-    } else {
-    const Dims d = checked_file_call(backend.op(), call, 0);
-    const bool model_mode = !c.has_expected();
-    const CaseConfig bc = bounds_config(c, call, d);
-    if (!c.config) r.config = bc;
-    ExpectedOracle oracle(c, call, d, model_mode, bounds_for(bc, model_mode, backend.profile()), backend.op().as_kda_call);
-    const auto load = [&](int64_t t) {
-      load_step_inputs(c, t, call);
-      checked_file_call(backend.op(), call, t);
-    };
-    engine::run_case({call, c.steps, load, false, nullptr}, backend, oracle, r);
-    }
+    if (backend.op().case_driver) verify_driver_case(c, backend, call, r);
+    else verify_replayssm_case(c, backend, call, r);
     const bool model_mode = !c.has_expected();
     // The harness's files hold what the CPU reference computed: it must reproduce them bit for
     // bit, not merely within the tolerance a kernel gets.
