@@ -7,7 +7,8 @@ namespace kda::golden {
 
 bool per_step_input(std::string_view name) {
   return name == "mixed_qkv" || name == "a" || name == "b" || name == "write_pos" || name == "force_flush" ||
-         name == "cache_base";
+         name == "cache_base" || name == "q" || name == "k" || name == "v" || name == "g" || name == "beta" ||
+         name == "num_accepted_tokens";
 }
 
 std::vector<std::pair<std::string_view, HostTensor*>> held_tensors(StepTensors& call) {
@@ -46,12 +47,17 @@ StepTensors load_call(const GoldenCase& c) {
   call.circular_replay = c.circular_replay;
   call.prefix_gate_cache = c.prefix_gate_cache;
   call.predecayed_k_cache = c.predecayed_k_cache;
+  call.use_gate_in_kernel = c.use_gate_in_kernel;
+  call.use_beta_sigmoid_in_kernel = c.use_beta_sigmoid_in_kernel;
+  call.allow_neg_eigval = c.allow_neg_eigval;
+  call.state_v_first = c.state_v_first;
   return call;
 }
 
 void load_step_inputs(const GoldenCase& c, int64_t t, StepTensors& call) {
-  for (auto& [name, tensor] : held_tensors(call))
-    if (per_step_input(name)) copy_bytes(c.at(step_name(c, t, std::string(name))), *tensor);
+  for (auto& [name, tensor] : held_tensors(call))  // the per-step inputs the file's call holds
+    if (per_step_input(name) && c.has(step_name(c, 0, std::string(name))))
+      copy_bytes(c.at(step_name(c, t, std::string(name))), *tensor);
   copy_bytes(c.at("out"), call.out);
 }
 

@@ -111,6 +111,10 @@ SafetensorsFile encode(const GoldenCase& c) {
   if (c.circular_replay) m["kda.circular_replay"] = "true";
   if (c.prefix_gate_cache) m["kda.prefix_gate_cache"] = "true";
   if (c.predecayed_k_cache) m["kda.predecayed_k_cache"] = "true";
+  if (c.use_gate_in_kernel) m["kda.use_gate_in_kernel"] = "true";
+  if (c.use_beta_sigmoid_in_kernel) m["kda.use_beta_sigmoid_in_kernel"] = "true";
+  if (c.allow_neg_eigval) m["kda.allow_neg_eigval"] = "true";
+  if (c.state_v_first) m["kda.state_v_first"] = "true";
   if (!c.call_json.empty()) m["kda.call"] = c.call_json;
   if (!c.generator.empty()) m["kda.generator"] = c.generator;
   if (c.op != default_op()) m["kda.op"] = c.op;
@@ -156,7 +160,11 @@ GoldenCase decode(SafetensorsFile file, const std::string& fallback_name) {
   const std::string lb = get("kda.lower_bound", "none");
   if (lb != "none") c.lower_bound = parse_double("kda.lower_bound", lb);
   for (auto [key, flag] : {std::pair{"kda.circular_replay", &c.circular_replay}, std::pair{"kda.prefix_gate_cache", &c.prefix_gate_cache},
-                           std::pair{"kda.predecayed_k_cache", &c.predecayed_k_cache}}) {
+                           std::pair{"kda.predecayed_k_cache", &c.predecayed_k_cache},
+                           std::pair{"kda.use_gate_in_kernel", &c.use_gate_in_kernel},
+                           std::pair{"kda.use_beta_sigmoid_in_kernel", &c.use_beta_sigmoid_in_kernel},
+                           std::pair{"kda.allow_neg_eigval", &c.allow_neg_eigval},
+                           std::pair{"kda.state_v_first", &c.state_v_first}}) {
     const std::string v = get(key, "false");
     if (v != "true" && v != "false") bad(std::string(key) + " must be true or false, not " + v);
     *flag = v == "true";
@@ -194,9 +202,11 @@ GoldenCase decode(SafetensorsFile file, const std::string& fallback_name) {
   }
   // kda.steps must name exactly the steps whose inputs the file holds: a count that does not
   // would make a replay read missing tensors (or loop for a very long time).
+  // The per-step input every call holds: mixed_qkv, or q for the recurrent decode family's.
+  const std::string input = c.has(step_name(c, 0, "q")) && !c.has(step_name(c, 0, "mixed_qkv")) ? "q" : "mixed_qkv";
   int64_t stored_steps = 0;
-  while (c.has(step_name(c, stored_steps, "mixed_qkv")) && stored_steps < c.steps) ++stored_steps;
-  if (stored_steps != c.steps || (c.steps > 1 && c.has(fmt::format("step{}.mixed_qkv", c.steps))))
+  while (c.has(step_name(c, stored_steps, input)) && stored_steps < c.steps) ++stored_steps;
+  if (stored_steps != c.steps || (c.steps > 1 && c.has(fmt::format("step{}.{}", c.steps, input))))
     bad(fmt::format("metadata kda.steps is {}, but the file holds the inputs of {} step(s)", c.steps, stored_steps));
   return c;
 }

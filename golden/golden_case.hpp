@@ -55,6 +55,9 @@ struct GoldenCase {
   bool l2norm = false;
   std::optional<double> lower_bound;
   bool circular_replay = false, prefix_gate_cache = false, predecayed_k_cache = false;  // the ring variants' flags
+  // The recurrent decode family's flags (fla_recurrent_*): the gate and the beta sigmoid in the
+  // kernel, beta doubled, a V-first pool.
+  bool use_gate_in_kernel = false, use_beta_sigmoid_in_kernel = false, allow_neg_eigval = false, state_v_first = false;
   std::map<std::string, HostTensor> tensors;  // by file name, with their original strides
   std::string expected_id, expected_message;  // kind Error
   std::string call_json;                      // kda.call

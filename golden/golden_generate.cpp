@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "cases/case_tensors.hpp"
@@ -9,6 +10,7 @@
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
 #include "engine/description/case_breaking.hpp"
+#include "engine/driver/case_driver.hpp"
 #include "engine/description/operator.hpp"
 #include "golden/call_tensors.hpp"
 #include "reference/rounding.hpp"
@@ -19,7 +21,7 @@ namespace {
 // The materialized case with the spec's layout applied (later tokens are written into it
 // through its strides).
 CaseTensors materialize_spec(const GoldenSpec& spec) {
-  CaseTensors t = materialize(spec.config);
+  CaseTensors t = engine::materialize_case(engine::find_operator(spec.op), spec.config);
   if (spec.a_row_padded) t.a = row_padded(t.a);
   return t;
 }
@@ -43,6 +45,10 @@ GoldenCase header_of(const GoldenSpec& spec, CaseTensors& t) {
   c.circular_replay = t.circular_replay;
   c.prefix_gate_cache = t.prefix_gate_cache;
   c.predecayed_k_cache = t.predecayed_k_cache;
+  c.use_gate_in_kernel = t.use_gate_in_kernel;
+  c.use_beta_sigmoid_in_kernel = t.use_beta_sigmoid_in_kernel;
+  c.allow_neg_eigval = t.allow_neg_eigval;
+  c.state_v_first = t.state_v_first;
   c.generator = kGeneratorTag;
   c.op = spec.op;
   const engine::OperatorDescription& op = engine::find_operator(spec.op);
@@ -50,21 +56,33 @@ GoldenCase header_of(const GoldenSpec& spec, CaseTensors& t) {
   return c;
 }
 
+// The tensors the case's call holds: every one of the ReplaySSM family's materialization (the
+// plain packed decode's files hold the ReplaySSM call at L = 1); an operator with its own case
+// driver only its own arguments (it leaves the others empty).
+std::vector<std::pair<std::string_view, HostTensor*>> call_tensors(const GoldenCase& c, CaseTensors& t) {
+  const engine::OperatorDescription& op = engine::find_operator(c.op);
+  std::vector<std::pair<std::string_view, HostTensor*>> held = held_tensors(t);
+  if (op.case_driver) std::erase_if(held, [&](const auto& h) { return !engine::takes(op, h.first); });
+  return held;
+}
+
 // Every input but the per-step ones, as it is before step 0.
 void store_invariant_inputs(GoldenCase& c, CaseTensors& t) {
-  for (const auto& [name, tensor] : held_tensors(t))
+  for (const auto& [name, tensor] : call_tensors(c, t))
     if (!per_step_input(name)) c.tensors.emplace(std::string(name), *tensor);
 }
 
 void store_step_inputs(GoldenCase& c, CaseTensors& t, int64_t step) {
-  for (const auto& [name, tensor] : held_tensors(t))
+  for (const auto& [name, tensor] : call_tensors(c, t))
     if (per_step_input(name)) c.tensors.emplace(step_name(c, step, std::string(name)), *tensor);
 }
 
 // The tensors as the last step leaves them: every one a step writes but out (stored per step).
 void store_final(GoldenCase& c, CaseTensors& t) {
+  const auto held = call_tensors(c, t);
   for (const auto& [name, tensor] : written_tensors(t))
-    if (name != "out") c.tensors.emplace("expected." + name, *tensor);
+    if (name != "out" && std::any_of(held.begin(), held.end(), [&](const auto& h) { return h.first == name; }))
+      c.tensors.emplace("expected." + name, *tensor);
 }
 
 // The checkpoint [HV, V, K] of one slot, compact.
@@ -109,11 +127,34 @@ GoldenCase generate_error(const GoldenSpec& spec) {
   throw GenerationError(spec.name + ": the broken call was accepted by the reference");
 }
 
+// A case of an operator whose description brings its own case driver (engine/driver/case_driver.hpp):
+// its steps' inputs, each step's out and the written tensors at the end; no rings, so no
+// checkpoints or row patterns.
+GoldenCase generate_driver_case(const GoldenSpec& spec, const engine::OperatorDescription& op) {
+  if (!spec.features.empty() || !spec.forced.empty() || spec.a_row_padded)
+    throw GenerationError(spec.name + ": row patterns, scripted flushes and row-padded `a` are the ReplaySSM family's");
+  CaseTensors t = materialize_spec(spec);
+  const HostTensor out_buffer = t.out;
+  GoldenCase c = header_of(spec, t);
+  store_invariant_inputs(c, t);
+  for (int64_t step = 0; step < c.steps; ++step) {
+    if (step > 0) engine::fill_case_step(op, t, step);
+    store_step_inputs(c, t, step);
+    std::memcpy(t.out.storage().data(), out_buffer.storage().data(), out_buffer.storage().size());
+    const Dims d = op.reference_step(op.bind(t.args()), reference::Rounding::Kernel);
+    c.tensors.emplace(step_name(c, step, "expected.out"), t.out);
+    op.case_driver->after_step(t, engine::plan_case_rows(op, t.args(), d));
+  }
+  store_final(c, t);
+  return c;
+}
+
 }  // namespace
 
 GoldenCase generate_case(const GoldenSpec& spec) {
   if (spec.is_error()) return generate_error(spec);
   const engine::OperatorDescription& op = engine::find_operator(spec.op);
+  if (op.case_driver) return generate_driver_case(spec, op);
   CaseTensors t = materialize_spec(spec);
   const HostTensor out_buffer = t.out;  // NaN bytes: every step must write all of out
   GoldenCase c = header_of(spec, t);

@@ -11,6 +11,7 @@
 
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
+#include "engine/driver/case_driver.hpp"
 #include "engine/reports/element_note.hpp"
 #include "engine/oracles/refusal.hpp"
 #include "engine/description/row_plan.hpp"
@@ -238,6 +239,67 @@ class ExpectedOracle final : public engine::Oracle {
   std::map<Key, Judge> written_state_, written_d_, written_k_, written_g_;
 };
 
+// A case of an operator whose description brings its own case driver (engine/driver/case_driver.hpp):
+// the driver's oracle judges the backend (its CPU reference in lockstep, from the state the
+// backend stored, within the profile's bounds; the float64 recurrence for a file without
+// expected tensors), and each step's out and the written tensors at the end are compared with
+// the file's for the CPU reference's bit-for-bit reproduction.
+class DriverFileOracle final : public engine::Oracle {
+ public:
+  DriverFileOracle(const GoldenCase& c, std::unique_ptr<engine::Oracle> judge) : c_(c), judge_(std::move(judge)) {}
+
+  void before_step(const engine::StepView& v) override { judge_->before_step(v); }
+  void judge_step(const engine::StepView& v, engine::CaseReport& r) override {
+    judge_->judge_step(v, r);
+    if (!c_.has_expected()) return;
+    const HostTensor& out = v.tensors.out;
+    ++r.tensors_compared;
+    r.tensors_bit_exact += same_elements(c_.at(step_name(c_, v.token, "expected.out"), out.type(), out.shape()), out);
+  }
+  void finish(const engine::StepView& v, engine::CaseReport& r) override {
+    judge_->finish(v, r);
+    if (!c_.has_expected()) return;
+    for (const auto& [name, tensor] : written_tensors(v.tensors)) {
+      if (name == "out" || !c_.has("expected." + name)) continue;  // out: judged per step
+      ++r.tensors_compared;
+      r.tensors_bit_exact += same_elements(c_.at("expected." + name, tensor->type(), tensor->shape()), *tensor);
+    }
+  }
+
+ private:
+  const GoldenCase& c_;
+  std::unique_ptr<engine::Oracle> judge_;
+};
+
+void verify_driver_case(const GoldenCase& c, engine::Backend& backend, StepTensors& call, engine::CaseReport& r) {
+  const engine::OperatorDescription& op = backend.op();
+  if (!c.config)
+    throw SafetensorsError("golden case: a case of " + std::string(op.name) + " needs kda.config (its oracle's bounds)");
+  CaseTensors m;
+  static_cast<StepTensors&>(m) = call;
+  m.config = *c.config;
+  const bool directed = backend.rounds_directed();
+  DriverFileOracle oracle(c, c.has_expected() ? op.case_driver->reference_oracle(m, op, backend.profile(), directed)
+                                              : op.case_driver->truth_oracle(m, backend.profile(), directed));
+  const auto load = [&](int64_t t) { load_step_inputs(c, t, call); };
+  engine::run_case({call, c.steps, load, false, nullptr}, backend, oracle, r);
+}
+
+// A case of the ReplaySSM family: the file's expected tensors (or the float64 model) as the
+// driver's oracle (ExpectedOracle), each step's call checked first.
+void verify_replayssm_case(const GoldenCase& c, engine::Backend& backend, StepTensors& call, engine::CaseReport& r) {
+  const Dims d = checked_file_call(backend.op(), call, 0);
+  const bool model_mode = !c.has_expected();
+  const CaseConfig bc = bounds_config(c, call, d);
+  if (!c.config) r.config = bc;
+  ExpectedOracle oracle(c, call, d, model_mode, bounds_for(bc, model_mode, backend.profile()), backend.op().as_kda_call);
+  const auto load = [&](int64_t t) {
+    load_step_inputs(c, t, call);
+    checked_file_call(backend.op(), call, t);
+  };
+  engine::run_case({call, c.steps, load, false, nullptr}, backend, oracle, r);
+}
+
 }  // namespace
 
 engine::CaseReport verify_case(const GoldenCase& c, engine::Backend& backend) {
@@ -274,16 +336,9 @@ engine::CaseReport verify_case(const GoldenCase& c, engine::Backend& backend) {
       r.failure = fmt::format("kda.call does not describe the case's tensors as a call of {}", backend.op().name);
       return r;
     }
-    const Dims d = checked_file_call(backend.op(), call, 0);
+    if (backend.op().case_driver) verify_driver_case(c, backend, call, r);
+    else verify_replayssm_case(c, backend, call, r);
     const bool model_mode = !c.has_expected();
-    const CaseConfig bc = bounds_config(c, call, d);
-    if (!c.config) r.config = bc;
-    ExpectedOracle oracle(c, call, d, model_mode, bounds_for(bc, model_mode, backend.profile()), backend.op().as_kda_call);
-    const auto load = [&](int64_t t) {
-      load_step_inputs(c, t, call);
-      checked_file_call(backend.op(), call, t);
-    };
-    engine::run_case({call, c.steps, load, false, nullptr}, backend, oracle, r);
     // The harness's files hold what the CPU reference computed: it must reproduce them bit for
     // bit, not merely within the tolerance a kernel gets.
     if (!model_mode && backend.spec() == "reference" && c.generator == kGeneratorTag && r.failure.empty() &&

@@ -132,7 +132,8 @@ struct InvalidRow {
   StepMutator mutate;
   std::string what;
 };
-InvalidRow invalid_row(const OperatorDescription& op, const CaseConfig& c, int64_t n) {
+InvalidRow invalid_row(const OperatorDescription& op, const CaseConfig& drawn, int64_t n) {
+  const CaseConfig c = op.fit_case(drawn);  // the pool's size as the case has it (an operator may add slots)
   const int64_t token = n % c.steps, row = n % c.B;
   const bool reads_cursors = takes(op, "write_pos");
   InvalidRow bad;
@@ -142,10 +143,12 @@ InvalidRow invalid_row(const OperatorDescription& op, const CaseConfig& c, int64
                            : fmt::format("at token {}, row {}'s slot set to {} (past the pool)", token, row, c.slots);
   bad.mutate = [token, row, reads_cursors, L = c.L, slots = c.slots](CaseTensors& t, int64_t at) {
     if (at != token) return;
-    if (reads_cursors && t.ssm_state_indices.get_linear(row) >= 0)
+    // The row's first index: [B] indices, or the first of its [B, T] (the one that makes it live).
+    const int64_t first = row * (t.ssm_state_indices.numel() / t.config.B);
+    if (reads_cursors && t.ssm_state_indices.get_linear(first) >= 0)
       t.write_pos.set_linear(row, static_cast<double>(L));
     else
-      t.ssm_state_indices.set_linear(row, static_cast<double>(slots));
+      t.ssm_state_indices.set_linear(first, static_cast<double>(slots));
   };
   return bad;
 }

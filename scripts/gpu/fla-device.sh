@@ -8,7 +8,8 @@
 # What runs, each part under its own time limit, summary in $OUT/summary.txt:
 #   1. scripts/gpu/fla_judge.py: kda_harness.check on kda_harness.peers.fla's steps, every suite,
 #      the general sample space and K = V = 128 (tables fla_recurrent_*.md, failures in full);
-#   2. the pytest plugin on the same step (-k kernel_truth, -x, --junitxml), as a CI job would;
+#      (fla_recurrent_kda and fla_recurrent_gdn);
+#   2. the pytest plugin on the same steps (-k kernel_truth, -x, --junitxml), as a CI job would;
 #   3. our bench's kda_packed_decode rows at production shapes, then scripts/gpu/fla_bench.py
 #      times fla's T = 1 decode at the same shapes (fla-bench.md).
 set -uo pipefail
@@ -36,8 +37,11 @@ part() {  # name, seconds, command...
 nvidia-smi -L >>"$summary" 2>&1
 part judge "${FLA_JUDGE_SECONDS:-420}" "$PY" scripts/gpu/fla_judge.py "$OUT" ${N:+--n "$N"}
 empty=$(mktemp -d)  # the plugin's cases are the whole collection
-part pytest 120 env -C "$empty" "$PY" -m pytest -q -p kda_harness.pytest_plugin -p no:cacheprovider \
-  --kda-backend kda_harness.peers.fla:kda_step --kda-device cuda --kda-n 10 -k kernel_truth -x --junitxml "$OUT/pytest-junit.xml"
+for step in kda_step gdn_step; do
+  part "pytest-$step" 120 env -C "$empty" "$PY" -m pytest -q -p kda_harness.pytest_plugin -p no:cacheprovider \
+    --kda-backend "kda_harness.peers.fla:$step" --kda-device cuda --kda-n 10 -k kernel_truth -x \
+    --junitxml "$OUT/pytest-junit-$step.xml"
+done
 part bench 240 "$BUILD/bench/replayssm_bench" --op kda_packed_decode --L 1 --heads 32x32,16x32 --batch 1,32,256 \
   --state f32,bf16 --graph-max-batch 256 --out-dir "$OUT"
 part fla-bench 240 "$PY" scripts/gpu/fla_bench.py "$OUT/replayssm_bench.csv" "$OUT/fla-bench.md"

@@ -4,7 +4,7 @@ sample space and restricted to K = V = 128, and on a model's production heads wh
 takes them. Writes a markdown table (suite, cases, failures, causes with a replay line each) and
 every failure in full.
 
-usage: python fla_judge.py OUT_DIR [--n N] [--device cuda|cpu] [--k128-only]
+usage: python fla_judge.py OUT_DIR [--n N] [--device cuda|cpu] [--k128-only | --general-only] [--op OP ...]
 On the CPU, fla's Triton kernels run in Triton's interpreter (TRITON_INTERPRET=1, set here for
 --device cpu): slowly, float32 throughout (no TF32), but the same indexing and masking.
 """
@@ -19,6 +19,7 @@ import kda_harness
 from kda_harness.envelope import Envelope
 from kda_harness.peers import fla
 
+STEPS = [fla.kda_step, fla.gdn_step]  # each judged as its operator (step.kda_op)
 RUNS = [  # (label, check() arguments beyond the step)
     ("general", {}),
     ("K=V=128", {"restrict": Envelope(k=(128, 128), v=(128, 128))}),
@@ -59,16 +60,22 @@ def main():
     p.add_argument("--n", type=int, default=None, help="cases per suite (default: the harness's)")
     p.add_argument("--device", default="cuda")
     p.add_argument("--k128-only", action="store_true", help="only the K = V = 128 sample")
+    p.add_argument("--general-only", action="store_true",
+                   help="only the general sample (the interpreter's pace: K = V = 128 at production batches outlasts case_timeout)")
+    p.add_argument("--op", action="append", choices=[s.kda_op for s in STEPS],
+                   help="judge only this operator's step (repeatable; default: every one)")
     a = p.parse_args()
     if a.device == "cpu":
         os.environ["TRITON_INTERPRET"] = "1"
     out = Path(a.out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    runs = RUNS[1:] if a.k128_only else RUNS
+    runs = RUNS[1:] if a.k128_only else RUNS[:1] if a.general_only else RUNS
     # Each case runs in a forked child (isolate=True), so that a kernel that faults costs its case;
     # a CUDA context made here could not be used there: this process never touches the GPU.
     print("fla-core", fla.version(), flush=True)
-    judge(fla.kda_step, out, a.n, a.device, runs)
+    for step in STEPS:
+        if not a.op or step.kda_op in a.op:
+            judge(step, out, a.n, a.device, runs)
 
 
 if __name__ == "__main__":

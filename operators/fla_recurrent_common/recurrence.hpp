@@ -1,13 +1,17 @@
-// fla_recurrent_kda's call as the plain recurrence of reference/ reads it: the layer's
+// The recurrent decode family's call as the plain recurrence of reference/ reads it: the layer's
 // parameters and each token's inputs packed as prepare_head() takes them ([q | k | v] as
-// mixed_qkv, g as the gate input `a`, beta as `b`), one head's quantities for a token, and the
-// pool's states as S [V, K] whatever its layout. The reference step, the oracles and the
-// cross-operator property test read the call through these.
+// mixed_qkv, g as the gate input `a`, beta as `b`; a gate per value head, g [B, T, HV] with
+// dt_bias [HV], repeated over the K channels: Gated DeltaNet is KDA with the gate broadcast),
+// one head's quantities for a token, and the pool's states as S [V, K] whatever its layout.
+// The reference steps, the oracles and the cross-operator property tests read the call
+// through these.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "contract/step_args.hpp"
+#include "operators/fla_recurrent_common/contract.hpp"
+#include "reference/rounding.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/matrix.hpp"
 
@@ -36,5 +40,16 @@ template <class Scalar>
 void read_fla_state(const DLTensor& pool, const Dims& dims, bool v_first, int64_t slot, int64_t hv, Matrix<Scalar>& S);
 template <class Scalar>
 void write_fla_state(DLTensor& pool, const Dims& dims, bool v_first, int64_t slot, int64_t hv, const Matrix<Scalar>& S);
+
+// The family's CPU reference step (docs/fla-recurrent-decode.md): validates (the family's
+// checks for the gate's width on the CPU, then the runtime values) and performs the step. A
+// live row starts from the state at slot idx[b, n - 1] (n = num_accepted_tokens[b], or 1 when
+// absent), runs its T tokens and stores the state after token t at idx[b, t] (1-D indices:
+// idx[b], T = 1); out[b, t, hv] = S (q * scale). A padding row (first index negative) reads and
+// writes no state; its out holds zeros. Rounding::Kernel: float32 arithmetic, the stores of out
+// and the pool the only rounding points; Rounding::Off: float64. Per-channel beta
+// [B, T, HV, V] is not modelled (std::invalid_argument). Throws kda::ContractError before
+// writing anything.
+Dims fla_recurrent_step(const StepArgs& args, Rounding rounding, FlaGate gate);
 
 }  // namespace kda::reference

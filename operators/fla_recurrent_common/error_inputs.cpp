@@ -1,11 +1,11 @@
-// fla_recurrent_kda's error inputs, in its check order (contract.cpp): each breaks one check
-// of a valid call and none before it. Expected messages come from the catalog.
+// The recurrent decode family's error inputs, in its check order (contract.cpp): each breaks one
+// check of a valid call and none before it. Expected messages come from the catalog.
 #include <algorithm>
 
 #include "contract/contract_error.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
-#include "operators/fla_recurrent_kda/description.hpp"
+#include "operators/fla_recurrent_common/call.hpp"
 
 namespace kda::engine {
 namespace {
@@ -16,26 +16,29 @@ std::vector<int64_t> pool_shape(const Dims& d, int64_t N) { return {N, d.HV, d.K
 
 }  // namespace
 
-std::vector<ErrorInput> fla_recurrent_kda_error_inputs() {
+std::vector<ErrorInput> fla_recurrent_error_inputs(FlaGate gate) {
+  const bool per_key = gate == FlaGate::PerKey;
   std::vector<ErrorInput> in;
   // The ranks (X-FLA-RANK): a token dim dropped from one of the [B, T, ...] tensors.
-  in.push_back({"X-FLA-RANK", [](MutationTarget& t, uint32_t v) -> Out {
+  in.push_back({"X-FLA-RANK", [per_key](MutationTarget& t, uint32_t v) -> Out {
     static constexpr const char* kNames[] = {"q", "k", "v", "g"};
-    static constexpr const char* kLayouts[] = {"[B, T, H, K]", "[B, T, H, K]", "[B, T, HV, V]", "[B, T, HV, K]"};
+    const char* layouts[] = {"[B, T, H, K]", "[B, T, H, K]", "[B, T, HV, V]", per_key ? "[B, T, HV, K]" : "[B, T, HV]"};
     const std::size_t which = v % 4;
     TensorSpec& x = t.spec.at(kNames[which]);
     std::vector<int64_t> shape = x.shape;
     shape.erase(shape.begin() + 1);  // [B, H, K]: what a decode without the token dim passes
     x.reshape(shape);
-    return expect("X-FLA-RANK", {{"name", std::string(kNames[which])}, {"layout", std::string(kLayouts[which])}, {"ndim", 3}});
+    return expect("X-FLA-RANK", {{"name", std::string(kNames[which])}, {"layout", std::string(layouts[which])},
+                                 {"ndim", static_cast<int64_t>(shape.size())}});
   }});
-  // Shapes (X-FLA-SHAPE): dt_bias one per head, a V-first pool without state_v_first (K != V),
-  // or g with a key dim too many.
-  in.push_back({"X-FLA-SHAPE", [](MutationTarget& t, uint32_t v) -> Out {
+  // Shapes (X-FLA-SHAPE): dt_bias of the other gate width, a V-first pool without state_v_first
+  // (K != V), or g with a last dim too many.
+  in.push_back({"X-FLA-SHAPE", [per_key](MutationTarget& t, uint32_t v) -> Out {
     const Dims& d = t.dims;
     if (v % 3 == 0 && d.K > 1) {
-      t.spec.at("dt_bias").reshape({d.HV});
-      return expect("X-FLA-SHAPE", {{"name", std::string("dt_bias")}, {"expected", tuple_repr({d.HV * d.K})}, {"got", tuple_repr({d.HV})}});
+      const int64_t valid = per_key ? d.HV * d.K : d.HV, other = per_key ? d.HV : d.HV * d.K;
+      t.spec.at("dt_bias").reshape({other});
+      return expect("X-FLA-SHAPE", {{"name", std::string("dt_bias")}, {"expected", tuple_repr({valid})}, {"got", tuple_repr({other})}});
     }
     if (v % 3 == 1 && d.K != d.V) {
       TensorSpec& pool = t.spec.at("initial_state");
@@ -47,7 +50,7 @@ std::vector<ErrorInput> fla_recurrent_kda_error_inputs() {
     TensorSpec& g = t.spec.at("g");
     const std::vector<int64_t> valid = g.shape;
     std::vector<int64_t> shape = valid;
-    shape[3] += 1;
+    shape.back() += 1;
     g.reshape(shape);
     return expect("X-FLA-SHAPE", {{"name", std::string("g")}, {"expected", tuple_repr(valid)}, {"got", tuple_repr(shape)}});
   }});

@@ -1,7 +1,8 @@
-// validate_fla_recurrent_kda(): the checks of docs/fla-recurrent-decode.md in its order. fla's
-// own is the assert that `out` has v's shape (X-FLA-OUT-SHAPE: fla raises an AssertionError
-// without a message); the rest are the harness's, each named by the catalog id it raises.
-#include "operators/fla_recurrent_kda/contract.hpp"
+// validate_fla_recurrent(): the checks of docs/fla-recurrent-decode.md in its order, for either
+// gate width. fla's own is the assert that `out` has v's shape (X-FLA-OUT-SHAPE: fla raises an
+// AssertionError without a message); the rest are the harness's, each named by the catalog id
+// it raises.
+#include "operators/fla_recurrent_common/contract.hpp"
 
 #include <cstring>
 #include <optional>
@@ -71,7 +72,7 @@ bool inner_contiguous(const DLTensor& t) {
 
 }  // namespace
 
-StepArgs fla_recurrent_kda_args(StepArgs args) {
+StepArgs fla_recurrent_args(StepArgs args, FlaGate gate) {
   StepArgs s;
   s.q = args.q;
   s.k = args.k;
@@ -89,16 +90,18 @@ StepArgs fla_recurrent_kda_args(StepArgs args) {
   s.use_gate_in_kernel = args.use_gate_in_kernel;
   s.use_beta_sigmoid_in_kernel = args.use_beta_sigmoid_in_kernel;
   s.allow_neg_eigval = args.allow_neg_eigval;
-  s.lower_bound = args.lower_bound;
+  if (gate == FlaGate::PerKey) s.lower_bound = args.lower_bound;
   s.state_v_first = args.state_v_first;
   return s;
 }
 
-Dims validate_fla_recurrent_kda(const StepArgs& args, Backend backend) {
+Dims validate_fla_recurrent(const StepArgs& args, Backend backend, FlaGate gate) {
+  static constexpr const char* kRequired[] = {"q",       "k",       "v",  "g", "beta", "A_log", "dt_bias",
+                                              "initial_state", "ssm_state_indices"};
   const DLTensor* const required[] = {args.q,       args.k,       args.v,  args.g, args.beta, args.A_log, args.dt_bias,
                                       args.initial_state, args.ssm_state_indices};
   for (std::size_t i = 0; i < std::size(required); ++i)
-    detail::check_well_formed(required[i], std::string(kFlaRecurrentKdaTensors[i]).c_str(), true);
+    detail::check_well_formed(required[i], kRequired[i], true);
   detail::check_well_formed(args.num_accepted_tokens, "num_accepted_tokens", false);
   detail::check_well_formed(args.out, "out", true);
   const DLTensor &q = *args.q, &k = *args.k, &v = *args.v, &g = *args.g, &beta = *args.beta, &pool = *args.initial_state,
@@ -113,7 +116,9 @@ Dims validate_fla_recurrent_kda(const StepArgs& args, Backend backend) {
   rank(q, "q", 4, "[B, T, H, K]");
   rank(k, "k", 4, "[B, T, H, K]");
   rank(v, "v", 4, "[B, T, HV, V]");
-  rank(g, "g", 4, "[B, T, HV, K]");
+  const bool per_key = gate == FlaGate::PerKey;
+  if (per_key) rank(g, "g", 4, "[B, T, HV, K]");
+  else rank(g, "g", 3, "[B, T, HV]");
   if (beta.ndim != 3 && beta.ndim != 4)
     fail(id::kRank, {{"name", std::string("beta")}, {"layout", std::string("[B, T, HV] or [B, T, HV, V]")}, {"ndim", beta.ndim}});
   rank(out, "out", 4, "[B, T, HV, V]");
@@ -126,11 +131,11 @@ Dims validate_fla_recurrent_kda(const StepArgs& args, Backend backend) {
   expect_shape(q, "q", {B, T, H, K});
   expect_shape(v, "v", {B, T, HV, V});
   if (HV % H != 0) fail(id::kHeads, {{"HV", HV}, {"H", H}});
-  expect_shape(g, "g", {B, T, HV, K});
+  expect_shape(g, "g", per_key ? std::vector<int64_t>{B, T, HV, K} : std::vector<int64_t>{B, T, HV});
   if (beta.ndim == 3) expect_shape(beta, "beta", {B, T, HV});
   else expect_shape(beta, "beta", {B, T, HV, V});
   expect_shape(*args.A_log, "A_log", {HV});
-  expect_shape(*args.dt_bias, "dt_bias", {HV * K});
+  expect_shape(*args.dt_bias, "dt_bias", {per_key ? HV * K : HV});
   const int64_t N = size(pool, 0);
   expect_shape(pool, "initial_state", args.state_v_first ? std::vector<int64_t>{N, HV, V, K} : std::vector<int64_t>{N, HV, K, V});
   if (shape_of(out) != shape_of(v)) fail(id::kOutShape, {{"v", shape_text(v)}, {"out", shape_text(out)}});

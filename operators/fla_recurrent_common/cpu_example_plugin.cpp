@@ -1,10 +1,12 @@
-// The CPU example plugin of fla_recurrent_kda (docs/fla-recurrent-decode.md): a short, plain
-// C++ recurrent KDA decode behind the plugin ABI with flash-linear-attention's signature, for
-// the harness's own CI and as the template for an adapter of such a kernel. It refuses what
-// the operator's contract refuses (validate_fla_recurrent_kda), then runs each live row's T
-// tokens in float32 from the state at idx[b, n - 1] (n = num_accepted_tokens[b], 1 when
-// absent), storing the state after token t at idx[b, t]; a padding row (first index negative)
-// reads and writes no state and gets zeros in out.
+// The CPU example plugin of the recurrent decode family (docs/fla-recurrent-decode.md): a short,
+// plain C++ recurrent decode behind the plugin ABI with flash-linear-attention's signature, for
+// the harness's own CI and as the template for an adapter of such a kernel. KDA's (a gate per
+// key channel, fla_recurrent_kda), or with KDA_EXAMPLE_FLA_GDN Gated DeltaNet's (one gate per
+// value head, fla_recurrent_gdn). It refuses what the operator's contract refuses
+// (validate_fla_recurrent), then runs each live row's T tokens in float32 from the state at
+// idx[b, n - 1] (n = num_accepted_tokens[b], 1 when absent), storing the state after token t at
+// idx[b, t]; a padding row (first index negative) reads and writes no state and gets zeros in
+// out.
 //
 // KDA_MUTANT selects a planted bug (plugins/cpu_example/mutants.hpp).
 #include <cmath>
@@ -14,7 +16,7 @@
 
 #include "contract/tensor_view.hpp"
 #include "kda_harness/plugin.h"
-#include "operators/fla_recurrent_kda/contract.hpp"
+#include "operators/fla_recurrent_common/contract.hpp"
 #include "plugins/cpu_example/mutants.hpp"
 #include "plugins/cpu_example/tensor_access.hpp"
 
@@ -23,6 +25,14 @@ namespace {
 using kda::example::Mutant;
 using kda::example::planted;
 using kda::example::Tensor;
+
+#ifdef KDA_EXAMPLE_FLA_GDN
+constexpr kda::FlaGate kGate = kda::FlaGate::PerHead;
+constexpr const char* kOperator = "fla_recurrent_gdn";
+#else
+constexpr kda::FlaGate kGate = kda::FlaGate::PerKey;
+constexpr const char* kOperator = "fla_recurrent_kda";
+#endif
 
 thread_local std::string last_error_text;
 constexpr int64_t kMaxDim = 256;
@@ -76,14 +86,17 @@ HeadInputs inputs_of(const kda::StepArgs& a, const kda::Dims& d, int64_t row, in
     }
   for (float& e : x.q) e *= static_cast<float>(a.scale);
   for (int64_t e = 0; e < d.V; ++e) x.v[e] = v.at4(row, t, hv, e);
-  const float A = std::exp(A_log.flat1(hv));
+  // A gate per value head: head hv's (a planted bug: its query head's).
+  const int64_t gate_head = planted(Mutant::GateWrongHead) ? h : hv;
+  const float A = std::exp(A_log.flat1(gate_head));
   for (int64_t c = 0; c < d.K; ++c) {
-    const float raw = g.at4(row, t, hv, c);
+    const bool per_key = kGate == kda::FlaGate::PerKey;
+    const float raw = per_key ? g.at4(row, t, hv, c) : g.at3(row, t, gate_head);
     if (!a.use_gate_in_kernel) {
       x.g[c] = raw;
       continue;
     }
-    const float z = raw + dt_bias.flat1(hv * d.K + c);
+    const float z = raw + dt_bias.flat1(per_key ? hv * d.K + c : gate_head);
     x.g[c] = a.lower_bound ? static_cast<float>(*a.lower_bound) / (1.0f + std::exp(-A * z))
                            : -A * (z <= 20.0f ? std::log1p(std::exp(z)) : z);
   }
@@ -135,18 +148,18 @@ void run_row(const kda::StepArgs& a, const kda::Dims& d, int64_t row) {
 
 int32_t step(void*, const kda_call* call) {
   try {
-    const kda::StepArgs a = kda::example::step_args(*call);
+    const kda::StepArgs a = kda::fla_recurrent_args(kda::example::step_args(*call), kGate);
     if (planted(Mutant::WritesBeforeValidating) && a.out != nullptr && kda::scalar_type_of(a.out->dtype))
       Tensor(a.out).zero_all();
-    const kda::Dims d = kda::validate_fla_recurrent_kda(a, kda::Backend::Cpu);
+    const kda::Dims d = kda::validate_fla_recurrent(a, kda::Backend::Cpu, kGate);
     if (kda::example::kChecksIndices) kda::check_fla_runtime_values(a, d);
     if ((d.K > kMaxDim || d.V > kMaxDim) && !planted(Mutant::EnvelopeNotEnforced))
-      throw std::invalid_argument("cpu-example-fla-recurrent-kda takes K and V up to " + std::to_string(kMaxDim) +
+      throw std::invalid_argument(KDA_EXAMPLE_PLUGIN_NAME " takes K and V up to " + std::to_string(kMaxDim) +
                                   " (got K=" + std::to_string(d.K) + ", V=" + std::to_string(d.V) + ")");
     // Its own envelope: compact tensors only (the contract lets the pool have any slot stride).
     if (!kda::is_contiguous(*a.initial_state) && !planted(Mutant::EnvelopeNotEnforced))
-      throw std::invalid_argument("cpu-example-fla-recurrent-kda takes a compact pool only");
-    if (a.beta->ndim == 4) throw std::invalid_argument("cpu-example-fla-recurrent-kda takes beta as [B, T, HV] only");
+      throw std::invalid_argument(KDA_EXAMPLE_PLUGIN_NAME " takes a compact pool only");
+    if (a.beta->ndim == 4) throw std::invalid_argument(KDA_EXAMPLE_PLUGIN_NAME " takes beta as [B, T, HV] only");
     for (int64_t row = 0; row < d.B; ++row) {
       if (index_at(a, row, 0) < 0 && !planted(Mutant::PaddingAsLastSlot) && !planted(Mutant::SlotIsRow)) {
         Tensor out(a.out);
@@ -169,7 +182,7 @@ const char* last_error(void*) { return last_error_text.c_str(); }
 const kda_plugin kPlugin = {
     KDA_PLUGIN_ABI_VERSION,
     KDA_EXAMPLE_PLUGIN_NAME,
-    "fla_recurrent_kda",
+    kOperator,
     KDA_PROFILE_HELION,
     // Every float dtype, int32 and int64 indices, K and V up to 256 (a plain loop is slow
     // beyond that), compact tensors only (as fla's kernel reads them), host memory.

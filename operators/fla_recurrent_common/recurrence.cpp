@@ -1,9 +1,11 @@
-#include "operators/fla_recurrent_kda/reference_step.hpp"
+// The family's CPU reference step and its readers (recurrence.hpp): the plain KDA recurrence of
+// reference/ on T tokens per row, a per-head gate (Gated DeltaNet) read as the same gate on
+// every key channel.
+#include "operators/fla_recurrent_common/recurrence.hpp"
 
 #include <stdexcept>
 
-#include "operators/fla_recurrent_kda/contract.hpp"
-#include "operators/fla_recurrent_kda/recurrence.hpp"
+#include "operators/fla_recurrent_common/contract.hpp"
 #include "reference/plain_recurrence.hpp"
 #include "reference/tensor_io.hpp"
 
@@ -50,10 +52,16 @@ FlaTokens<Scalar> load_fla_tokens(const StepArgs& a, const Dims& d) {
   Matrix<Scalar> m;
   io::gather(*a.A_log, {0, 1, 0, d.HV, 1}, m);
   p.A_log = m.row(0).transpose();
-  io::gather(*a.dt_bias, {0, d.HV, d.K, d.K, 1}, p.dt_bias);
+  const bool per_head = a.g->ndim == 3;  // g [B, T, HV], dt_bias [HV]: one gate per value head
+  if (per_head) {
+    io::gather(*a.dt_bias, {0, 1, 0, d.HV, 1}, m);
+    p.dt_bias = m.transpose().replicate(1, d.K);
+  } else {
+    io::gather(*a.dt_bias, {0, d.HV, d.K, d.K, 1}, p.dt_bias);
+  }
   p.scale = static_cast<Scalar>(a.scale);
   p.l2norm = a.use_qk_l2norm_in_kernel;
-  p.lower_bound = a.lower_bound;
+  if (!per_head) p.lower_bound = a.lower_bound;
   p.beta_dtype = ScalarType::Float32;
   x.gate_in_kernel = a.use_gate_in_kernel;
   x.beta_sigmoid = a.use_beta_sigmoid_in_kernel;
@@ -68,7 +76,13 @@ FlaTokens<Scalar> load_fla_tokens(const StepArgs& a, const Dims& d) {
     io::gather(*a.v, {t * HVV, d.B, d.T * HVV, HVV, 1}, v);
     in.qkv.resize(d.B, 2 * HK + HVV);
     in.qkv << q, k, v;
-    io::gather(*a.g, {t * HVK, d.B, d.T * HVK, HVK, 1}, in.a);
+    if (per_head) {  // each head's gate repeated over its K channels, as prepare_head reads a
+      io::gather(*a.g, {t * d.HV, d.B, d.T * d.HV, d.HV, 1}, m);
+      in.a.resize(d.B, HVK);
+      for (int64_t hv = 0; hv < d.HV; ++hv) in.a.middleCols(hv * d.K, d.K) = m.col(hv).replicate(1, d.K);
+    } else {
+      io::gather(*a.g, {t * HVK, d.B, d.T * HVK, HVK, 1}, in.a);
+    }
     io::gather(*a.beta, {t * d.HV, d.B, d.T * d.HV, d.HV, 1}, in.b);
   }
   return x;
@@ -102,12 +116,12 @@ template void read_fla_state<double>(const DLTensor&, const Dims&, bool, int64_t
 template void write_fla_state<float>(DLTensor&, const Dims&, bool, int64_t, int64_t, const Matrix<float>&);
 template void write_fla_state<double>(DLTensor&, const Dims&, bool, int64_t, int64_t, const Matrix<double>&);
 
-Dims fla_recurrent_kda_step(const StepArgs& given, Rounding rounding) {
-  const StepArgs args = fla_recurrent_kda_args(given);
-  const Dims dims = validate_fla_recurrent_kda(args, Backend::Cpu);
+Dims fla_recurrent_step(const StepArgs& given, Rounding rounding, FlaGate gate) {
+  const StepArgs args = fla_recurrent_args(given, gate);
+  const Dims dims = validate_fla_recurrent(args, Backend::Cpu, gate);
   check_fla_runtime_values(args, dims);
   if (args.beta->ndim == 4)
-    throw std::invalid_argument("fla_recurrent_kda's reference does not model a per-channel beta [B, T, HV, V]");
+    throw std::invalid_argument("the recurrent decode's reference does not model a per-channel beta [B, T, HV, V]");
   if (rounding == Rounding::Kernel) step<float>(args, dims);
   else step<double>(args, dims);
   return dims;

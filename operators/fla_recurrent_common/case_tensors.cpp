@@ -1,4 +1,4 @@
-#include "operators/fla_recurrent_kda/case_tensors.hpp"
+#include "operators/fla_recurrent_common/case_tensors.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -35,9 +35,11 @@ void head_vector(const CaseConfig& c, const Counter& r, uint64_t base, double ma
 
 }  // namespace
 
-CaseConfig fit_fla_case(CaseConfig c) {
+CaseConfig fit_fla_case(CaseConfig c, FlaGate gate) {
   c.L = 1;
-  c.a_3d = c.dt_bias_2d = c.gate_per_head = false;
+  c.a_3d = c.dt_bias_2d = false;
+  c.gate_per_head = gate == FlaGate::PerHead;
+  if (c.gate_per_head) c.lower_bound.reset();  // fla's Gated DeltaNet kernel has no bounded gate
   c.force_flush = c.random_cursors = false;
   c.flush_prob = 0;
   c.circular = c.prefix_gates = c.predecayed_keys = false;  // no ring
@@ -74,10 +76,11 @@ CaseTensors materialize_fla_case(const CaseConfig& c) {
   t.q = HostTensor(c.act_dtype, {B, T, H, K});
   t.k = HostTensor(c.act_dtype, {B, T, H, K});
   t.v = HostTensor(c.act_dtype, {B, T, HV, V});
-  t.g = HostTensor(ScalarType::Float32, {B, T, HV, K});
+  const int64_t G = c.gate_per_head ? 1 : K;  // gates per value head
+  t.g = c.gate_per_head ? HostTensor(ScalarType::Float32, {B, T, HV}) : HostTensor(ScalarType::Float32, {B, T, HV, K});
   t.beta = HostTensor(c.act_dtype, {B, T, HV});
   t.A_log = HostTensor(c.act_dtype, {HV});
-  t.dt_bias = HostTensor(c.act_dtype, {HV * K});
+  t.dt_bias = HostTensor(c.act_dtype, {HV * G});
   const std::vector<int64_t> shape = c.v_first ? std::vector<int64_t>{N, HV, V, K} : std::vector<int64_t>{N, HV, K, V};
   t.initial_state = c.envelope ? HostTensor(c.state_dtype, shape, {HV * K * V + kPoolGap, K * V, shape[3], 1})
                                : HostTensor(c.state_dtype, shape);
@@ -86,7 +89,7 @@ CaseTensors materialize_fla_case(const CaseConfig& c) {
   if (c.accepted) t.num_accepted_tokens = HostTensor(ScalarType::Int32, {B});
   for (HostTensor* p : {&*t.q, &*t.k, &*t.v, &*t.g, &*t.beta, &t.initial_state, &t.out}) poison(*p);
   for (int64_t hv = 0; hv < HV; ++hv) t.A_log.set_linear(hv, values::a_log(c, hv));
-  for (int64_t e = 0; e < HV * K; ++e) t.dt_bias.set_linear(e, values::dt_bias(c, e));
+  for (int64_t e = 0; e < HV * G; ++e) t.dt_bias.set_linear(e, values::dt_bias(c, e));
 
   // Slots: a seeded permutation, each live row the next `per_row`; with pad_ends the rows at
   // both ends are padding and the last slot is named by none.
@@ -116,7 +119,7 @@ CaseTensors materialize_fla_case(const CaseConfig& c) {
 
 void fill_fla_step(CaseTensors& t, int64_t step) {
   const CaseConfig& c = t.config;
-  const int64_t B = c.B, T = c.tokens, H = c.H, HV = c.HV, K = c.K, V = c.V;
+  const int64_t B = c.B, T = c.tokens, H = c.H, HV = c.HV, K = c.K, V = c.V, G = c.gate_per_head ? 1 : K;
   std::vector<double> x(std::max(K, V));
   for (int64_t tt = 0; tt < T; ++tt) {
     const auto tok = static_cast<uint64_t>(step * T + tt);
@@ -137,11 +140,11 @@ void fill_fla_step(CaseTensors& t, int64_t step) {
         const uint64_t vbase = static_cast<uint64_t>(B * T * 3 * H * K + (base * HV + hv) * V);  // past every q and k
         for (int64_t i = 0; i < V; ++i) t.v->set_linear((base * HV + hv) * V + i, mv * qkv.normal(vbase + i));
         const values::HeadGate gate(c, t.A_log.get_linear(hv));
-        for (int64_t i = 0; i < K; ++i) {
-          const double bias = t.dt_bias.get_linear(hv * K + i);
-          const double logit = logits(static_cast<uint64_t>(row * HV * K + hv * K + i), bias);
+        for (int64_t i = 0; i < G; ++i) {
+          const double bias = t.dt_bias.get_linear(hv * G + i);
+          const double logit = logits(static_cast<uint64_t>(row * HV * G + hv * G + i), bias);
           // In the kernel: the raw input, to which the kernel adds dt_bias; else the log-decay itself.
-          t.g->set_linear((base * HV + hv) * K + i, c.gate_in_kernel ? logit : gate(logit + bias));
+          t.g->set_linear((base * HV + hv) * G + i, c.gate_in_kernel ? logit : gate(logit + bias));
         }
         const double b = values::beta_logit(c, tok, static_cast<uint64_t>(row * HV + hv));
         t.beta->set_linear(base * HV + hv, c.beta_sigmoid ? b : 1.0 / (1.0 + std::exp(-b)));

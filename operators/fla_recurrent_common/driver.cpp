@@ -1,4 +1,4 @@
-#include "operators/fla_recurrent_kda/driver.hpp"
+#include "operators/fla_recurrent_common/driver.hpp"
 
 #include <fmt/format.h>
 
@@ -8,8 +8,8 @@
 
 #include "contract/tensor_view.hpp"
 #include "kernels/row_status.hpp"
-#include "operators/fla_recurrent_kda/case_tensors.hpp"
-#include "operators/fla_recurrent_kda/contract.hpp"
+#include "operators/fla_recurrent_common/case_tensors.hpp"
+#include "operators/fla_recurrent_common/contract.hpp"
 
 namespace kda::engine {
 namespace {
@@ -99,7 +99,7 @@ std::vector<RowPlan> plan_fla_rows(const StepArgs& a, const Dims& d) {
   return plans;
 }
 
-const CaseDriver& fla_recurrent_kda_driver() {
+const CaseDriver& fla_recurrent_driver() {
   static const CaseDriver driver{
       .materialize = &materialize_fla_case,
       .fill_step = &fill_fla_step,

@@ -1,4 +1,4 @@
-// fla_recurrent_kda's oracles: the CPU reference stepped in lockstep (from the pool the backend
+// The recurrent decode family's oracles: the CPU reference stepped in lockstep (from the pool the backend
 // stored, its T tokens within the two sides' running error budgets), and the float64
 // recurrence over the whole rollout (a float64 state and a running budget per slot: a row's
 // chain continues from the slot it resumes from into each slot it writes). Both judge every
@@ -14,9 +14,9 @@
 #include <utility>
 
 #include "engine/description/profile.hpp"
-#include "operators/fla_recurrent_kda/contract.hpp"
-#include "operators/fla_recurrent_kda/driver.hpp"
-#include "operators/fla_recurrent_kda/recurrence.hpp"
+#include "operators/fla_recurrent_common/contract.hpp"
+#include "operators/fla_recurrent_common/driver.hpp"
+#include "operators/fla_recurrent_common/recurrence.hpp"
 #include "reference/plain_recurrence.hpp"
 #include "reference/tolerance.hpp"
 

@@ -1,4 +1,4 @@
-// How the engine's driver plays fla_recurrent_kda's cases (engine/driver/case_driver.hpp): its own
+// How the engine's driver plays the recurrent decode family's cases (engine/driver/case_driver.hpp): its own
 // tensors, rows (a row's start slot from num_accepted_tokens, its T written slots), footprint
 // (out, and the pool's slots its live rows name), and oracles (oracles.cpp).
 #pragma once
@@ -10,7 +10,7 @@
 
 namespace kda::engine {
 
-const CaseDriver& fla_recurrent_kda_driver();
+const CaseDriver& fla_recurrent_driver();
 
 // Each row's plan: padding when its first index is negative; else the slot it resumes from,
 // rejected where one of its indices lies outside the pool, its num_accepted_tokens outside

@@ -1,0 +1,81 @@
+// fla_recurrent_gdn's contract: a valid call's dims, the per-head gate's shapes (a KDA gate or
+// dt_bias refused with its message), lower_bound not taken, and every error input raising what
+// it names.
+#include <gtest/gtest.h>
+
+#include "contract/contract_error.hpp"
+#include "engine/description/replayssm_call.hpp"
+#include "operators/fla_recurrent_gdn/contract.hpp"
+#include "operators/fla_recurrent_gdn/description.hpp"
+
+namespace kda::engine {
+namespace {
+
+CallConfig config(int64_t T) {
+  CallConfig c;
+  c.B = 3, c.H = 2, c.group = 2, c.K = 16, c.V = 32, c.slots = 9, c.tokens = T;
+  return c;
+}
+
+std::pair<std::string, std::string> raised(const CallSpec& spec) {
+  BuiltCall call(spec);
+  try {
+    validate_fla_recurrent_gdn(step_args(call));
+  } catch (const ContractError& e) {
+    return {e.id(), e.what()};
+  }
+  return {"", ""};
+}
+
+TEST(FlaRecurrentGdnContract, AValidCallGivesItsDims) {
+  for (int64_t T : {1, 4}) {
+    const CallConfig c = config(T);
+    BuiltCall call(fla_recurrent_gdn_valid_spec(c));
+    const Dims d = validate_fla_recurrent_gdn(step_args(call));
+    EXPECT_EQ(d, fla_recurrent_gdn_operator().dims_of(c));
+    EXPECT_EQ(d.T, T);
+  }
+}
+
+TEST(FlaRecurrentGdnContract, TheGateIsOnePerValueHead) {
+  const CallSpec valid = fla_recurrent_gdn_valid_spec(config(2));
+  CallSpec s = valid;
+  s.at("g").reshape({3, 2, 4, 16});  // KDA's per-key gate
+  EXPECT_EQ(raised(s).second, "[kda-harness] `g` must be [B, T, HV] (got ndim=4).");
+  s = valid;
+  s.at("dt_bias").reshape({64});  // KDA's per-key dt_bias
+  EXPECT_EQ(raised(s).second, "[kda-harness] `dt_bias` must have shape (4,) (got (64,)).");
+  s = valid;
+  s.at("g").reshape({3, 2, 5});
+  EXPECT_EQ(raised(s).second, "[kda-harness] `g` must have shape (3, 2, 4) (got (3, 2, 5)).");
+}
+
+TEST(FlaRecurrentGdnContract, LowerBoundIsNotAnArgument) {
+  StepArgs a;
+  a.lower_bound = -5.0;
+  a.state_v_first = true;
+  const StepArgs bound = fla_recurrent_gdn_args(a);
+  EXPECT_FALSE(bound.lower_bound.has_value());
+  EXPECT_TRUE(bound.state_v_first);
+}
+
+TEST(FlaRecurrentGdnContract, EveryErrorInputRaisesWhatItNames) {
+  const auto& inputs = fla_recurrent_gdn_operator().error_inputs();
+  int applied = 0;
+  for (int64_t T : {1, 2, 4})
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      for (uint32_t variant = 0; variant < 8; ++variant) {
+        const CallConfig c = config(T);
+        MutationTarget t{fla_recurrent_gdn_valid_spec(c), fla_recurrent_gdn_operator().dims_of(c), c.B};
+        const std::optional<Expected> e = inputs[i].apply(t, variant);
+        if (!e) continue;
+        ++applied;
+        const auto [id, message] = raised(t.spec);
+        EXPECT_EQ(id, e->id) << inputs[i].label << " T=" << T << " variant " << variant;
+        EXPECT_EQ(message, e->message) << inputs[i].label;
+      }
+  EXPECT_GT(applied, static_cast<int>(inputs.size()));
+}
+
+}  // namespace
+}  // namespace kda::engine

@@ -1,0 +1,46 @@
+#include "operators/fla_recurrent_gdn/description.hpp"
+
+#include "operators/fla_recurrent_common/call.hpp"
+#include "operators/fla_recurrent_common/case_tensors.hpp"
+#include "operators/fla_recurrent_common/driver.hpp"
+#include "operators/fla_recurrent_common/golden_cases.hpp"
+#include "operators/fla_recurrent_gdn/contract.hpp"
+#include "operators/fla_recurrent_gdn/reference_step.hpp"
+
+namespace kda::engine {
+namespace {
+
+const std::vector<ErrorInput>& error_inputs() {
+  static const std::vector<ErrorInput> list = fla_recurrent_error_inputs(FlaGate::PerHead);
+  return list;
+}
+
+std::vector<golden::GoldenSpec> golden_cases() { return fla_recurrent_golden_cases(FlaGate::PerHead); }
+
+}  // namespace
+
+CallSpec fla_recurrent_gdn_valid_spec(const CallConfig& c) { return fla_recurrent_valid_spec(c, FlaGate::PerHead); }
+
+const OperatorDescription& fla_recurrent_gdn_operator() {
+  static const OperatorDescription op{
+      .name = "fla_recurrent_gdn",
+      .summary = "flash-linear-attention's Gated DeltaNet recurrent decode: one gate per value head, T tokens per sequence "
+                 "on a state pool updated in place",
+      .tensors = kFlaRecurrentGdnTensors,
+      .scalars = kFlaRecurrentGdnScalars,
+      .bind = &fla_recurrent_gdn_args,
+      .validate = &validate_fla_recurrent_gdn,
+      .reference_step = &reference::fla_recurrent_gdn_step,
+      .error_inputs = &error_inputs,
+      .sample_call = &sample_fla_call,
+      .valid_spec = &fla_recurrent_gdn_valid_spec,
+      .dims_of = &fla_dims_of,
+      .fit_case = [](CaseConfig c) { return fit_fla_case(c, FlaGate::PerHead); },
+      .beta_through_b = false,
+      .ok_line = &fla_ok_line,
+      .golden_cases = &golden_cases,
+      .case_driver = &fla_recurrent_driver()};
+  return op;
+}
+
+}  // namespace kda::engine
