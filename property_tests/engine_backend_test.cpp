@@ -158,6 +158,44 @@ TEST(Envelope, RingFieldsBoundOnlyAnOperatorWithRings) {
   EXPECT_EQ(Envelope::from_c(declared, find_operator("kda_packed_decode")).excludes(parse_case_config("L=8 ring=bf16")), "");
 }
 
+// Prefix gates and pre-decayed keys are ways out for the operator whose calls have them as
+// variants (kda_triton_replayssm): a plugin declaring linear and circular rings alone (as one
+// written before the bits existed does) must refuse them. gdn_replayssm accepts
+// prefix_gate_cache and ignores it, so the same declaration serves that flag there.
+TEST(Envelope, PrefixGatesAndPredecayedKeysBoundOnlyTheOperatorWhoseVariantsTheyAre) {
+  kda_plugin p{};
+  p.envelope = {KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_FLOATS, KDA_DT_ALL_INDICES,
+                1, 256, 1, 256, 0, 1, kDLCPU};
+  p.ring_modes = KDA_RING_LINEAR | KDA_RING_CIRCULAR;
+  const CaseConfig c = parse_case_config("B=2 H=1 HV=1 K=32 V=16 L=4 slots=2 circ=1");
+  CaseConfig prefix = c, predecayed = c;
+  prefix.prefix_gates = true;
+  predecayed.predecayed_keys = true;  // the first way out it takes (a legal call sets pgc=1 too)
+
+  p.op = "kda_triton_replayssm";
+  Envelope e = Envelope::of_plugin(p);
+  EXPECT_EQ(e.excludes(c), "");
+  EXPECT_EQ(e.excludes(prefix), "prefix gates (pgc=1) on a backend without them");
+  EXPECT_EQ(e.excludes(predecayed), "pre-decayed keys (pdk=1) on a backend without them");
+  std::set<std::string> why;
+  for (const CaseConfig& o : e.just_outside(c)) why.insert(e.excludes(o));
+  EXPECT_TRUE(why.count("prefix gates (pgc=1) on a backend without them"));
+  EXPECT_TRUE(why.count("pre-decayed keys (pdk=1) on a backend without them"));
+  EXPECT_FALSE(e.fit(prefix)->prefix_gates);
+  EXPECT_EQ(e.describe(find_operator("kda_triton_replayssm")).find("prefix-gates"), std::string::npos);
+  p.ring_modes = KDA_RING_ALL;
+  e = Envelope::of_plugin(p);
+  EXPECT_EQ(e.excludes(predecayed), "");
+  EXPECT_NE(e.describe(find_operator("kda_triton_replayssm")).find("rings {linear,circular,prefix-gates,predecayed-keys}"),
+            std::string::npos);
+
+  p.op = "gdn_replayssm";
+  p.ring_modes = KDA_RING_LINEAR | KDA_RING_CIRCULAR;
+  e = Envelope::of_plugin(p);
+  EXPECT_EQ(e.excludes(prefix), "");
+  EXPECT_NE(e.describe(find_operator("gdn_replayssm")).find("rings {linear,circular}"), std::string::npos);
+}
+
 // An index dtype is a way out of the envelope only for an operator whose cases can have it:
 // gdn_replayssm's cases are int32 whatever the config says (its contract refuses int64), so
 // a plugin declaring int32 alone must not be asked to refuse an int64 config, which reaches

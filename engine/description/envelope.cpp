@@ -115,6 +115,8 @@ Envelope Envelope::of_plugin(const kda_plugin& p) {
   Envelope e = from_c(p.envelope, find_operator(p.op));
   e.invalid_rows = p.invalid_rows == KDA_INVALID_ROWS_RAISE ? InvalidRows::Raise : InvalidRows::None;
   e.ring_modes = p.ring_modes == 0 ? KDA_RING_LINEAR : p.ring_modes;
+  // What is no variant of the operator, every backend of it serves (OperatorDescription::ring_variants).
+  e.ring_modes |= KDA_RING_ALL & ~find_operator(p.op).ring_variants;
   return e;
 }
 
@@ -196,16 +198,19 @@ std::vector<CaseConfig> Envelope::just_outside(const CaseConfig& c) const {
   return out;
 }
 
-std::string Envelope::describe() const { return describe_with(true); }
+std::string Envelope::describe() const { return describe_with(true, KDA_RING_ALL); }
 
-std::string Envelope::describe(const OperatorDescription& op) const { return describe_with(has_ring(op)); }
+std::string Envelope::describe(const OperatorDescription& op) const {
+  return describe_with(has_ring(op), op.ring_variants);
+}
 
-std::string Envelope::describe_with(bool ring) const {
+std::string Envelope::describe_with(bool ring, uint32_t variants) const {
+  const uint32_t modes = ring_modes & variants;  // what the operator has: the rest is no claim
   std::string rings;
-  if (ring && ring_modes != KDA_RING_LINEAR) {
+  if (ring && modes != KDA_RING_LINEAR) {
     for (const auto& [bit, name] : {std::pair{KDA_RING_LINEAR, "linear"}, {KDA_RING_CIRCULAR, "circular"},
                                     {KDA_RING_PREFIX_GATES, "prefix-gates"}, {KDA_RING_PREDECAYED_KEYS, "predecayed-keys"}})
-      if (ring_modes & bit) rings += std::string(rings.empty() ? "" : ",") + name;
+      if (modes & bit) rings += std::string(rings.empty() ? "" : ",") + name;
     rings = " rings {" + rings + "}";
   }
   return fmt::format("act {} state {}{} out {} idx {} K {}..{} V {}..{}{} {} {} invalid-rows {}{}",

@@ -51,7 +51,7 @@ struct Envelope {
   bool strided = true;
   Device device = Device::Cpu;
   // plugin.h's KDA_RING_* bits: the ring variants it serves. A variant the operator has
-  // (OperatorDescription::ring_modes) and this lacks is a way out of the envelope.
+  // (OperatorDescription::ring_variants) and this lacks is a way out of the envelope.
   uint32_t ring_modes = KDA_RING_LINEAR;
   // Not a region the cases are drawn in: what the backend claims of invalid rows (a
   // restriction's is ignored).
@@ -79,7 +79,7 @@ struct Envelope {
   std::string describe(const OperatorDescription& op) const;
 
  private:
-  std::string describe_with(bool ring) const;
+  std::string describe_with(bool ring, uint32_t variants) const;
 
  public:
 };

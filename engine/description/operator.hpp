@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "cases/case_config.hpp"
+#include "kda_harness/plugin.h"
 #include "contract/host_tensor.hpp"
 #include "contract/step_args.hpp"
 #include "contract/validate.hpp"
@@ -78,6 +79,11 @@ struct OperatorDescription {
   // How the driver plays its cases where they are not the ReplaySSM family's (its own
   // tensors, rows, footprint, oracles; engine/driver/case_driver.hpp); null: the family's.
   const CaseDriver* case_driver = nullptr;
+  // The ring variants its calls have (plugin.h's KDA_RING_* bits) as a backend may or may not
+  // serve them. A flag the operator ignores is no variant of it (GDN ReplaySSM accepts
+  // prefix_gate_cache and reads raw gates either way): every backend of it serves that flag,
+  // whatever its ring_modes say (Envelope::of_plugin).
+  uint32_t ring_variants = KDA_RING_LINEAR;
 };
 
 // A config made one of the operator's cases: its fit_case applied once, by fit(); the driver

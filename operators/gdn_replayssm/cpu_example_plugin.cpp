@@ -190,7 +190,7 @@ const kda_plugin kPlugin = {
     step,
     last_error,
     kda::example::kInvalidRows,
-    KDA_RING_LINEAR | KDA_RING_CIRCULAR | KDA_RING_PREFIX_GATES,  // prefix_gate_cache: accepted, ignored (GDN)
+    KDA_RING_LINEAR | KDA_RING_CIRCULAR,
 };
 
 }  // namespace

@@ -229,7 +229,9 @@ const OperatorDescription& gdn_replayssm_operator() {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
       },
       .golden_cases = &gdn_replayssm_golden_cases,
-      .restated_contract = &restated::gdn_replayssm};
+      .restated_contract = &restated::gdn_replayssm,
+      // prefix_gate_cache is accepted and ignored (raw gates either way): no variant of GDN.
+      .ring_variants = KDA_RING_LINEAR | KDA_RING_CIRCULAR};
   return op;
 }
 

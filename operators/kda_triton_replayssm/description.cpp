@@ -120,7 +120,8 @@ const OperatorDescription& kda_triton_replayssm_operator() {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
       },
       .golden_cases = &kda_triton_replayssm_golden_cases,
-      .restated_contract = nullptr};
+      .restated_contract = nullptr,
+      .ring_variants = KDA_RING_ALL};
   return op;
 }
 
