@@ -80,9 +80,11 @@ void store_step_inputs(GoldenCase& c, CaseTensors& t, int64_t step) {
 // The tensors as the last step leaves them: every one a step writes but out (stored per step).
 void store_final(GoldenCase& c, CaseTensors& t) {
   const auto held = call_tensors(c, t);
-  for (const auto& [name, tensor] : written_tensors(t))
-    if (name != "out" && std::any_of(held.begin(), held.end(), [&](const auto& h) { return h.first == name; }))
-      c.tensors.emplace("expected." + name, *tensor);
+  for (const auto& [name, tensor] : written_tensors(t)) {
+    const auto& written = name;  // a structured binding is no lambda capture before C++20's clang 16
+    if (written != "out" && std::any_of(held.begin(), held.end(), [&](const auto& h) { return h.first == written; }))
+      c.tensors.emplace("expected." + written, *tensor);
+  }
 }
 
 // The checkpoint [HV, V, K] of one slot, compact.

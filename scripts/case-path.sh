@@ -49,7 +49,7 @@ cmake -S "$src" -B "$work/build" -G Ninja -DKDA_ENABLE_CUDA=OFF -DCMAKE_BUILD_TY
 ninja -C "$work/build" -j "${CASE_PATH_JOBS:-2}" kda-harness >"$work/build.log"
 program=$work/build/tools/kda-harness
 # The path starts at the case subcommand's callback (tools/cmd_case.cpp's register_case lambda).
-start=$(nm -C --defined-only "$program" | grep -m1 'register_case(CLI::App&)::{lambda()#1}::operator()' | cut -d' ' -f1)
+start=$(nm -C --defined-only "$program" | awk 'index($0, "register_case(CLI::App&)::{lambda()#1}::operator()") && !found { print $1; found = 1 }')
 [ -n "$start" ] || { echo "case-path: no callback of register_case in $program" >&2; exit 1; }
 trace=$work/trace.txt
 CASE_PATH_START=$start CASE_PATH_OUT=$trace "$program" case "$@" >"$work/case.out" || true
