@@ -62,8 +62,10 @@ extern "C" {
  * PREDECAYED_KEYS: predecayed_k_cache set, the k ring holding k exp(-prefix)
  * (kda_triton_replayssm, with circular rings and prefix gates). The harness samples calls of
  * the declared variants and checks that a call of another one the operator has is refused (a
- * non-zero return, nothing written). 0 reads as KDA_RING_LINEAR; a plugin that declares neither
- * PREFIX_GATES nor PREDECAYED_KEYS is sent neither flag set. */
+ * non-zero return, nothing written). 0 reads as KDA_RING_LINEAR. A flag that is no variant of the
+ * operator (gdn_replayssm ignores prefix_gate_cache) counts as served whatever is declared; so a
+ * kda_triton_replayssm plugin declaring neither PREFIX_GATES nor PREDECAYED_KEYS is sent neither
+ * flag as a call to compute, and must refuse calls that set them. */
 #define KDA_RING_LINEAR (1u << 0)
 #define KDA_RING_CIRCULAR (1u << 1)
 #define KDA_RING_PREFIX_GATES (1u << 2)
