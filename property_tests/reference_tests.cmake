@@ -6,6 +6,7 @@ set(kda_reference_suites
   reference_key_property
   reference_operators_key_property
   reference_fla_packed_decode
+  reference_fla_gdn_plain
   reference_properties
   reference_footprint
   reference_cases
