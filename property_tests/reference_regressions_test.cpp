@@ -8,6 +8,7 @@
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
 #include "engine/oracles/truth_oracle.hpp"
+#include "reference/exp.hpp"
 
 namespace kda::testing {
 namespace {
@@ -34,6 +35,33 @@ TEST(ReferenceRegressions, SubnormalFloat16CheckpointReachesTheNextOutputs) {
   expect_within_budget(
       "B=3 H=2 HV=8 K=2 V=2 L=2 slots=4 act=f32 state=f16 ring=f16 out=f32 idx=i64 a3d=0 dt2d=1 l2=1 ff=1 env=0 "
       "lb=none steps=9 pad=0 flush=0.2 rcur=1 values=adv seed=12594139574076220650");
+}
+
+// A per-head gate of about -99.7 (adversarial values) decays a float32 state of norm 10 to
+// ~5e-43, a float32 subnormal. Eigen's vectorized float exp clamps its argument at about -88.7
+// (2.9e-39 for e^-99.7): the reference's state came out 5.7e4 times too large, 0.22 of the
+// state floor where 6.6e-8 was allowed (reference/exp.hpp). With the exponential right, the
+// subnormal steps of the decay factor itself and of the products were still outside the
+// budget (out 7.9e-8 against 6.6e-8): it now has float32's flush floor (tolerance.hpp).
+TEST(ReferenceRegressions, AStateDecayedBelowFloat32sSmallestNormalStaysWithinTheBudget) {
+  for (const char* seed : {"4", "5", "7"}) {
+    const std::string line =
+        std::string("B=8 H=4 HV=16 K=8 V=16 slots=24 act=f16 state=f32 out=f32 idx=i64 a3d=0 dt2d=0 l2=0 env=0 lb=none "
+                    "steps=16 pad=0.25 values=adv gate=head T=3 idx2d=1 nat=0 vfirst=0 gik=1 bsig=0 zpool=0 seed=") +
+        seed;
+    const auto r = engine::reference_vs_truth(parse_case_config(line), ReferenceModel::Kernel,
+                                              engine::find_operator("fla_recurrent_gdn"));
+    EXPECT_TRUE(r.pass()) << line << "\n" << r.summary();
+    EXPECT_EQ(r.tokens, 16) << line;
+  }
+  // The reference's exponential: std::exp's subnormal below the cut, Eigen's bits above it.
+  Eigen::ArrayXf g(3);
+  g << -99.67f, -87.0f, -1.5f;
+  const Eigen::ArrayXf e = reference::exp_of(g);
+  EXPECT_EQ(e[0], std::exp(-99.67f));
+  EXPECT_GT(e[0], 0.0f);
+  EXPECT_EQ(e[1], g.exp()[1]);
+  EXPECT_EQ(e[2], g.exp()[2]);
 }
 
 // K = 1, V <= 2: a checkpoint of one or two elements. The carried error of the previous

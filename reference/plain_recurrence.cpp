@@ -1,5 +1,6 @@
 #include "reference/plain_recurrence.hpp"
 
+#include "reference/exp.hpp"
 #include "reference/tensor_io.hpp"
 
 namespace kda::reference {
@@ -21,7 +22,7 @@ PlainState<Scalar> PlainState<Scalar>::from_tensor(const DLTensor& t, const Dims
 template <class Scalar>
 void plain_head_update(Matrix<Scalar>& S, const HeadToken<Scalar>& t, Vector<Scalar>& o) {
   thread_local Vector<Scalar> decay, Sk, d;
-  decay = t.g.array().exp();  // K exponentials, not V*K
+  decay = exp_of(t.g.array());  // K exponentials, not V*K
   S.array().rowwise() *= decay.transpose().array();
   Sk.noalias() = S * t.k;
   d = t.beta * (t.v - Sk);

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstdint>
 
+#include "reference/exp.hpp"
 #include "reference/layer_inputs.hpp"
 
 namespace kda::reference {
@@ -32,11 +33,11 @@ void rebuild_state(const Matrix<Scalar>& S0, const Matrix<Scalar>& D, const Matr
   w.prefix = G.topRows(n);
   for (int64_t j = 1; j < n; ++j) w.prefix.row(j) += w.prefix.row(j - 1);
   const auto total = w.prefix.row(n - 1);
-  w.W = (Kr.topRows(n).array() * (-(w.prefix.rowwise() - total)).array().exp()).matrix();
+  w.W = (Kr.topRows(n).array() * exp_of((-(w.prefix.rowwise() - total)).array())).matrix();
   w.Dn = D.topRows(n);
   round_operand(w.Dn);
   round_operand(w.W);
-  w.total_decay = total.array().exp().transpose();  // K exponentials, not V*K
+  w.total_decay = exp_of(total.array()).transpose();  // K exponentials, not V*K
   S.array().rowwise() *= w.total_decay.transpose().array();
   S.noalias() += w.Dn.transpose() * w.W;
 }
@@ -54,7 +55,7 @@ Matrix<Scalar> rebuild_state(const Matrix<Scalar>& S0, const Matrix<Scalar>& D, 
 // d = beta (v - S k), o = S q_scaled + d (k . q_scaled). The next state is S + d k^T.
 template <class Scalar>
 void replay_token(Matrix<Scalar>& S, const HeadToken<Scalar>& t, Vector<Scalar>& o, Vector<Scalar>& d) {
-  const Vector<Scalar> decay = t.g.array().exp();
+  const Vector<Scalar> decay = exp_of(t.g.array());
   S.array().rowwise() *= decay.transpose().array();
   d = t.beta * (t.v - S * t.k);
   o = S * t.q_scaled + d * t.k.dot(t.q_scaled);

@@ -183,6 +183,7 @@ RoundingRates rounding_rates(const CaseConfig& c, bool tf32_products, bool direc
   r.subnormal_ring = r.ring * smallest_normal(c.ring_dtype);
   // TF32 keeps float32's exponent range.
   r.subnormal_product = r.product * smallest_normal(r.product == r.out ? c.out_dtype : ScalarType::Float32);
+  r.flush = smallest_normal(ScalarType::Float32);
   r.K = c.K;
   r.V = c.V;
   r.L = c.L;
@@ -348,6 +349,13 @@ ErrorBudget::TokenBounds ErrorBudget::token_from_key_product(int64_t slot, int64
   // A history checkpoint stores the state before the token: its error is the rebuild's
   // before the token's decay.
   if (history) rebuild_error(e, e.gate_mass, w.E_prev, w.rebuilt_prev);
+  // The flush floor of the decay and the rebuild (a): each element of the state before the
+  // token times its decayed gate, each record's product, the token's d k^T, every result at
+  // most the flush step off; per column, relative to the parts before this token's decay.
+  const double sqrtV = std::sqrt(static_cast<double>(dims_.V));
+  w.flushed = e.checkpoint_columns;
+  for (std::size_t j = 0; j < e.record_d_norms.size(); ++j) w.flushed += e.record_d_norms[j] * e.record_w[j];
+  w.flushed = rates_.flush * (w.flushed.array() + sqrtV * static_cast<double>(e.record_d_norms.size() + 2)).matrix();
   // Decay every part by the token's gate (per column), then gather the parts per column.
   w.decay = h.g.array().exp();
   e.checkpoint_columns.array() *= w.decay.array();
@@ -356,12 +364,14 @@ ErrorBudget::TokenBounds ErrorBudget::token_from_key_product(int64_t slot, int64
   w.gate_mass = e.gate_mass + h.g.cwiseAbs();
   // Error of the decayed state S_dec per column.
   rebuild_error(e, w.gate_mass, w.E_dec, w.rebuilt);
+  w.E_dec += w.flushed;
   const double arithmetic = arithmetic_rate(rates_);
   // The token: d = beta (v - S_dec k) carries beta ||dS_dec k|| <= beta ||E_dec|| ||k|| of it
   // into d k^T (the projection (I - beta k k^T) moves error between columns).
   w.d = h.beta * (h.v - Sk);
   const double d_norm = w.d.norm();
-  const double d_error = h.beta * w.E_dec.norm() * h.k.norm() + arithmetic * d_norm;
+  const double d_error = h.beta * w.E_dec.norm() * h.k.norm() + arithmetic * d_norm +
+                         rates_.flush * sqrtV * (std::abs(h.beta) * static_cast<double>(K) + 2);
   w.E_new = w.E_dec + d_error * h.k.cwiseAbs();
   w.parts = w.rebuilt + d_norm * h.k.cwiseAbs();
   const double N = S_after.norm();
@@ -376,7 +386,8 @@ ErrorBudget::TokenBounds ErrorBudget::token_from_key_product(int64_t slot, int64
   const double seen = w.E_new.cwiseProduct(h.q_scaled).norm();
   const double out_error =
       add_store_error(kTau * seen, rates_.out * o, peak_of(w.o, rates_.worst_case), o, rates_.worst_case) +
-      sum_rate(rates_, K) * N * qn + std::sqrt(static_cast<double>(dims_.V)) * rates_.out * smallest_normal(rates_.out_dtype);
+      sum_rate(rates_, K) * N * qn + sqrtV * rates_.out * smallest_normal(rates_.out_dtype) +
+      rates_.flush * sqrtV * static_cast<double>(K + 2);
   const double out_scale = std::max(o, output_floor(N, qn, K, dims_.V, rates_.out_dtype));
   b.output = out_scale > 0 ? kSafety * out_error / out_scale : 0;
   b.output_scale = out_scale;

@@ -51,6 +51,10 @@ struct RoundingRates {
   // Below the smallest normal, stores round in absolute steps: the ring's and the product
   // operands' absolute error per element there (u * smallest normal of their dtypes).
   double subnormal_ring = 0, subnormal_product = 0;
+  // float32 arithmetic below float32's smallest normal: a result there is rounded in absolute
+  // steps, or flushed to zero by a kernel built to (Triton's, nvcc --use_fast_math): at most
+  // the smallest normal per operation, whatever the magnitude of the operands.
+  double flush = 0;
   int64_t K = 0, V = 0, L = 0;
 };
 // tf32_products: the Triton profile's points: the rebuild's product operands truncated to
@@ -152,7 +156,7 @@ class ErrorBudget {
   // A token's per-column working vectors, kept from token to token (no allocation per head).
   struct Work {
     Vector<double> decay, records_sq, records_sum, inherited, subnormal_sq, records, gate_mass, rebuilt, E_dec, Sk, d,
-        E_new, parts, o, column_peak, column_sq, E_prev, rebuilt_prev;
+        E_new, parts, o, column_peak, column_sq, E_prev, rebuilt_prev, flushed;
   };
   RoundingRates rates_;
   Dims dims_;

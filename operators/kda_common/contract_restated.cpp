@@ -5,8 +5,6 @@
 // as given (no W1-W3) and no rings, write_pos or force_flush (null in its args).
 #include "operators/kda_common/contract_restated.hpp"
 
-#include "operators/kda_replayssm/reference_step_restated.hpp"
-
 #include <fmt/format.h>
 
 #include <optional>
@@ -312,25 +310,25 @@ std::string judge_acceptance(const StepArgs& a, Backend backend, const Dims& dim
 
 }  // namespace
 
-const engine::ContractRestatement kda_replayssm{
-    .condition_holds = [](std::string_view id, const StepArgs& a, Backend backend) {
-      return condition_holds(id, a, backend, false);
-    },
-    .expected_message = [](std::string_view id, const StepArgs& a) { return expected_message(id, a, false); },
-    .judge_acceptance = [](const StepArgs& a, Backend backend, const Dims& dims) {
-      return judge_acceptance(a, backend, dims, false);
-    },
-    .reference_step_holds = &kda_replayssm_reference_step,
-};
+namespace {
 
-const engine::ContractRestatement kda_packed_decode{
-    .condition_holds = [](std::string_view id, const StepArgs& a, Backend backend) {
-      return condition_holds(id, a, backend, true);
-    },
-    .expected_message = [](std::string_view id, const StepArgs& a) { return expected_message(id, a, true); },
-    .judge_acceptance = [](const StepArgs& a, Backend backend, const Dims& dims) {
-      return judge_acceptance(a, backend, dims, true);
-    },
-};
+template <bool kPacked>
+engine::ContractRestatement restatement() {
+  return {
+      .condition_holds = [](std::string_view id, const StepArgs& a, Backend backend) {
+        return condition_holds(id, a, backend, kPacked);
+      },
+      .expected_message = [](std::string_view id, const StepArgs& a) { return expected_message(id, a, kPacked); },
+      .judge_acceptance = [](const StepArgs& a, Backend backend, const Dims& dims) {
+        return judge_acceptance(a, backend, dims, kPacked);
+      },
+  };
+}
+
+}  // namespace
+
+engine::ContractRestatement kda_contract_restated(bool packed) {
+  return packed ? restatement<true>() : restatement<false>();
+}
 
 }  // namespace kda::restated

@@ -24,7 +24,7 @@
 
 #include "contract/contract_error.hpp"
 #include "contract/validate.hpp"
-#include "operators/kda_packed_decode/contract.hpp"
+#include "operators/kda_common/cpu_example_contract.hpp"
 #include "kda_harness/plugin.h"
 #include "plugins/cpu_example/mutants.hpp"
 #include "plugins/cpu_example/tensor_access.hpp"
@@ -185,8 +185,7 @@ int32_t step(void*, const kda_call* call) {
     const kda::StepArgs a = kda::example::step_args(*call);
     if (planted(Mutant::WritesBeforeValidating) && a.out != nullptr && kda::scalar_type_of(a.out->dtype))
       Tensor(a.out).zero_all();
-    const kda::Dims d =
-        kPackedDecode ? kda::validate_packed_decode(a, kda::Backend::Cpu) : kda::validate(a, kda::Backend::Cpu);
+    const kda::Dims d = kda::example::validate_call(a);
     if (kda::example::kChecksIndices) kda::check_runtime_values(a, d);
     // Its own envelope (kPlugin below): a call beyond it is refused, never computed.
     if ((d.K > kMaxDim || d.V > kMaxDim) && !planted(Mutant::EnvelopeNotEnforced))

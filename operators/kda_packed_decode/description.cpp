@@ -33,6 +33,7 @@ const std::vector<ErrorInput>& error_inputs() {
 }  // namespace
 
 const OperatorDescription& kda_packed_decode_operator() {
+  static const ContractRestatement restatement = restated::kda_contract_restated(true);
   static const OperatorDescription op{
       .name = "kda_packed_decode",
       .summary = "SGLang's plain packed KDA decode: the state read and written every token, no rings",
@@ -70,7 +71,7 @@ const OperatorDescription& kda_packed_decode_operator() {
         return fmt::format("ok B={} H={} HV={} K={} V={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.slots);
       },
       .golden_cases = &kda_packed_decode_golden_cases,
-      .restated_contract = &restated::kda_packed_decode};
+      .restated_contract = &restatement};
   return op;
 }
 

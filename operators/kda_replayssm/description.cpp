@@ -1,6 +1,6 @@
 // ReplaySSM as an operator description: engine/description/replayssm_call's pieces, the sample space and
 // the error inputs, with contract.md's validate() (contract.cpp), its reference step and its
-// contract restated (../kda_common/contract_restated.hpp).
+// contract restated (../kda_common/contract_restated.hpp, with its reference step restated).
 #include "operators/kda_replayssm/description.hpp"
 
 #include <fmt/format.h>
@@ -10,11 +10,17 @@
 #include "operators/kda_replayssm/error_inputs.hpp"
 #include "operators/kda_replayssm/golden_cases.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
+#include "operators/kda_replayssm/reference_step_restated.hpp"
 #include "reference/profile_emulation.hpp"
 
 namespace kda::engine {
 
 const OperatorDescription& kda_replayssm_operator() {
+  static const ContractRestatement restatement = [] {
+    ContractRestatement r = restated::kda_contract_restated(false);
+    r.reference_step_holds = &restated::kda_replayssm_reference_step;
+    return r;
+  }();
   static const OperatorDescription op{
       .name = "kda_replayssm",
       .summary = "SGLang's ReplaySSM decode step: checkpoint state plus rings of (delta, key, gate) records",
@@ -37,7 +43,7 @@ const OperatorDescription& kda_replayssm_operator() {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
       },
       .golden_cases = &kda_replayssm_golden_cases,
-      .restated_contract = &restated::kda_replayssm};
+      .restated_contract = &restatement};
   return op;
 }
 

@@ -5,6 +5,7 @@
 #include "contract/ring_protocol.hpp"
 #include "operators/gdn_replayssm/reference_step.hpp"
 #include "reference/replay_head.hpp"
+#include "reference/exp.hpp"
 #include "reference/tensor_io.hpp"
 
 namespace kda::kda_triton {
@@ -79,12 +80,12 @@ void step(const StepArgs& args, const Dims& dm, reference::Rounding rounding) {
         for (int64_t j = 1; j < n; ++j) P.row(j) += P.row(j - 1);
       total = n ? Vector<Scalar>(P.row(n - 1).transpose()) : Vector<Scalar>::Zero(dm.K);
       // The decayed keys: k_j exp(total - prefix_j), or a pre-decayed k_ring_j exp(total).
-      if (args.predecayed_k_cache) W = (Kr.array().rowwise() * total.transpose().array().exp()).matrix();
-      else W = (Kr.array() * (-(P.rowwise() - total.transpose())).array().exp()).matrix();
+      if (args.predecayed_k_cache) W = (Kr.array().rowwise() * reference::exp_of(total.transpose().array())).matrix();
+      else W = (Kr.array() * reference::exp_of((-(P.rowwise() - total.transpose())).array())).matrix();
       round_operand(D);
       round_operand(W);
       S = S0;
-      S.array().rowwise() *= total.transpose().array().exp();
+      S.array().rowwise() *= reference::exp_of(total.transpose().array());
       S.noalias() += D.transpose() * W;
       // A history checkpoint stores the rebuilt state before the token decays it.
       if (kind == RingStep::History) io::scatter(*args.initial_state, st.block(slot, hv, 0, dm.V, dm.K), S);
@@ -105,7 +106,7 @@ void step(const StepArgs& args, const Dims& dm, reference::Rounding rounding) {
       if (hv % group != 0) continue;  // the first value head of its group writes the shared key
       Vector<Scalar> k_store = t.k;
       if (args.predecayed_k_cache) {  // k exp(-prefix_new), as 1 / (exp(total) exp(g))
-        const Vector<Scalar> decay = window_total.array().exp() * t.g.array().exp();
+        const Vector<Scalar> decay = reference::exp_of(window_total.array()) * reference::exp_of(t.g.array());
         k_store = (t.k.array() * decay.array().inverse()).matrix();
       }
       io::scatter(*args.k_cache, sk.block(slot, h, at, 1, dm.K), Matrix<Scalar>(k_store.transpose()));

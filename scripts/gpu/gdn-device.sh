@@ -13,6 +13,8 @@
 #      f32 state and rings, bf16 activations and out): --op gdn_replayssm (linear rings: compare
 #      with earlier runs), then our KDA step at the same shapes for scale;
 #   6. (GDN_SKIP_KDA=0) the KDA kernel suites at reduced counts.
+# usage: scripts/gpu/gdn-device.sh [STAGED_TREE]   (without it, the binaries of
+# build-carry-gdnkernel/gdn.tar.xz; with it, those of stage-carry.sh's build-gpu)
 # Logs under $OUT: summary.txt (read first), gdn_test.log, circular_test.log, <tool>.log,
 # <tool>_circular.log, check.log and check.json, bench_<op>.log and .csv, <suite>.log.
 # Knobs: KDA_GDN_SAN_CASES (2), KDA_GDN_CIRC_CASES (3: cases per ring length, more where a
@@ -26,8 +28,16 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 carry=${GDN_CARRY:-$root/build-carry-gdnkernel}
 out=${OUT:-$PWD/gdn-out}
 mkdir -p "$out" /tmp/gdn
-tar xJf "$carry/gdn.tar.xz" -C /tmp/gdn
 bin=/tmp/gdn/bin
+if [[ -n "${1:-}" ]]; then  # a staged build tree (stage-carry.sh's build-gpu) instead of gdn.tar.xz
+  tree="$(realpath "$1")"
+  mkdir -p "$bin"
+  for f in "$tree"/property_tests/kernel_*_test "$tree/tools/kda-harness" "$tree/bench/replayssm_bench"; do
+    ln -sf "$f" "$bin/"
+  done
+else
+  tar xJf "$carry/gdn.tar.xz" -C /tmp/gdn
+fi
 summary="$out/summary.txt"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.max.sm --format=csv,noheader >"$summary" 2>&1
 timed() {  # timed LIMIT LOG LABEL COMMAND...: runs COMMAND under LIMIT seconds into LOG
