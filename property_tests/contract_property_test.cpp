@@ -128,11 +128,12 @@ RC_GTEST_PROP(ContractProperty, NullStridesAreTorchEmptyStrides, ()) {
 }
 
 // Every error input, alone, on a few fixed configs and each of its variants: the raised error
-// is its own check's. Guarantees each runs at least once, whatever the random draw; the last
-// config has the smallest heads of the sweep's space (K = V = 1, one row), where the inputs
-// that cannot break their check there must say so.
+// is its own check's. Guarantees each runs at least once, whatever the random draw; two
+// configs have 2 and 4 tokens a sequence (the recurrent decode family's T; the other operators
+// take one); the last config has the smallest heads of the sweep's space (K = V = 1, one row),
+// where the inputs that cannot break their check there must say so.
 TEST(ContractMutations, EachMutationAloneRaisesItsOwnCheck) {
-  std::vector<CallConfig> configs(4);
+  std::vector<CallConfig> configs(6);
   configs[1].B = 1;
   configs[1].H = 1;
   configs[1].group = 1;
@@ -146,7 +147,11 @@ TEST(ContractMutations, EachMutationAloneRaisesItsOwnCheck) {
   configs[2].device = {kDLCUDA, 2};
   configs[2].force_flush = false;
   configs[2].B = 7;
-  configs[3].B = configs[3].H = configs[3].group = configs[3].K = configs[3].V = configs[3].L = configs[3].slots = 1;
+  configs[3].tokens = 2;
+  configs[3].slots = 6;
+  configs[4].tokens = 4;
+  configs[4].slots = 12;
+  configs[5].B = configs[5].H = configs[5].group = configs[5].K = configs[5].V = configs[5].L = configs[5].slots = 1;
   for (const engine::OperatorDescription* op : engine::operators()) {
     SCOPED_TRACE(std::string(op->name));
     const auto& inputs = op->error_inputs();
@@ -169,12 +174,12 @@ TEST(ContractMutations, EachMutationAloneRaisesItsOwnCheck) {
         }
       }
     }
-    // On the first three configs no input declines; on the K = V = 1 one a few may (ReplaySSM's
+    // On the first five configs no input declines; on the K = V = 1 one a few may (ReplaySSM's
     // V8, a one-element out, and V21, every q size dividing by K = 1), never most.
     const int per_config = static_cast<int>(inputs.size()) * 48;
     EXPECT_EQ(declined_before_the_last, 0);
     EXPECT_LE(declined, per_config / 4);
-    EXPECT_EQ(applied, 4 * per_config - declined);
+    EXPECT_EQ(applied, static_cast<int>(configs.size()) * per_config - declined);
   }
 }
 
