@@ -70,9 +70,15 @@ int run_regen(const GoldenArgs& a) {
   }
 }
 
-// Verifies every case on one backend; returns the number of failures. A case whose file is
-// missing or broken (reported with the set) fails on every backend.
-int verify_on(const golden::LoadedSet& set, engine::Backend& backend, bool verbose) {
+// What one backend's verification came to: its failures, and whether it judged any case.
+struct Verified {
+  int failures = 0;
+  bool judged = false;
+};
+
+// Verifies every case on one backend. A case whose file is missing or broken (reported with
+// the set) fails on every backend.
+Verified verify_on(const golden::LoadedSet& set, engine::Backend& backend, bool verbose) {
   const std::string op(backend.op().name);
   int failures = 0, passed = 0, bit_exact = 0, compared = 0;
   double worst = 0;
@@ -99,14 +105,14 @@ int verify_on(const golden::LoadedSet& set, engine::Backend& backend, bool verbo
                            compared);
   if (passed + failures == 0 && backend.op().golden_cases == nullptr) {
     std::cout << "golden verify on " << backend.name() << ": skipped: " << op << " declares no golden cases\n";
-    return 0;
+    return {};
   }
   if (passed + failures == 0) {
     std::cout << "golden verify on " << backend.name() << ": nothing verified: the manifest lists no case of " << op
               << " (a verification of nothing is not a pass)\n";
-    return 1;
+    return {1, false};
   }
-  return failures;
+  return {failures, passed + failures > 0};
 }
 
 int run_verify(const GoldenArgs& a) {
@@ -116,6 +122,8 @@ int run_verify(const GoldenArgs& a) {
     return kUsage;
   }
   int failures = 0;
+  bool judged = false;
+  const auto add = [&](const Verified& v) { failures += v.failures, judged = judged || v.judged; };
   for (const auto& p : set.problems) std::cout << "golden set: " << p << "\n", ++failures;
   bool malformed = false;
   for (const auto& lc : set.cases) {
@@ -129,7 +137,7 @@ int run_verify(const GoldenArgs& a) {
   }
   if (a.backend == "all" || a.backend == "reference") {
     const auto ref = engine::make_reference_backend(reference::Rounding::Kernel, judged_operator(a.op_option, a.op, a.backend));
-    failures += verify_on(set, *ref, a.verbose);
+    add(verify_on(set, *ref, a.verbose));
   }
   if (a.backend != "reference") {
     // "all": the GPU where there is one; "cuda" or any other backend: explicitly requested.
@@ -149,7 +157,12 @@ int run_verify(const GoldenArgs& a) {
       std::cout << "golden verify on " << spec << ": skipped: " << e.what() << "\n";
       if (a.backend != "all") ++failures;
     }
-    if (b) failures += verify_on(set, *b, a.verbose);
+    if (b) add(verify_on(set, *b, a.verbose));
+  }
+  // Nothing verified anywhere (an operator without golden cases, its GPU skipped) is no pass.
+  if (failures == 0 && !judged) {
+    std::cout << "golden verify: NOTHING JUDGED\n";
+    return kNothingJudged;
   }
   return failures == 0 ? kPass : kFail;
 }
