@@ -174,15 +174,23 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
     // Against the comparison of the suite that drew it: kernel-truth's float64 recurrence, else the reference.
     const bool truth = opt.suites != nullptr && std::string_view(opt.suites) == "kernel-truth";
     const engine::CaseReport r = truth ? engine::run_vs_truth(fitted, *backend) : engine::run_vs_reference(fitted, *backend);
-    Outcome o{truth ? "kernel-truth" : "kernel", -1, r.pass(), engine::config_line(fitted.config, *fitted.op), describe(r)};
-    if (!r.pass()) o.cause = engine::failure_cause(r);  // as the suites' cases carry it
+    Outcome o{.suite = truth ? "kernel-truth" : "kernel",
+              .index = -1,
+              .pass = r.pass(),
+              .replay = engine::config_line(fitted.config, *fitted.op),
+              .detail = describe(r),
+              .skipped = false,
+              .cause = r.pass() ? "" : engine::failure_cause(r)};  // as the suites' cases carry it
     cases.push_back(entry(o));
   }
   for (const engine::SuiteInfo* suite : opt.config != nullptr ? std::vector<const engine::SuiteInfo*>{}
                                                               : split_suites(opt.suites)) {
     for (int64_t i = opt.first; i < opt.first + opt.count; ++i) {
-      Outcome o{std::string(suite->name), i, false,
-                fmt::format("suite {} case {} seed {}", suite->name, i, opt.seed), ""};
+      Outcome o;
+      o.suite = std::string(suite->name);
+      o.index = i;
+      o.pass = false;
+      o.replay = fmt::format("suite {} case {} seed {}", suite->name, i, opt.seed);
       try {
         const engine::PlannedCase planned = engine::plan_suite_case(*suite, *backend, draws, i);
         o.replay = engine::planned_line(planned, backend->op());
