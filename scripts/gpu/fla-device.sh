@@ -12,6 +12,8 @@
 #   2. the pytest plugin on the same steps (-k kernel_truth, -x, --junitxml), as a CI job would;
 #   3. our bench's kda_packed_decode rows at production shapes, then scripts/gpu/fla_bench.py
 #      times fla's T = 1 decode at the same shapes (fla-bench.md).
+# Each part's limit in seconds: FLA_JUDGE_SECONDS (420), FLA_PYTEST_SECONDS (120 a step),
+# FLA_BENCH_SECONDS (240 each for our bench and fla's); N, the cases per suite of part 1.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 if [ "${1:-}" = "--fetch-wheels" ]; then
@@ -38,11 +40,11 @@ nvidia-smi -L >>"$summary" 2>&1
 part judge "${FLA_JUDGE_SECONDS:-420}" "$PY" scripts/gpu/fla_judge.py "$OUT" ${N:+--n "$N"}
 empty=$(mktemp -d)  # the plugin's cases are the whole collection
 for step in kda_step gdn_step; do
-  part "pytest-$step" 120 env -C "$empty" "$PY" -m pytest -q -p kda_harness.pytest_plugin -p no:cacheprovider \
+  part "pytest-$step" "${FLA_PYTEST_SECONDS:-120}" env -C "$empty" "$PY" -m pytest -q -p kda_harness.pytest_plugin -p no:cacheprovider \
     --kda-backend "kda_harness.peers.fla:$step" --kda-device cuda --kda-n 10 -k kernel_truth -x \
     --junitxml "$OUT/pytest-junit-$step.xml"
 done
-part bench 240 "$BUILD/bench/replayssm_bench" --op kda_packed_decode --L 1 --heads 32x32,16x32 --batch 1,32,256 \
+part bench "${FLA_BENCH_SECONDS:-240}" "$BUILD/bench/replayssm_bench" --op kda_packed_decode --L 1 --heads 32x32,16x32 --batch 1,32,256 \
   --state f32,bf16 --graph-max-batch 256 --out-dir "$OUT"
-part fla-bench 240 "$PY" scripts/gpu/fla_bench.py "$OUT/replayssm_bench.csv" "$OUT/fla-bench.md"
+part fla-bench "${FLA_BENCH_SECONDS:-240}" "$PY" scripts/gpu/fla_bench.py "$OUT/replayssm_bench.csv" "$OUT/fla-bench.md"
 cat "$summary"
