@@ -18,6 +18,7 @@
 #include "kda_harness/plugin.h"
 #include "operators/fla_recurrent_common/contract.hpp"
 #include "plugins/cpu_example/mutants.hpp"
+#include "plugins/cpu_example/plugin_glue.hpp"
 #include "plugins/cpu_example/tensor_access.hpp"
 
 namespace {
@@ -34,7 +35,6 @@ constexpr kda::FlaGate kGate = kda::FlaGate::PerKey;
 constexpr const char* kOperator = "fla_recurrent_kda";
 #endif
 
-thread_local std::string last_error_text;
 constexpr int64_t kMaxDim = 256;
 
 // Element (row, token) of the index tensor ([B] or [B, T]).
@@ -147,7 +147,7 @@ void run_row(const kda::StepArgs& a, const kda::Dims& d, int64_t row) {
 }
 
 int32_t step(void*, const kda_call* call) {
-  try {
+  return kda::example::guarded([&] {
     const kda::StepArgs a = kda::fla_recurrent_args(kda::example::step_args(*call), kGate);
     if (planted(Mutant::WritesBeforeValidating) && a.out != nullptr && kda::scalar_type_of(a.out->dtype))
       Tensor(a.out).zero_all();
@@ -170,14 +170,8 @@ int32_t step(void*, const kda_call* call) {
       }
       run_row(a, d, row);
     }
-    return 0;
-  } catch (const std::exception& e) {
-    last_error_text = e.what();
-    return 1;
-  }
+  });
 }
-
-const char* last_error(void*) { return last_error_text.c_str(); }
 
 const kda_plugin kPlugin = {
     KDA_PLUGIN_ABI_VERSION,
@@ -190,7 +184,7 @@ const kda_plugin kPlugin = {
      1, kMaxDim, 0, 0, kDLCPU},
     nullptr,
     step,
-    last_error,
+    kda::example::last_error,
     kda::example::kInvalidRows,
     KDA_RING_LINEAR,
 };

@@ -27,6 +27,7 @@
 #include "operators/kda_common/cpu_example_contract.hpp"
 #include "kda_harness/plugin.h"
 #include "plugins/cpu_example/mutants.hpp"
+#include "plugins/cpu_example/plugin_glue.hpp"
 #include "plugins/cpu_example/tensor_access.hpp"
 
 namespace {
@@ -41,7 +42,6 @@ constexpr bool kPackedDecode = true;
 constexpr bool kPackedDecode = false;
 #endif
 
-thread_local std::string last_error_text;
 constexpr int64_t kMaxDim = 256;
 
 struct Head {
@@ -181,7 +181,7 @@ int64_t slot_of(const Tensor& indices, const kda::Dims& d, int64_t row) {
 }
 
 int32_t step(void*, const kda_call* call) {
-  try {
+  return kda::example::guarded([&] {
     const kda::StepArgs a = kda::example::step_args(*call);
     if (planted(Mutant::WritesBeforeValidating) && a.out != nullptr && kda::scalar_type_of(a.out->dtype))
       Tensor(a.out).zero_all();
@@ -212,14 +212,8 @@ int32_t step(void*, const kda_call* call) {
       const bool forced = a.force_flush != nullptr && ff.flat1(row) != 0 && !planted(Mutant::ForceFlushIgnored);
       for (int64_t hv = 0; hv < d.HV; ++hv) step_head(a, d, row, hv, slot, cursor, natural || forced);
     }
-    return 0;
-  } catch (const std::exception& e) {
-    last_error_text = e.what();
-    return 1;
-  }
+  });
 }
-
-const char* last_error(void*) { return last_error_text.c_str(); }
 
 const kda_plugin kPlugin = {
     KDA_PLUGIN_ABI_VERSION,
@@ -232,7 +226,7 @@ const kda_plugin kPlugin = {
      1, kDLCPU},
     nullptr,
     step,
-    last_error,
+    kda::example::last_error,
     kda::example::kInvalidRows,
     KDA_RING_LINEAR,  // the KDA operators have linear rings only
 };

@@ -20,6 +20,7 @@
 #include "kda_harness/plugin.h"
 #include "operators/gdn_replayssm/contract.hpp"
 #include "plugins/cpu_example/mutants.hpp"
+#include "plugins/cpu_example/plugin_glue.hpp"
 #include "plugins/cpu_example/tensor_access.hpp"
 
 namespace {
@@ -29,7 +30,6 @@ using kda::example::planted;
 using kda::example::round_to;
 using kda::example::Tensor;
 
-thread_local std::string last_error_text;
 constexpr int64_t kMaxDim = 256;
 
 // Query head h's key (L2-normalized when asked), or its query.
@@ -150,7 +150,7 @@ void step_head(const kda::StepArgs& a, const kda::Dims& d, int64_t row, int64_t 
 }
 
 int32_t step(void*, const kda_call* call) {
-  try {
+  return kda::example::guarded([&] {
     const kda::StepArgs a = kda::example::step_args(*call);
     if (planted(Mutant::WritesBeforeValidating) && a.out != nullptr && kda::scalar_type_of(a.out->dtype))
       Tensor(a.out).zero_all();
@@ -181,14 +181,8 @@ int32_t step(void*, const kda_call* call) {
                                                                             : Kind::Append;
       for (int64_t hv = 0; hv < d.HV; ++hv) step_head(a, d, row, hv, slot, cursor, ring, kind);
     }
-    return 0;
-  } catch (const std::exception& e) {
-    last_error_text = e.what();
-    return 1;
-  }
+  });
 }
-
-const char* last_error(void*) { return last_error_text.c_str(); }
 
 const kda_plugin kPlugin = {
     KDA_PLUGIN_ABI_VERSION,
@@ -201,7 +195,7 @@ const kda_plugin kPlugin = {
      1, kDLCPU},
     nullptr,
     step,
-    last_error,
+    kda::example::last_error,
     kda::example::kInvalidRows,
     KDA_RING_ALL,  // linear and circular rings, prefix gates, pre-decayed keys
 };
