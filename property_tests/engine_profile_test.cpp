@@ -62,6 +62,20 @@ TEST(Profile, TenTimesATf32SizedDeviationFailsBoth) {
   EXPECT_FALSE(triton.out.pass) << triton.summary();
 }
 
+// A rollout that fails against the float64 recurrence stops at its first failing token: the
+// report still says how much gate mass and cancellation the budget had met by then.
+TEST(Profile, AFailingTruthRolloutReportsItsGateMass) {
+  FunctionBackend b("outputs-off", [](const StepArgs& a) {
+    reference::replayssm_step(a, reference::Rounding::Kernel);
+    example::Tensor x(a.out);
+    x.store4(0, 0, 0, 0, x.at4(0, 0, 0, 0) * 2.0f + 1.0f);
+  });
+  const CaseReport r = run_vs_truth(parse_case_config(kFloat32Case), b);
+  ASSERT_FALSE(r.pass()) << r.summary();
+  EXPECT_GT(r.max_gate_mass, 0.0) << r.summary();
+  EXPECT_GE(r.max_cancellation, 1.0) << r.summary();
+}
+
 TEST(Profile, KeysRoundedThroughOutsDtypeFailHelionAndPassTriton) {
   // A float32 key ring with bfloat16 out: the Triton kernel rounds each stored key through
   // bfloat16 first.

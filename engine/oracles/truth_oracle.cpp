@@ -46,12 +46,11 @@ class TruthOracle final : public Oracle {
       reference::read_out(v.tensors.out.dl(), v.dims, out_);
       truth_->judge(v.token, out_, checkpoint, r.out, r.state);
     }
-  }
-  void finish(const StepView&, CaseReport& r) override {
-    if (!truth_) return;
+    // After every token: a failing one ends the rollout before finish().
     r.max_gate_mass = truth_->max_gate_mass();
     r.max_cancellation = truth_->max_cancellation();
   }
+  void finish(const StepView&, CaseReport&) override {}
 
  private:
   reference::RolloutBounds bounds_;

@@ -203,12 +203,11 @@ class FlaTruthOracle final : public Oracle {
       }
     }
     for (auto& [key, S] : after) truth_[key] = std::move(S);
-  }
-  void finish(const StepView&, CaseReport& r) override {
-    if (!budget_) return;
+    // After every call: a failing one ends the rollout before finish().
     r.max_gate_mass = budget_->max_gate_mass();
     r.max_cancellation = budget_->max_cancellation();
   }
+  void finish(const StepView&, CaseReport&) override {}
 
  private:
   reference::RoundingRates rates_;
