@@ -81,7 +81,7 @@ void store_step_inputs(GoldenCase& c, CaseTensors& t, int64_t step) {
 void store_final(GoldenCase& c, CaseTensors& t) {
   const auto held = call_tensors(c, t);
   for (const auto& [name, tensor] : written_tensors(t)) {
-    const auto& written = name;  // a structured binding is no lambda capture before C++20's clang 16
+    const auto& written = name;  // clang before 16 cannot capture a structured binding in a lambda
     if (written != "out" && std::any_of(held.begin(), held.end(), [&](const auto& h) { return h.first == written; }))
       c.tensors.emplace("expected." + written, *tensor);
   }
