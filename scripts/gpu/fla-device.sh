@@ -37,7 +37,7 @@ part() {  # name, seconds, command...
   tail -n 12 "$OUT/$name.txt" >>"$summary"
 }
 nvidia-smi -L >>"$summary" 2>&1
-part judge "${FLA_JUDGE_SECONDS:-420}" "$PY" scripts/gpu/fla_judge.py "$OUT" ${N:+--n "$N"}
+part judge "$((${FLA_JUDGE_SECONDS:-420} + 30))" "$PY" scripts/gpu/fla_judge.py "$OUT" --seconds "${FLA_JUDGE_SECONDS:-420}" ${N:+--n "$N"}
 empty=$(mktemp -d)  # the plugin's cases are the whole collection
 for step in kda_step gdn_step; do
   part "pytest-$step" "${FLA_PYTEST_SECONDS:-120}" env -C "$empty" "$PY" -m pytest -q -p kda_harness.pytest_plugin -p no:cacheprovider \
