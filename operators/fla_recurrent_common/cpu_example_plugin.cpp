@@ -29,10 +29,8 @@ using kda::example::Tensor;
 
 #ifdef KDA_EXAMPLE_FLA_GDN
 constexpr kda::FlaGate kGate = kda::FlaGate::PerHead;
-constexpr const char* kOperator = "fla_recurrent_gdn";
 #else
 constexpr kda::FlaGate kGate = kda::FlaGate::PerKey;
-constexpr const char* kOperator = "fla_recurrent_kda";
 #endif
 
 constexpr int64_t kMaxDim = 256;
@@ -176,7 +174,7 @@ int32_t step(void*, const kda_call* call) {
 const kda_plugin kPlugin = {
     KDA_PLUGIN_ABI_VERSION,
     KDA_EXAMPLE_PLUGIN_NAME,
-    kOperator,
+    KDA_EXAMPLE_OP,
     KDA_PROFILE_HELION,
     // Every float dtype, int32 and int64 indices, K and V up to 256 (a plain loop is slow
     // beyond that), compact tensors only (as fla's kernel reads them), host memory.

@@ -218,7 +218,7 @@ int32_t step(void*, const kda_call* call) {
 const kda_plugin kPlugin = {
     KDA_PLUGIN_ABI_VERSION,
     KDA_EXAMPLE_PLUGIN_NAME,
-    kPackedDecode ? "kda_packed_decode" : "kda_replayssm",
+    KDA_EXAMPLE_OP,
     KDA_PROFILE_HELION,
     // Every dtype and layout the contract allows; K and V up to 256 (a plain loop is slow
     // beyond that); host memory.
