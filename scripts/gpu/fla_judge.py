@@ -95,7 +95,7 @@ def main():
     p.add_argument("--device", default="cuda")
     p.add_argument("--k128-only", action="store_true", help="only the K = V = 128 and model samples")
     p.add_argument("--general-only", action="store_true",
-                   help="only the general sample (the interpreter's pace: K = V = 128 at production batches outlasts case_timeout)")
+                   help="only the general sample (the interpreter's pace: K = V = 128 at production batches outlasts --suite-seconds)")
     p.add_argument("--op", action="append", choices=list(STEPS),
                    help="judge only this operator's step (repeatable; default: every one)")
     p.add_argument("--suite", action="append", choices=SUITES, help="judge only this suite (repeatable; default: every one)")
