@@ -32,21 +32,27 @@ sed -i "${last_include}a #include \"operators/$NEW/description.hpp\"" operators/
 sed -i -E "s/(&[a-z0-9_]+_operator\(\))\};/\1, \&${NEW}_operator()};/" operators/operator_table.cpp
 echo "== outside operators/$NEW:"
 git diff --stat
-[ "$(git diff --name-only | wc -l)" -eq 2 ] && [ "$(grep -c "^set(KDA_OPERATORS .* $NEW)$" operators/CMakeLists.txt)" -eq 1 ] &&
-  grep -q "&${NEW}_operator()};" operators/operator_table.cpp || { echo "scratch-operator: the two edits did not apply" >&2; exit 2; }
+if [ "$(git diff --name-only | wc -l)" -ne 2 ] || ! grep -q "^set(KDA_OPERATORS .* $NEW)$" operators/CMakeLists.txt ||
+   ! grep -q "&${NEW}_operator()};" operators/operator_table.cpp; then
+  echo "scratch-operator: the two edits did not apply" >&2
+  exit 2
+fi
 
 echo "== build (cpu preset) and every CPU test"
 if command -v ccache >/dev/null; then  # paths relative to the tree: a second tree reuses the first's objects
   export CMAKE_C_COMPILER_LAUNCHER=ccache CMAKE_CXX_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=$WORK CCACHE_NOHASHDIR=1
 fi
 mkdir -p build-cpu  # the Python tests' venv: this checkout's where it has one, else a new one
-venv=$(ls -d "$MAIN"/build/venv "$MAIN"/build-cpu/venv 2>/dev/null | head -1 || true)
+venv=""
+for candidate in "$MAIN/build/venv" "$MAIN/build-cpu/venv"; do
+  if [ -z "$venv" ] && [ -x "$candidate/bin/python" ]; then venv=$candidate; fi
+done
 if [ -n "$venv" ]; then ln -s "$venv" build-cpu/venv; else bash scripts/setup-python.sh build-cpu >/dev/null; fi
-cmake --preset cpu >build-log.txt 2>&1 && ninja -C build-cpu >>build-log.txt 2>&1 || {
+if ! { cmake --preset cpu && ninja -C build-cpu; } >build-log.txt 2>&1; then
   tail -30 build-log.txt
   echo "scratch-operator: the copy does not build (above)"
   exit 1
-}
+fi
 rc=0
 ctest --test-dir build-cpu -LE "packaging|gpu" -j"$(nproc)" --timeout 600 >ctest-log.txt 2>&1 || rc=$?
 grep -E "tests passed|tests failed" ctest-log.txt
