@@ -59,7 +59,7 @@ grep -E "tests passed|tests failed" ctest-log.txt
 if [ "$rc" -ne 0 ]; then
   sed -n '/The following tests FAILED/,$p' ctest-log.txt | grep -E '^\s+[0-9]+ - '
   # The first line of each failure's reason, counted: where the copy still reaches outside its folder.
-  grep -hE "C\+\+ exception|duplicate|implements|Falsifiable|not found in|Error:|error:" build-cpu/Testing/Temporary/LastTest.log \
+  grep -hE "C\+\+ exception|AssertionError|implements|Falsifiable|Error:|error:" build-cpu/Testing/Temporary/LastTest.log \
     | sed -E 's/[0-9]+(\.[0-9]+)?//g' | sort | uniq -c | sort -rn | head -12
 fi
 exit "$rc"

@@ -10,7 +10,7 @@ std::unique_ptr<Backend> make_cuda_backend(int, const OperatorDescription&) {
 }
 
 std::unique_ptr<Backend> cuda_plugin_backend(const kda_plugin&, const std::string& what) {
-  throw std::runtime_error(what + ": a CUDA plugin, which needs the harness's CUDA support, and " + no_cuda_in_this_build());
+  throw std::runtime_error(what + ": a CUDA plugin cannot run here: " + gpu_unavailable_reason());
 }
 
 }  // namespace kda::engine

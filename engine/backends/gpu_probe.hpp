@@ -23,7 +23,4 @@ std::string gpu_unavailable_reason();
 // (`check --isolate` runs each case of a CUDA plugin in one). Asked once per process.
 std::string gpu_unavailable_reason_from_a_child();
 
-// Why a build without the CUDA kernel (gpu_probe_none.cpp) has none, and where one is built.
-std::string no_cuda_in_this_build();
-
 }  // namespace kda::engine

@@ -2,14 +2,10 @@
 
 namespace kda::engine {
 
-std::string no_cuda_in_this_build() {
-  return "this build has no CUDA kernel: it was configured without CUDA (KDA_ENABLE_CUDA=OFF; the pip wheel "
-         "always is); a CMake build on a machine with the CUDA toolkit has it (bash scripts/run-check.sh)";
-}
-
 GpuProbe probe_gpus() {
   GpuProbe p;
-  p.reason = "no CUDA device: " + no_cuda_in_this_build();
+  p.reason = "no CUDA device: this build has no CUDA kernel: it was configured without CUDA (KDA_ENABLE_CUDA=OFF; "
+             "the pip wheel always is); a CMake build on a machine with the CUDA toolkit has it (bash scripts/run-check.sh)";
   return p;
 }
 

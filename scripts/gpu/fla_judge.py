@@ -54,15 +54,16 @@ def judge(ops, out, args, labels, deadline):
     that a judge cut short has judged every operator on the first suites."""
     rows = {op: [] for op in ops}
     full = {op: [] for op in ops}
+    head = {op: [f"### {op}: fla-core {fla.version()} `{STEPS[op].__name__}` on {args.device}" +
+                 (" (Triton's interpreter)" if args.device == "cpu" else ""), "",
+                 "| sample | suite | cases | failed | causes (count: first replay line) |", "|---|---|---|---|---|"]
+            for op in ops}
     for label in labels:
         for suite in [s for s in SUITES if not args.suite or s in args.suite]:
             for op in ops:
                 rows[op].append(judge_row(op, label, suite, out, args, deadline, full[op]))
                 print((op,) + tuple(rows[op][-1]), flush=True)
-                head = [f"### {op}: fla-core {fla.version()} `{STEPS[op].__name__}` on {args.device}" +
-                        (" (Triton's interpreter)" if args.device == "cpu" else ""), "",
-                        "| sample | suite | cases | failed | causes (count: first replay line) |", "|---|---|---|---|---|"]
-                (out / f"{op}.md").write_text("\n".join(head + [f"| {' | '.join(r)} |" for r in rows[op]]) + "\n")
+                (out / f"{op}.md").write_text("\n".join(head[op] + [f"| {' | '.join(r)} |" for r in rows[op]]) + "\n")
                 (out / f"{op}-failures.txt").write_text("\n".join(full[op]))
 
 
