@@ -14,6 +14,7 @@ std::vector<GoldenSpec> build() {
     if (!op->golden_cases) continue;
     for (GoldenSpec& s : op->golden_cases()) {
       s.op = std::string(op->name);
+      s.name = s.op + "." + s.name;  // unique across operators; a copied operator's cases are its own
       out.push_back(std::move(s));
     }
   }

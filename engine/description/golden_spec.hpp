@@ -30,6 +30,8 @@ enum class Feature {
 const char* feature_name(Feature f);
 
 struct GoldenSpec {
+  // name: the case's own, unique among its operator's; golden_specs() prefixes its operator's
+  // ("<operator>.<case>": the set's name of the case, and its file's).
   std::string name, purpose;
   // The operator the case calls: the one whose description lists it (golden_specs() sets it).
   std::string op;

@@ -34,7 +34,7 @@ TEST(GoldenSet, CommittedSetMatchesItsManifestAndTheCatalog) {
 
 TEST(GoldenSet, ReportsAChangedByte) {
   const fs::path dir = scratch_copy("changed");
-  const fs::path victim = dir / "cases" / "bounded_gate.safetensors";
+  const fs::path victim = dir / "cases" / "kda_replayssm.bounded_gate.safetensors";
   auto bytes = read_file_bytes(victim);
   bytes.back() ^= std::byte{0x01};
   write_file_bytes(victim, bytes);
@@ -44,7 +44,7 @@ TEST(GoldenSet, ReportsAChangedByte) {
   for (const auto& c : set.cases)
     if (!c.problem.empty()) {
       ++flagged;
-      EXPECT_EQ(c.entry.name, "bounded_gate");
+      EXPECT_EQ(c.entry.name, "kda_replayssm.bounded_gate");
       EXPECT_NE(c.problem.find("SHA-256"), std::string::npos) << c.problem;
     }
   EXPECT_EQ(flagged, 1);
@@ -53,14 +53,15 @@ TEST(GoldenSet, ReportsAChangedByte) {
 
 TEST(GoldenSet, ReportsMissingAndUnlistedFiles) {
   const fs::path dir = scratch_copy("files");
-  fs::remove(dir / "cases" / "l2norm_off.safetensors");
-  fs::copy_file(dir / "cases" / "l2norm_on.safetensors", dir / "cases" / "stray.safetensors");
+  fs::remove(dir / "cases" / "kda_replayssm.l2norm_off.safetensors");
+  fs::copy_file(dir / "cases" / "kda_replayssm.l2norm_on.safetensors", dir / "cases" / "stray.safetensors");
   const LoadedSet set = load_set(dir / "manifest.json");
   EXPECT_FALSE(set.ok());
   ASSERT_EQ(set.problems.size(), 1u);
   EXPECT_NE(set.problems[0].find("stray.safetensors"), std::string::npos);
   bool missing = false;
-  for (const auto& c : set.cases) missing = missing || (c.entry.name == "l2norm_off" && !c.problem.empty());
+  for (const auto& c : set.cases)
+    missing = missing || (c.entry.name == "kda_replayssm.l2norm_off" && !c.problem.empty());
   EXPECT_TRUE(missing);
   fs::remove_all(dir);
 }

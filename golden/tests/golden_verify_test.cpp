@@ -72,8 +72,9 @@ std::vector<int64_t> non_padding_rows(const StepArgs& a) {
 }
 
 TEST(GoldenVerify, ReferenceReproducesEveryKindOfCaseBitForBit) {
-  for (const char* name : {"sglang_contract_rollout", "envelope_strided", "padding_rows_int64", "gqa_ratio_8",
-                           "dtype_f16_bf16_f32_bf16", "error_k_cache_tp_unsharded"}) {
+  for (const char* name : {"kda_replayssm.sglang_contract_rollout", "kda_replayssm.envelope_strided",
+                           "kda_replayssm.padding_rows_int64", "kda_replayssm.gqa_ratio_8",
+                           "kda_replayssm.dtype_f16_bf16_f32_bf16", "kda_replayssm.error_k_cache_tp_unsharded"}) {
     SCOPED_TRACE(name);
     const GoldenCase c = generated(name);
     const engine::CaseReport v = verify_case(c, kReference);
@@ -89,7 +90,7 @@ TEST(GoldenVerify, ReferenceReproducesEveryKindOfCaseBitForBit) {
 
 TEST(GoldenVerify, DetectsAPerturbedOutput) {
   // All-float32 bounds are ~1e-5 relative; one output head off by 0.1% is far outside them.
-  const GoldenCase c = generated("dtype_f32_f32_f32_f32");
+  const GoldenCase c = generated("kda_replayssm.dtype_f32_f32_f32_f32");
   const auto v = verify_case(c, faulty([](const StepArgs& a) {
     const auto rows = non_padding_rows(a);
     ASSERT_FALSE(rows.empty());
@@ -102,7 +103,7 @@ TEST(GoldenVerify, DetectsAPerturbedOutput) {
 
 TEST(GoldenVerify, DetectsAMissingFlush) {
   // The natural flush of the last step of the SGLang rollout leaves the checkpoint unwritten.
-  const GoldenCase c = generated("sglang_contract_rollout");
+  const GoldenCase c = generated("kda_replayssm.sglang_contract_rollout");
   int step = 0;
   std::vector<std::byte> before;
   const FunctionBackend b{"no-flush-at-the-end", [&](const StepArgs& a) {
@@ -117,7 +118,7 @@ TEST(GoldenVerify, DetectsAMissingFlush) {
 }
 
 TEST(GoldenVerify, DetectsAWriteOutsideTheStepsFootprint) {
-  const GoldenCase c = generated("padding_rows_int64");
+  const GoldenCase c = generated("kda_replayssm.padding_rows_int64");
   // Slot indices the case names; any other slot's checkpoint must stay untouched.
   const auto v = verify_case(c, faulty([](const StepArgs& a) {
     std::set<int64_t> named;
@@ -137,7 +138,7 @@ TEST(GoldenVerify, DetectsAWriteOutsideTheStepsFootprint) {
 }
 
 TEST(GoldenVerify, DetectsAWriteIntoAnEnvelopeGap) {
-  const GoldenCase c = generated("envelope_strided");
+  const GoldenCase c = generated("kda_replayssm.envelope_strided");
   const auto v = verify_case(c, faulty([](const StepArgs& a) {
     // The byte just after slot 0's last element of initial_state lies in the slot gap.
     const int64_t last = (a.initial_state->shape[1] - 1) * a.initial_state->strides[1] +
@@ -152,7 +153,7 @@ TEST(GoldenVerify, DetectsAWriteIntoAnEnvelopeGap) {
 }
 
 TEST(GoldenVerify, DetectsAWrongRingRecord) {
-  const GoldenCase c = generated("gqa_ratio_8");  // appends at step 0
+  const GoldenCase c = generated("kda_replayssm.gqa_ratio_8");  // appends at step 0
   const auto v = verify_case(c, faulty([](const StepArgs& a) {
     const int64_t n = a.g_cache->shape[0] * a.g_cache->shape[1] * a.g_cache->shape[2] * a.g_cache->shape[3];
     for (int64_t i = 0; i < n; ++i) scale_element(a.g_cache, i, 1.01);  // every record, written or not
@@ -162,7 +163,7 @@ TEST(GoldenVerify, DetectsAWrongRingRecord) {
 }
 
 TEST(GoldenVerify, ErrorCasesNeedTheExactErrorAndNoWrite) {
-  const GoldenCase c = generated("error_k_cache_hv_heads");
+  const GoldenCase c = generated("kda_replayssm.error_k_cache_hv_heads");
   EXPECT_TRUE(verify_case(c, kReference).pass());
   EXPECT_FALSE(verify_case(c, {"accepts", [](const StepArgs&) {}}).pass());
   EXPECT_FALSE(verify_case(c, {"other message", [](const StepArgs&) {
@@ -182,7 +183,7 @@ TEST(GoldenVerify, ErrorCasesNeedTheExactErrorAndNoWrite) {
 }
 
 TEST(GoldenVerify, AnErrorCaseRefusedWithoutAContractErrorSaysWhatWasRaised) {
-  const GoldenCase c = generated("error_k_cache_hv_heads");
+  const GoldenCase c = generated("kda_replayssm.error_k_cache_hv_heads");
   const auto v = verify_case(c, {"own-words", [](const StepArgs&) {
                                    throw engine::BackendRefusal("plugin:own-words refused the call: bad k_cache");
                                  }});
@@ -199,7 +200,7 @@ TEST(GoldenVerify, AnErrorCaseRefusedWithoutAContractErrorSaysWhatWasRaised) {
 TEST(GoldenVerify, AnErrorCaseOutsideTheEnvelopeOrOnlyAnExtensionsIsOwedAnyRefusal) {
   const auto own_words = [](const StepArgs&) { throw engine::BackendRefusal("plugin:own refused the call: no"); };
   // bfloat16 activations sent to a float32-only backend: a refusal is all it owes.
-  const GoldenCase seed_error = generated("error_k_cache_hv_heads");
+  const GoldenCase seed_error = generated("kda_replayssm.error_k_cache_hv_heads");
   engine::Envelope f32_only;
   f32_only.act_dtypes = KDA_DT_FLOAT32;
   ASSERT_NE(f32_only.excludes(*seed_error.config), "");
@@ -210,7 +211,7 @@ TEST(GoldenVerify, AnErrorCaseOutsideTheEnvelopeOrOnlyAnExtensionsIsOwedAnyRefus
   EXPECT_FALSE(verify_case(seed_error, FunctionBackend("f32-only", [](const StepArgs&) {}, engine::Profile::Helion,
                                                        f32_only)).pass());
   // Only the harness's extension X-RING-SLOTS refuses this one: no wrapper raises its text.
-  const GoldenCase extension = generated("error_ring_slots");
+  const GoldenCase extension = generated("kda_replayssm.error_ring_slots");
   const auto any = verify_case(extension, {"own-words", own_words});
   EXPECT_TRUE(any.pass()) << any.summary();
   EXPECT_NE(any.note.find("only the harness's extension X-RING-SLOTS"), std::string::npos) << any.note;
@@ -222,7 +223,7 @@ TEST(GoldenVerify, AnErrorCaseOutsideTheEnvelopeOrOnlyAnExtensionsIsOwedAnyRefus
 }
 
 TEST(GoldenVerify, FilesWithoutExpectedResultsAreJudgedByTheFloat64Model) {
-  GoldenCase c = generated("rollout_gqa_9_tokens");
+  GoldenCase c = generated("kda_replayssm.rollout_gqa_9_tokens");
   for (auto it = c.tensors.begin(); it != c.tensors.end();)
     it = it->first.find("expected.") != std::string::npos ? c.tensors.erase(it) : std::next(it);
   const auto ok = verify_case(c, kReference);

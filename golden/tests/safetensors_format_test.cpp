@@ -113,7 +113,8 @@ void expect_valid_layout(const std::vector<std::byte>& file) {
 }
 
 TEST(Safetensors, GoldenFilesFollowTheLayoutRules) {
-  for (const char* name : {"envelope_strided", "padding_rows_int64", "rollout_gqa_9_tokens", "error_k_cache_hv_heads"}) {
+  for (const char* name : {"kda_replayssm.envelope_strided", "kda_replayssm.padding_rows_int64",
+                           "kda_replayssm.rollout_gqa_9_tokens", "kda_replayssm.error_k_cache_hv_heads"}) {
     SCOPED_TRACE(name);
     const GoldenSpec* spec = nullptr;
     for (const auto& s : golden_specs())

@@ -29,12 +29,11 @@ CaseConfig small(uint64_t seed) {
 
 std::vector<GoldenSpec> fla_recurrent_golden_cases(FlaGate gate) {
   const bool per_key = gate == FlaGate::PerKey;
-  const std::string family = per_key ? "fla_kda_" : "fla_gdn_";
   const std::string what = per_key ? "fla recurrent KDA: " : "fla recurrent Gated DeltaNet: ";
   std::vector<GoldenSpec> out;
   const auto add = [&](const std::string& name, const std::string& purpose, const CaseConfig& c) -> GoldenSpec& {
     GoldenSpec s;
-    s.name = family + name;
+    s.name = name;
     s.purpose = what + purpose;
     s.config = fit_fla_case(c, gate);
     out.push_back(s);

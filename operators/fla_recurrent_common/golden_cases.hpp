@@ -1,5 +1,5 @@
 // The recurrent decode family's golden cases, the same set for either gate width (each
-// operator's description lists them: fla_kda_... and fla_gdn_...).
+// operator's description lists them; golden_specs() names them by their operator).
 #pragma once
 #include <vector>
 

@@ -34,7 +34,7 @@ CaseConfig small(uint64_t seed) {
 GoldenSpec spec(std::string name, std::string purpose, const CaseConfig& c, std::vector<Feature> features = {},
                 std::map<int64_t, std::vector<int32_t>> forced = {}) {
   GoldenSpec s;
-  s.name = "gdn_" + name;
+  s.name = std::move(name);
   s.purpose = "GDN ReplaySSM: " + purpose;
   s.config = c;
   s.features = std::move(features);

@@ -27,7 +27,7 @@ CaseConfig small(uint64_t seed) {
 
 GoldenSpec spec(std::string name, std::string purpose, const CaseConfig& c, std::vector<Feature> features = {}) {
   GoldenSpec s;
-  s.name = "packed_" + name;
+  s.name = std::move(name);
   s.purpose = "plain packed decode: " + purpose;
   s.config = engine::find_operator("kda_packed_decode").fit_case(c);
   s.features = std::move(features);

@@ -37,7 +37,7 @@ CaseConfig predecayed(CaseConfig c, int64_t L, double lower_bound) {
 
 GoldenSpec spec(std::string name, std::string purpose, const CaseConfig& c, std::vector<Feature> features = {}) {
   GoldenSpec s;
-  s.name = "kda_triton_" + name;
+  s.name = std::move(name);
   s.purpose = "KDA Triton ReplaySSM: " + purpose;
   s.config = c;
   s.features = std::move(features);

@@ -371,7 +371,7 @@ class RegenFolder(unittest.TestCase):
     def test_regen_cleans_temporaries_a_killed_regen_left(self):
         work = copy_golden("regen_stale")
         cases = os.path.join(work, "cases")
-        stale = os.path.join(cases, "gqa_ratio_2.safetensors.regen-tmp")
+        stale = os.path.join(cases, "kda_replayssm.gqa_ratio_2.safetensors.regen-tmp")
         with open(stale, "wb") as fh:
             fh.write(b"half a file")
         foreign = os.path.join(cases, "notes.tmp")
@@ -402,9 +402,9 @@ class LyingFiles(unittest.TestCase):
     """A case file whose index values or expected shapes lie: `case FILE` and `golden verify`
     say what is wrong and fail; they never read outside a tensor (they used to die of SIGSEGV)."""
 
-    STEP = "dtype_bf16_bf16_bf16_bf16"  # B=3 slots=4 L=3, kda_replayssm, 1 step
-    ROLLOUT = "gqa_ratio_1"             # 2 steps
-    PACKED = "packed_dtype_bf16_bf16_bf16"
+    STEP = "kda_replayssm.dtype_bf16_bf16_bf16_bf16"  # B=3 slots=4 L=3, kda_replayssm, 1 step
+    ROLLOUT = "kda_replayssm.gqa_ratio_1"             # 2 steps
+    PACKED = "kda_packed_decode.dtype_bf16_bf16_bf16"
 
     def lies(self):
         """(label, case, lie) for each lie; lie(header, body) -> (header, body)."""
@@ -476,7 +476,7 @@ class BigFiles(unittest.TestCase):
     """A case file is read once, straight into its tensors: `case FILE` and `golden verify` hold
     about one file's worth, not the file's bytes and its tensors at once (they held 4 to 5)."""
 
-    CASE = "dtype_bf16_bf16_bf16_bf16"
+    CASE = "kda_replayssm.dtype_bf16_bf16_bf16_bf16"
     BALLAST = 128 << 20  # bytes of an extra tensor the case does not use
 
     def big_set(self, name):
@@ -565,7 +565,7 @@ class NothingVerifiedIsNotAPass(unittest.TestCase):
         self.assertEqual(r.returncode, 2, r.stdout + r.stderr)
 
     def test_case_file_relabelled_as_another_operator_fails(self):
-        header, body = read_safetensors(os.path.join(GOLDEN, "cases", "packed_gqa_ratio_2.safetensors"))
+        header, body = read_safetensors(os.path.join(GOLDEN, "cases", "kda_packed_decode.gqa_ratio_2.safetensors"))
         self.assertEqual(header["__metadata__"].pop("kda.op"), "kda_packed_decode")
         path = os.path.join(scratch("relabelled_case"), "relabelled.safetensors")
         write_safetensors(path, header, body)
@@ -574,7 +574,7 @@ class NothingVerifiedIsNotAPass(unittest.TestCase):
         self.assertIn("kda.call", r.stdout)
 
     def test_case_on_the_reference_is_bit_exact(self):
-        header, body = read_safetensors(os.path.join(GOLDEN, "cases", "gqa_ratio_2.safetensors"))
+        header, body = read_safetensors(os.path.join(GOLDEN, "cases", "kda_replayssm.gqa_ratio_2.safetensors"))
         name = next(k for k in sorted(header) if k.endswith("expected.out"))
         begin, end = header[name]["data_offsets"]
         size = {"BF16": 2, "F16": 2, "F32": 4}[header[name]["dtype"]]
@@ -661,7 +661,7 @@ class BadArguments(unittest.TestCase):
             json.dump(call, fh)
         start = time.monotonic()
         self.assertUsage(["validate", path], "unknown key", timeout=30)
-        header, body = read_safetensors(os.path.join(GOLDEN, "cases", "dtype_bf16_bf16_bf16_bf16.safetensors"))
+        header, body = read_safetensors(os.path.join(GOLDEN, "cases", "kda_replayssm.dtype_bf16_bf16_bf16_bf16.safetensors"))
         header.update({f"empty{i}": {"dtype": "F32", "shape": [0], "data_offsets": [0, 0]} for i in range(150_000)})
         path = os.path.join(folder, "many.safetensors")
         write_safetensors(path, header, body)

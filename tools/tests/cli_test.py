@@ -159,7 +159,7 @@ class Defects(unittest.TestCase):
 
     def test_every_subcommand_fails_on_a_failed_write_to_stdout(self):
         call = os.path.join(EXAMPLES, "validate_call.json")
-        golden_file = os.path.join(GOLDEN, "cases", "sglang_contract_rollout.safetensors")
+        golden_file = os.path.join(GOLDEN, "cases", "kda_replayssm.sglang_contract_rollout.safetensors")
         commands = [
             ["errors"], ["errors", "--records"], ["errors", "--markdown"], ["errors", "R6"],
             ["validate", call], ["validate", "--json", call],
@@ -200,7 +200,7 @@ class Defects(unittest.TestCase):
         with open(os.path.join(work, "manifest.json")) as fh:
             # golden verify runs one operator's cases (--op, default kda_replayssm).
             listed = sum(c.get("op", "kda_replayssm") == "kda_replayssm" for c in json.load(fh)["cases"])
-        cases = sorted(os.listdir(os.path.join(work, "cases")))
+        cases = sorted(f for f in os.listdir(os.path.join(work, "cases")) if f.startswith("kda_replayssm."))
         for f in cases[:2]:
             with open(os.path.join(work, "cases", f), "r+b") as fh:
                 fh.seek(100)
@@ -214,7 +214,7 @@ class Defects(unittest.TestCase):
 
     def test_malformed_golden_metadata_is_a_usage_error(self):
         work = scratch("bad_metadata")
-        header, body = read_safetensors(os.path.join(GOLDEN, "cases", "sglang_contract_rollout.safetensors"))
+        header, body = read_safetensors(os.path.join(GOLDEN, "cases", "kda_replayssm.sglang_contract_rollout.safetensors"))
         header["__metadata__"]["kda.steps"] = "999999999999"
         path = os.path.join(work, "bad_steps.safetensors")
         write_safetensors(path, header, body)
@@ -223,7 +223,7 @@ class Defects(unittest.TestCase):
         self.assertIn("kda.steps", r.stderr)
         # The same file in a set whose manifest vouches for its bytes.
         work = copy_golden("bad_metadata_set")
-        name = "sglang_contract_rollout.safetensors"
+        name = "kda_replayssm.sglang_contract_rollout.safetensors"
         write_safetensors(os.path.join(work, "cases", name), header, body)
         with open(os.path.join(work, "cases", name), "rb") as fh:
             digest = hashlib.sha256(fh.read()).hexdigest()
@@ -374,7 +374,7 @@ class UserView(unittest.TestCase):
         r = run(["case", SMALL_CASE])
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertRegex(r.stdout.splitlines()[-1], r"^PASS ")
-        r = run(["case", os.path.join(GOLDEN, "cases", "error_k_cache_tp_unsharded.safetensors")])
+        r = run(["case", os.path.join(GOLDEN, "cases", "kda_replayssm.error_k_cache_tp_unsharded.safetensors")])
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertRegex(r.stdout.splitlines()[-1], r"^PASS ")
 
