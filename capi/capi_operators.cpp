@@ -1,6 +1,6 @@
-// kda_operators, kda_operator_tensors and kda_operator_scalars: the engine's operator table,
-// for callers that build calls by argument name (the Python package checks its keyword
-// arguments against it).
+// kda_operators, kda_operator_tensors, kda_operator_scalars and kda_operator_errors: the
+// engine's operator table, for callers that build calls by argument name (the Python package
+// checks its keyword arguments against it) or ask which catalog errors an operator raises.
 #include <map>
 #include <string>
 
@@ -54,6 +54,12 @@ const char* kda_operator_scalars(const char* op) {
                                               const kda::ScalarField* f = kda::scalar_field(name);
                                               return f != nullptr && !f->get(kda::StepArgs{}).has_value();
                                             });
+  return find(lists, op);
+}
+
+const char* kda_operator_errors(const char* op) {
+  static const NameLists lists = name_lists([](const kda::engine::OperatorDescription& o) { return o.raises; },
+                                            [](std::string_view) { return false; });
   return find(lists, op);
 }
 

@@ -56,6 +56,9 @@ KDA_CAPI_EXPORT const char* kda_operator_tensors(const char* op);
  * may be absent (lower_bound's None) marked with a trailing '?' ("scale,lower_bound?,..."); NULL
  * for an unknown op. A call passes each as a double (a flag 0 or 1). */
 KDA_CAPI_EXPORT const char* kda_operator_scalars(const char* op);
+/* The error catalog ids (docs/errors.md) that operator `op`'s contract and runtime checks raise,
+ * comma-separated in catalog order ("W1,W2,V1,..."); NULL for an unknown op. */
+KDA_CAPI_EXPORT const char* kda_operator_errors(const char* op);
 
 /* validate(): every check of call->op's contract in its order, metadata only. With
  * check_values set (host index tensors only) the runtime-value extensions too. The call must

@@ -33,7 +33,6 @@ CatalogEntry parse_entry(const nlohmann::json& j) {
   e.solutions = strings(j.at("solutions"));
   e.prevention_tips = strings(j.at("preventionTips"));
   e.tags = strings(j.at("tags"));
-  e.operators = strings(j.at("operators"));
   e.sglang_line = j.value("sglangLine", int64_t{0});
   e.harness_anchor = j.value("harnessAnchor", "");
   e.record_id = j.value("recordId", "");

@@ -22,7 +22,6 @@ struct CatalogEntry {
   std::string documentation, trigger_scenarios, common_situations, example_fix, validation_code, type_guard,
       background_tag;
   std::vector<std::string> solutions, prevention_tips, tags;
-  std::vector<std::string> operators;  // the operators whose contract raises it ("kda_replayssm", ...)
   int64_t sglang_line = 0;       // documented: the line of SGLang's `raise` (error_catalog.json's excerpts)
   std::string harness_anchor;    // extension: the token that marks its check in its source file
   std::string record_id;         // the record id when fixed by the seed dataset, else empty

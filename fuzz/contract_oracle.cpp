@@ -15,8 +15,8 @@ std::string judge_rejection(const engine::OperatorDescription& op, const StepArg
   const std::string message = error.what();
   const CatalogEntry* entry = find_catalog_entry(error.id());
   if (!entry) return fmt::format("id {} is not in the error catalog (message: {})", error.id(), message);
-  if (std::find(entry->operators.begin(), entry->operators.end(), op.name) == entry->operators.end())
-    return fmt::format("{}: the catalog does not list {} among the operators that raise it", error.id(), op.name);
+  if (!engine::raises(op, error.id()))
+    return fmt::format("{}: {}'s description does not list it among the ids it raises", error.id(), op.name);
   const std::vector<std::string> ids = catalog_ids_matching(message);
   if (ids != std::vector<std::string>{error.id()})
     return fmt::format("{}: the message is matched by the messagePattern of [{}], not by exactly its own entry: {}",

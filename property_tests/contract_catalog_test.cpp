@@ -3,9 +3,14 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 
 #include "contract/contract_error.hpp"
 #include "contract/error_catalog.hpp"
+#include "engine/description/operator.hpp"
 #include "contract/error_catalog_export.hpp"
 
 namespace kda::test {
@@ -91,8 +96,28 @@ TEST(ContractCatalog, SeedErrorCarriesItsThreeTriggers) {
 
 // The records in the seed schema: contract/tests/catalog_records_test.cpp.
 
+// The catalog's "raised by" is each operator's `raises`: every id an operator lists is an entry
+// (in catalog order), and every entry is raised by some operator.
+TEST(ContractCatalog, EveryEntryIsRaisedAndEveryRaisedIdIsAnEntry) {
+  std::vector<std::string> order;
+  for (const auto& e : error_catalog()) order.push_back(e.id);
+  for (const engine::OperatorDescription* op : engine::operators()) {
+    EXPECT_FALSE(op->raises.empty()) << op->name;
+    std::size_t at = 0;
+    for (std::string_view id : op->raises) {
+      const auto it = std::find(order.begin(), order.end(), id);
+      ASSERT_NE(it, order.end()) << op->name << " raises " << id << ", which is no catalog entry";
+      const auto index = static_cast<std::size_t>(it - order.begin());
+      EXPECT_GE(index, at) << op->name << ": " << id << " out of catalog order";
+      at = index;
+    }
+  }
+  for (const auto& e : error_catalog())
+    EXPECT_FALSE(engine::operators_raising(e.id).empty()) << e.id << ": no operator raises it";
+}
+
 TEST(ContractCatalog, MarkdownHasASectionPerEntry) {
-  const std::string md = catalog_markdown();
+  const std::string md = catalog_markdown(&engine::operators_raising);
   for (const auto& e : error_catalog()) EXPECT_NE(md.find("\n## " + e.id + "\n"), std::string::npos) << e.id;
 }
 

@@ -37,8 +37,7 @@ Expected run(const engine::OperatorDescription& op, const CallSpec& spec, Dims* 
 }
 
 bool names_operator(const std::string& id, std::string_view op) {
-  const CatalogEntry* e = find_catalog_entry(id);
-  return e && std::find(e->operators.begin(), e->operators.end(), op) != e->operators.end();
+  return find_catalog_entry(id) && engine::raises(engine::find_operator(op), id);
 }
 
 RC_GTEST_PROP(ContractProperty, ValidCallsPassAndEarliestMutationWins, ()) {

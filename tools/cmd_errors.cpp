@@ -21,7 +21,7 @@ struct ErrorsArgs {
 };
 
 bool raised_by(const CatalogEntry& e, const std::string& op) {
-  return std::find(e.operators.begin(), e.operators.end(), op) != e.operators.end();
+  return engine::raises(engine::find_operator(op), e.id);
 }
 
 int run_errors(const ErrorsArgs& a) {
@@ -34,17 +34,17 @@ int run_errors(const ErrorsArgs& a) {
       std::cerr << "kda-harness errors: no catalog entry " << a.id << " (`kda-harness errors` lists them)\n";
       return kUsage;
     }
-    if (a.records) std::cout << catalog_envelope(*e).dump(2) << "\n";
-    else std::cout << catalog_entry_markdown(*e);
+    if (a.records) std::cout << catalog_envelope(*e, engine::operators_raising(e->id)).dump(2) << "\n";
+    else std::cout << catalog_entry_markdown(*e, engine::operators_raising(e->id));
     return kPass;
   }
   if (a.records) {
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const auto& e : error_catalog())
-      if (raised_by(e, a.op)) all.push_back(catalog_envelope(e));
+      if (raised_by(e, a.op)) all.push_back(catalog_envelope(e, engine::operators_raising(e.id)));
     std::cout << all.dump(2) << "\n";
   } else if (a.markdown) {
-    std::cout << catalog_markdown();
+    std::cout << catalog_markdown(&engine::operators_raising);
   } else {
     for (const auto& e : error_catalog())
       if (raised_by(e, a.op))

@@ -27,6 +27,17 @@ std::string operator_names(std::string_view separator) {
   return s;
 }
 
+bool raises(const OperatorDescription& op, std::string_view id) {
+  return std::find(op.raises.begin(), op.raises.end(), id) != op.raises.end();
+}
+
+std::vector<std::string> operators_raising(std::string_view id) {
+  std::vector<std::string> out;
+  for (const OperatorDescription* op : operators())
+    if (raises(*op, id)) out.emplace_back(op->name);
+  return out;
+}
+
 bool takes(const OperatorDescription& op, std::string_view tensor) {
   return std::find(op.tensors.begin(), op.tensors.end(), tensor) != op.tensors.end();
 }

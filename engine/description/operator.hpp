@@ -57,6 +57,10 @@ struct OperatorDescription {
   // where no emulation of the operator exists (`emulate:` backends then refuse it).
   Dims (*emulated_step)(reference::ProfileEmulation& emulation, const StepArgs& args) = nullptr;
   const std::vector<ErrorInput>& (*error_inputs)();
+  // The error catalog's ids (contract/error_catalog.json) its contract and runtime checks raise,
+  // in catalog order: the catalog's "raised by" (docs/errors.md, `kda-harness errors --op`) is
+  // read from here, so an operator copied from another raises what its source raised.
+  std::span<const std::string_view> raises;
   // A valid call within the limits, and its metadata; the dims validate() must return.
   CallConfig (*sample_call)(Chooser& c, const SampleLimits& limits);
   CallSpec (*valid_spec)(const CallConfig& c);
@@ -93,6 +97,11 @@ struct OperatorCase {
   CaseConfig config;
 };
 OperatorCase fit(const OperatorDescription& op, const CaseConfig& c);
+
+// Whether the operator's `raises` lists the catalog id.
+bool raises(const OperatorDescription& op, std::string_view id);
+// The operators whose `raises` lists the catalog id, in table order.
+std::vector<std::string> operators_raising(std::string_view id);
 
 // Whether the operator takes the named tensor (its signature, OperatorDescription::tensors).
 bool takes(const OperatorDescription& op, std::string_view tensor);

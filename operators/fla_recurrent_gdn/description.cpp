@@ -22,6 +22,10 @@ std::vector<golden::GoldenSpec> golden_cases() { return fla_recurrent_golden_cas
 CallSpec fla_recurrent_gdn_valid_spec(const CallConfig& c) { return fla_recurrent_valid_spec(c, FlaGate::PerHead); }
 
 const OperatorDescription& fla_recurrent_gdn_operator() {
+  // The catalog ids its contract and runtime checks raise (OperatorDescription::raises).
+  static constexpr std::string_view kRaises[] = {
+      "X-FLA-NEG-EIGVAL", "X-FLA-RANK", "X-FLA-EMPTY", "X-FLA-HEADS", "X-FLA-SHAPE", "X-FLA-OUT-SHAPE",
+      "X-FLA-INDICES", "X-FLA-ACCEPTED", "X-FLA-DTYPE", "X-FLA-CONTIGUOUS", "X-FLA-ACCEPTED-VALUE"};
   static const OperatorDescription op{
       .name = "fla_recurrent_gdn",
       .summary = "flash-linear-attention's Gated DeltaNet recurrent decode: one gate per value head, T tokens per sequence "
@@ -32,6 +36,7 @@ const OperatorDescription& fla_recurrent_gdn_operator() {
       .validate = &validate_fla_recurrent_gdn,
       .reference_step = &reference::fla_recurrent_gdn_step,
       .error_inputs = &error_inputs,
+      .raises = kRaises,
       .sample_call = &sample_fla_call,
       .valid_spec = &fla_recurrent_gdn_valid_spec,
       .dims_of = &fla_dims_of,

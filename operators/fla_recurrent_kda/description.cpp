@@ -22,6 +22,11 @@ std::vector<golden::GoldenSpec> golden_cases() { return fla_recurrent_golden_cas
 CallSpec fla_recurrent_kda_valid_spec(const CallConfig& c) { return fla_recurrent_valid_spec(c, FlaGate::PerKey); }
 
 const OperatorDescription& fla_recurrent_kda_operator() {
+  // The catalog ids its contract and runtime checks raise (OperatorDescription::raises).
+  static constexpr std::string_view kRaises[] = {
+      "X-STRIDES", "X-EXTENTS", "X-BACKEND-CPU", "X-BACKEND-CUDA", "X-SLOT-INDEX", "X-DUP-SLOT",
+      "X-FLA-NEG-EIGVAL", "X-FLA-RANK", "X-FLA-EMPTY", "X-FLA-HEADS", "X-FLA-SHAPE", "X-FLA-OUT-SHAPE",
+      "X-FLA-INDICES", "X-FLA-ACCEPTED", "X-FLA-DTYPE", "X-FLA-CONTIGUOUS", "X-FLA-ACCEPTED-VALUE"};
   static const OperatorDescription op{
       .name = "fla_recurrent_kda",
       .summary = "flash-linear-attention's recurrent KDA decode: T tokens per sequence on a state pool updated in place",
@@ -31,6 +36,7 @@ const OperatorDescription& fla_recurrent_kda_operator() {
       .validate = &validate_fla_recurrent_kda,
       .reference_step = &reference::fla_recurrent_kda_step,
       .error_inputs = &error_inputs,
+      .raises = kRaises,
       .sample_call = &sample_fla_call,
       .valid_spec = &fla_recurrent_kda_valid_spec,
       .dims_of = &fla_dims_of,

@@ -202,6 +202,13 @@ Dims emulated_step(reference::ProfileEmulation& emulation, const StepArgs& args)
 }  // namespace
 
 const OperatorDescription& gdn_replayssm_operator() {
+  // The catalog ids its contract and runtime checks raise (OperatorDescription::raises).
+  static constexpr std::string_view kRaises[] = {
+      "V2", "V8", "V20", "V22", "R4", "G1", "G3", "G4", "G5", "G7", "G8", "G9", "G10", "G12", "G14", "G15",
+      "G17", "G18", "G19", "G20", "G21", "G22", "G23", "G24", "G25", "G26", "G27", "G28", "G29", "G30", "G31",
+      "G32", "X-DTYPE-FLOAT", "X-STRIDES", "X-EXTENTS", "X-BACKEND-CPU", "X-BACKEND-CUDA", "X-GDN-RING-RANK",
+      "X-GDN-EMPTY-HEADS", "X-GDN-NK", "X-GDN-GATE-STRIDES", "X-GDN-DEVICE", "X-SLOT-INDEX", "X-WRITE-POS",
+      "X-CACHE-BASE", "X-DUP-SLOT"};
   static const OperatorDescription op{
       .name = "gdn_replayssm",
       .summary = "SGLang's GDN ReplaySSM decode step (Qwen3-Next): ReplaySSM with one scalar gate per value head",
@@ -212,6 +219,7 @@ const OperatorDescription& gdn_replayssm_operator() {
       .reference_step = &checked_step,
       .emulated_step = &emulated_step,
       .error_inputs = &gdn_replayssm_error_inputs,
+      .raises = kRaises,
       .sample_call = &sample_gdn_call,
       .valid_spec = [](const CallConfig& c) { return gdn_valid_spec(gdn_call(c)); },
       .dims_of = [](const CallConfig& c) { return gdn_call(c).dims(); },

@@ -33,6 +33,11 @@ const std::vector<ErrorInput>& error_inputs() {
 }  // namespace
 
 const OperatorDescription& kda_packed_decode_operator() {
+  // The catalog ids its contract and runtime checks raise (OperatorDescription::raises).
+  static constexpr std::string_view kRaises[] = {
+      "V1", "V2", "V3", "V4", "V5", "V6", "V7", "V8", "V9", "V10", "V11", "V12", "V13", "V14", "V15", "V16",
+      "V17", "V18", "V19", "V20", "V21", "V22", "X-DTYPE-FLOAT", "X-DTYPE-INDEX", "X-STRIDES", "X-EXTENTS",
+      "X-BACKEND-CPU", "X-BACKEND-CUDA", "X-SLOT-INDEX", "X-DUP-SLOT"};
   static const ContractRestatement restatement = restated::kda_contract_restated(true);
   static const OperatorDescription op{
       .name = "kda_packed_decode",
@@ -47,6 +52,7 @@ const OperatorDescription& kda_packed_decode_operator() {
         return e.packed_decode_step(a, validate_packed_decode(a, kda::Backend::Cpu));
       },
       .error_inputs = &error_inputs,
+      .raises = kRaises,
       .sample_call = [](Chooser& ch, const SampleLimits& l) { return packed_call(sample_call_config(ch, l)); },
       .valid_spec = &valid_spec,
       .dims_of = [](const CallConfig& c) {

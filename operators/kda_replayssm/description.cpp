@@ -16,6 +16,12 @@
 namespace kda::engine {
 
 const OperatorDescription& kda_replayssm_operator() {
+  // The catalog ids its contract and runtime checks raise (OperatorDescription::raises).
+  static constexpr std::string_view kRaises[] = {
+      "W1", "W2", "V1", "V2", "V3", "V4", "V5", "V6", "V7", "V8", "V9", "V10", "V11", "V12", "V13", "V14",
+      "V15", "V16", "V17", "V18", "V19", "V20", "V21", "V22", "R1", "R2", "R3", "R4", "R5", "R6", "R7", "R8",
+      "R9", "R10", "X-VIEW-A", "X-DTYPE-FLOAT", "X-DTYPE-INDEX", "X-RING-SLOTS", "X-STRIDES", "X-EXTENTS",
+      "X-BACKEND-CPU", "X-BACKEND-CUDA", "X-SLOT-INDEX", "X-WRITE-POS", "X-DUP-SLOT"};
   static const ContractRestatement restatement = [] {
     ContractRestatement r = restated::kda_contract_restated(false);
     r.reference_step_holds = &restated::kda_replayssm_reference_step;
@@ -31,6 +37,7 @@ const OperatorDescription& kda_replayssm_operator() {
       .reference_step = [](const StepArgs& a, reference::Rounding r) { return reference::replayssm_step(a, r); },
       .emulated_step = [](reference::ProfileEmulation& e, const StepArgs& a) { return e.replayssm_step(a); },
       .error_inputs = &replayssm_error_inputs,
+      .raises = kRaises,
       .sample_call = &sample_call_config,
       .valid_spec = &make_valid_spec,
       .dims_of = [](const CallConfig& c) { return c.dims(); },

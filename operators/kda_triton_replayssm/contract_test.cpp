@@ -14,6 +14,7 @@
 
 #include "contract/contract_error.hpp"
 #include "contract/error_catalog.hpp"
+#include "engine/description/operator.hpp"
 #include "contract/host_tensor.hpp"
 #include "contract/scalar_type.hpp"
 #include "engine/description/counter_chooser.hpp"
@@ -197,7 +198,7 @@ Outcome run_row(const Row& row) {
 }
 
 bool raised_by_op(const CatalogEntry& e) {
-  return std::find(e.operators.begin(), e.operators.end(), "kda_triton_replayssm") != e.operators.end();
+  return engine::raises(engine::find_operator("kda_triton_replayssm"), e.id);
 }
 
 TEST(KdaTritonContract, EachRowRaisesItsExactError) {

@@ -100,6 +100,13 @@ const std::vector<ErrorInput>& error_inputs() {
 }  // namespace
 
 const OperatorDescription& kda_triton_replayssm_operator() {
+  // The catalog ids its contract and runtime checks raise (OperatorDescription::raises).
+  static constexpr std::string_view kRaises[] = {
+      "V2", "V8", "V20", "V22", "R4", "G1", "G3", "G4", "G5", "G7", "G8", "G9", "G10", "G12", "G14", "G15",
+      "K17", "K18", "K19", "G19", "G20", "G21", "G22", "G23", "G24", "G25", "G26", "G27", "G28", "G29", "P2",
+      "P3", "P4", "P5", "P6", "P7", "P8", "P9", "G30", "G31", "G32", "X-DTYPE-FLOAT", "X-STRIDES", "X-EXTENTS",
+      "X-BACKEND-CPU", "X-BACKEND-CUDA", "X-GDN-RING-RANK", "X-GDN-EMPTY-HEADS", "X-GDN-NK",
+      "X-GDN-GATE-STRIDES", "X-GDN-DEVICE", "X-SLOT-INDEX", "X-WRITE-POS", "X-CACHE-BASE", "X-DUP-SLOT"};
   static const OperatorDescription op{
       .name = "kda_triton_replayssm",
       .summary = "The KDA path of SGLang's Triton ReplaySSM decode step, with circular rings, prefix gates and pre-decayed keys",
@@ -110,6 +117,7 @@ const OperatorDescription& kda_triton_replayssm_operator() {
       .reference_step = &checked_step,
       .emulated_step = nullptr,  // the emulations model kda_replayssm's linear ring only
       .error_inputs = &error_inputs,
+      .raises = kRaises,
       .sample_call = &sample_kda_call,
       .valid_spec = [](const CallConfig& c) { return triton_valid_spec(kda_call(c), true); },
       .dims_of = [](const CallConfig& c) { return kda_call(c).dims(); },

@@ -9,12 +9,12 @@ from .contract import Dims, reference_step, validate
 from ._defaults import defaults
 from .envelope import Envelope
 from .errors import ContractError, HarnessError
-from ._operators import names as operators
+from ._operators import error_ids, names as operators
 from .plugin_so import PluginCallable, load_plugin
 from ._version import version as _version
 
 __version__ = _version()
 
 __all__ = ["Case", "CaseResult", "CaseStats", "CheckReport", "ContractError", "Dims", "Envelope", "HarnessError", "PluginCallable",
-           "case", "case_stats", "cases", "check", "config_line", "defaults", "load_plugin", "operators", "reference_step", "suite_case_line", "suites",
+           "case", "case_stats", "cases", "check", "config_line", "defaults", "error_ids", "load_plugin", "operators", "reference_step", "suite_case_line", "suites",
            "validate"]

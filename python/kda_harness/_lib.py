@@ -42,6 +42,7 @@ def _declare(lib):
         "kda_operators": (c_char_p, []),
         "kda_operator_tensors": (c_char_p, [c_char_p]),
         "kda_operator_scalars": (c_char_p, [c_char_p]),
+        "kda_operator_errors": (c_char_p, [c_char_p]),
         "kda_validate": (c_int32, [call, c_int32, c_int32, dims, err]),
         "kda_reference_step": (c_int32, [call, c_int32, dims, err]),
         "kda_cases": (c_int32, [c_char_p, c_uint64, c_int64, c_double, env, c_char_p, c_size_t, err]),

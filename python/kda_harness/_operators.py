@@ -62,6 +62,12 @@ def scalar_names(op):
     return tuple(name for name, _ in _scalars(op))
 
 
+def error_ids(op=None):
+    """The error catalog ids (docs/errors.md) the operator's contract and runtime checks raise, in
+    catalog order; the default operator's where op is None (ValueError for an unknown op)."""
+    return tuple(name for name, _ in _listed(resolve(op), _lib.lib().kda_operator_errors))
+
+
 def optional_scalars(op):
     """Those of its scalars a call may leave absent (None: lower_bound)."""
     return tuple(name for name, optional in _scalars(op) if optional)
