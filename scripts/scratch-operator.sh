@@ -2,8 +2,10 @@
 # The operator-home test (not shipped, not in ctest: it builds a whole second tree): an operator
 # copied from an existing one, its names changed, added with the two lines outside its folder an
 # operator should need (its name in KDA_OPERATORS, its row in the operator table), must build and
-# pass every CPU test: every suite, golden and mutants included. Prints the copy's diff outside
-# its folder, then the tests that fail; exit 0 only when none does.
+# pass every CPU test: every suite, golden and mutants included. Its golden files are written by
+# the one command that writes the set (`kda-harness golden regen`), as for any operator. Prints
+# the copy's hand edits outside its folder, what regen wrote, then the tests that fail; exit 0
+# only when none does.
 # usage: scripts/scratch-operator.sh [FROM [NEW [WORK]]]
 #   FROM  the operator copied (fla_recurrent_gdn), NEW its copy's name (scratch_op),
 #   WORK  a git worktree of HEAD made for the test (/tmp/kda-scratch-operator; removed after,
@@ -53,6 +55,9 @@ if ! { cmake --preset cpu && ninja -C build-cpu; } >build-log.txt 2>&1; then
   echo "scratch-operator: the copy does not build (above)"
   exit 1
 fi
+echo "== golden regen: the copy's golden files (generated, not edited)"
+build-cpu/tools/kda-harness golden regen | grep "^golden regen:"
+git status --short -- golden | awk '{print $1}' | sort | uniq -c
 rc=0
 ctest --test-dir build-cpu -LE "packaging|gpu" -j"$(nproc)" --timeout 600 >ctest-log.txt 2>&1 || rc=$?
 grep -E "tests passed|tests failed" ctest-log.txt

@@ -10,7 +10,7 @@ one CUDA context and one Triton compile per kernel variant for the suite, where 
 per case (check(isolate=True)) paid both every case (about 7 s a case on an H100). A child that
 crashes or outlasts its share of the time costs its row, which says so.
 
-usage: python fla_judge.py OUT_DIR [--n N] [--device cuda|cpu] [--k128-only | --general-only]
+usage: python fla_judge.py OUT_DIR [--n N] [--device cuda|cpu] [--sample SAMPLE ...]
                            [--op OP ...] [--suite SUITE ...] [--suite-seconds S] [--seconds S]
 On the CPU, fla's Triton kernels run in Triton's interpreter (TRITON_INTERPRET=1, set here for
 --device cpu): slowly, float32 throughout (no TF32), but the same indexing and masking.
@@ -94,9 +94,9 @@ def main():
     p.add_argument("out_dir")
     p.add_argument("--n", type=int, default=None, help="cases per suite (default: the harness's)")
     p.add_argument("--device", default="cuda")
-    p.add_argument("--k128-only", action="store_true", help="only the K = V = 128 and model samples")
-    p.add_argument("--general-only", action="store_true",
-                   help="only the general sample (the interpreter's pace: K = V = 128 at production batches outlasts --suite-seconds)")
+    p.add_argument("--sample", action="append", choices=list(RUNS),
+                   help="judge only this sample (repeatable; default: every one). In the interpreter, general alone: "
+                        "K = V = 128 at production batches outlasts --suite-seconds")
     p.add_argument("--op", action="append", choices=list(STEPS),
                    help="judge only this operator's step (repeatable; default: every one)")
     p.add_argument("--suite", action="append", choices=SUITES, help="judge only this suite (repeatable; default: every one)")
@@ -112,7 +112,7 @@ def main():
         op, label, suite = a.one
         judge_one(op, label, suite, a.n, a.device, out / f".{op}-{label}-{suite}.json".replace("=", ""))
         return
-    labels = ["K=V=128", "model"] if a.k128_only else ["general"] if a.general_only else list(RUNS)
+    labels = [label for label in RUNS if not a.sample or label in a.sample]
     deadline = time.time() + a.seconds
     # This process never touches the GPU: each child makes its own CUDA context.
     print("fla-core", fla.version(), flush=True)
