@@ -2,10 +2,11 @@
 # The operator-home test (not shipped, not in ctest: it builds a whole second tree): an operator
 # copied from an existing one, its names changed, added with the two lines outside its folder an
 # operator should need (its name in KDA_OPERATORS, its row in the operator table), must build and
-# pass every CPU test: every suite, golden and mutants included. Its golden files are written by
-# the one command that writes the set (`kda-harness golden regen`), as for any operator. Prints
-# the copy's hand edits outside its folder, what regen wrote, then the tests that fail; exit 0
-# only when none does.
+# pass every CPU test: every suite, golden and mutants included. What the table generates is
+# generated, as for any operator: its golden files (`kda-harness golden regen`) and the error
+# catalog's "raised by" (`kda-harness errors --markdown > docs/errors.md`). Prints the copy's
+# hand edits outside its folder, what was generated, then the tests that fail; exit 0 only when
+# none does.
 # usage: scripts/scratch-operator.sh [FROM [NEW [WORK]]]
 #   FROM  the operator copied (fla_recurrent_gdn), NEW its copy's name (scratch_op),
 #   WORK  a git worktree of HEAD made for the test (/tmp/kda-scratch-operator; removed after,
@@ -55,9 +56,10 @@ if ! { cmake --preset cpu && ninja -C build-cpu; } >build-log.txt 2>&1; then
   echo "scratch-operator: the copy does not build (above)"
   exit 1
 fi
-echo "== golden regen: the copy's golden files (generated, not edited)"
+echo "== generated, not edited: the copy's golden files and docs/errors.md"
 build-cpu/tools/kda-harness golden regen | grep "^golden regen:"
-git status --short -- golden | awk '{print $1}' | sort | uniq -c
+build-cpu/tools/kda-harness errors --markdown >docs/errors.md.tmp && mv docs/errors.md.tmp docs/errors.md
+git status --short -- golden docs | awk '{print $1, $2 ~ /^golden\/cases\// ? "golden/cases/" : $2}' | sort | uniq -c
 rc=0
 ctest --test-dir build-cpu -LE "packaging|gpu" -j"$(nproc)" --timeout 600 >ctest-log.txt 2>&1 || rc=$?
 grep -E "tests passed|tests failed" ctest-log.txt
