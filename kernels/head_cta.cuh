@@ -35,25 +35,27 @@ struct HeadShared {
   RingChunk ring;  // ring.g: the gates g_j as staged, turned into the decayed keys w_j in place
 };
 
-// Where a CTA sits: blockIdx.x = (row * HV + hv) * (V chunks of 128) + vc. The grid has
-// fewer than 2^31 blocks (the launcher checks), so the indices fit in 32 bits.
+// Where a CTA sits: blockIdx.x = (row * HV + hv) * (V chunks of kRows) + vc. The grid has
+// fewer than 2^31 blocks (the launcher checks), so the indices fit in 32 bits. kRows: a
+// CTA's state rows, 128, or fewer where a kernel splits a head over more CTAs.
 struct CtaPlace {
   int vc, hv, row, h;
   int64_t v_base;  // the CTA's first state row
-  int cta_rows;    // its rows: min(128, V - v_base), a power of two
+  int cta_rows;    // its rows: min(kRows, V - v_base), a power of two
 };
 
+template <int kRows = kCtaRows>
 __device__ __forceinline__ CtaPlace cta_place(const ReplayParams& p) {
   CtaPlace c;
-  const int n_vchunks = static_cast<int>((p.V + kCtaRows - 1) / kCtaRows);
+  const int n_vchunks = static_cast<int>((p.V + kRows - 1) / kRows);
   int id = static_cast<int>(blockIdx.x);
   c.vc = id % n_vchunks;
   id /= n_vchunks;
   c.hv = id % static_cast<int>(p.HV);
   c.row = id / static_cast<int>(p.HV);
   c.h = c.hv / static_cast<int>(p.HV / p.H);
-  c.v_base = static_cast<int64_t>(c.vc) * kCtaRows;
-  c.cta_rows = static_cast<int>(min64(kCtaRows, p.V - c.v_base));
+  c.v_base = static_cast<int64_t>(c.vc) * kRows;
+  c.cta_rows = static_cast<int>(min64(kRows, p.V - c.v_base));
   return c;
 }
 
@@ -71,10 +73,10 @@ cudaError_t launch_instantiation(const ReplayParams& p, Launch&& launch) {
   return for_state_dtype(std::integral_constant<int, 4>{});
 }
 
-// Threads of a CTA: enough warps for its rows (rows_per_warp each) and for one thread per
-// column.
-inline unsigned cta_threads(const ReplayParams& p, int rows_per_warp) {
-  const int64_t rows = min64(kCtaRows, p.V);
+// Threads of a CTA of at most cta_rows rows: enough warps for its rows (rows_per_warp each)
+// and for one thread per column.
+inline unsigned cta_threads(const ReplayParams& p, int rows_per_warp, int cta_rows = kCtaRows) {
+  const int64_t rows = min64(cta_rows, p.V);
   const int64_t warps = std::max<int64_t>((rows + rows_per_warp - 1) / rows_per_warp, (p.K + 31) / 32);
   return static_cast<unsigned>(32 * warps);
 }

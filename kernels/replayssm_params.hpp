@@ -81,8 +81,11 @@ cudaError_t launch_replayssm(const ReplayParams& p, cudaStream_t stream);
 // else the K > 128 kernel, each in its kCircular instantiation.
 cudaError_t launch_replayssm_circular(const ReplayParams& p, cudaStream_t stream);
 
-// K <= 128 and L <= 17 (replayssm_short_ring_kernel.cu); same grid as replayssm_blocks.
+// K <= 128 and L <= 17 (replayssm_short_ring_kernel.cu): replayssm_blocks' grid, or, where
+// short_ring_splits_heads() (grids that would leave most of the GPU idle, V a multiple of 32
+// and at least 64), each head split over V / 32 CTAs of 32 rows.
 cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stream);
+bool short_ring_splits_heads(const ReplayParams& p);
 // The same step on 4-warp CTAs (replayssm_short_ring_4warp_kernel.cu), and where it measured
 // faster than launch_replayssm_short_ring: 16-bit states on grids of >= 1,024 CTAs, float32
 // at L > 1 on >= 2,048 (docs/kernel-design.md).

@@ -18,7 +18,8 @@
 // exp(total) + sum_j d_j w_j^T, then exp(g)), because its checkpoint must be written. w_j
 // and d_j are rounded to out's dtype (the spec's rounding point) in both paths.
 //
-// Per CTA (one per (row, value head, 128 state rows); 8 warps of 16 rows):
+// Per CTA (one per (row, value head, 128 state rows); 8 warps of 16 rows; under the V split,
+// one per 32 rows, 8 warps of 4):
 //   1. memory round 1, every load issued before any value is used (one round trip, not one
 //      per load): the row's index, cursor and force flag, per column thread q, k, a, dt_bias,
 //      A_log; per row v; b; padding rows: zeros to out, return; the gate;
@@ -47,7 +48,15 @@ namespace {
 
 constexpr int kWarps = kCtaRows / kRowsPerWarp;  // 8 warps of 16 rows cover the CTA's 128
 constexpr int kGroup = 4;  // rows a warp holds at a time
-constexpr int kGroups = kRowsPerWarp / kGroup;
+
+// A head split over more CTAs (the V split): 8 warps of kSplitWarpRows rows, a CTA of 32 rows,
+// V / 32 CTAs per (row, value head), where the grid of 128-row CTAs would leave most of the
+// GPU idle (short_ring_splits_heads()). On such grids a step is one warp's instruction chain
+// (ncu, f32 plain decode at B = 1, 32 heads: 8.4 us, ~2,500 instructions per warp issued every
+// ~6.5 cycles, no eligible warp in 70% of cycles), most of it the warp's 16 rows; 4 rows a
+// warp cut the row part by 4 at the cost of repeating the per-head column work per CTA.
+constexpr int kSplitWarpRows = kGroup;
+constexpr int kSplitMaxCtas = 384;  // one wave at 3 CTAs per SM on 132 SMs
 
 // Where the checkpoint rows wait between their load and their use. In registers (float32
 // states): each warp keeps the next group of 4 rows in flight while it computes one (2 KB per
@@ -62,9 +71,9 @@ __host__ __device__ constexpr bool uses_tile() {
   return SDT != kF32;
 }
 // Shared memory of the tile: rows x K elements, packed (32 KB for K = 128, 16-bit).
-template <int NC, int32_t SDT>
+template <int NC, int32_t SDT, int kRows>
 __host__ __device__ constexpr int max_tile_bytes() {
-  return uses_tile<SDT>() ? kCtaRows * 32 * NC * 2 : 0;
+  return uses_tile<SDT>() ? kRows * 32 * NC * 2 : 0;
 }
 // 3 CTAs of 8 warps per SM (80 registers, 35 KB of static shared memory plus the tile): 4 CTAs
 // (64 registers) spill ~100-200 B and measured slower.
@@ -73,16 +82,18 @@ constexpr int kMinCtasPerSm = 3;
 // SDT: the state's dtype, a template parameter so the checkpoint rows (most of the bytes)
 // move as straight vector accesses.
 // kPlain: the plain packed decode (ReplayParams::plain).
-template <int NC, int32_t SDT, bool kPlain>
+// kWarpRows: a warp's rows, kRowsPerWarp (a CTA of 128 rows) or kSplitWarpRows (the V split).
+template <int NC, int32_t SDT, bool kPlain, int kWarpRows>
 __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ring_kernel(const ReplayParams p) {
+  constexpr int kGroups = kWarpRows / kGroup;
   __shared__ __align__(16) HeadShared sh;
   extern __shared__ __align__(16) char rows_tile[];  // the tile: the CTA's checkpoint rows [cta_rows][K]
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
-  const CtaPlace place = cta_place(p);
+  const CtaPlace place = cta_place<kWarps * kWarpRows>(p);
   const int vc = place.vc, hv = place.hv, row = place.row, h = place.h, cta_rows = place.cta_rows;
   const int64_t v_base = place.v_base;
-  const int nrows = min(kRowsPerWarp, cta_rows - warp * kRowsPerWarp);  // <= 0: a warp that only fills columns
-  const int64_t v_first = v_base + warp * kRowsPerWarp;
+  const int nrows = min(kWarpRows, cta_rows - warp * kWarpRows);  // <= 0: a warp that only fills columns
+  const int64_t v_first = v_base + warp * kWarpRows;
   const int64_t out_row = static_cast<int64_t>(row) * p.out.stride[0] + hv * p.out.stride[1];
   const int c0 = lane * NC;
   const bool active = c0 < p.K;  // K < 32: lanes past K hold zeros
@@ -254,7 +265,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
       if (n <= 0) break;
       float S[kGroup][NC];
       if constexpr (tile) {
-        const char* at = rows_tile + (warp * kRowsPerWarp + first) * tile_pitch + c0 * se;
+        const char* at = rows_tile + (warp * kWarpRows + first) * tile_pitch + c0 * se;
 #pragma unroll
         for (int rr = 0; rr < kGroup; ++rr, at += tile_pitch) {
           uint32_t raw[words] = {};
@@ -275,7 +286,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
         for (int j = 0; j < jn; ++j) {
           float wj[NC];
           load_shared_cols(sh.ring.g[j], c0, active, wj);
-          const float4 d4 = *reinterpret_cast<const float4*>(&sh.d[j][warp * kRowsPerWarp + first]);
+          const float4 d4 = *reinterpret_cast<const float4*>(&sh.d[j][warp * kWarpRows + first]);
           const float dr[kGroup] = {d4.x, d4.y, d4.z, d4.w};
 #pragma unroll
           for (int rr = 0; rr < kGroup; ++rr)
@@ -317,7 +328,7 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
     for (int j = 0; j < kRecordChunk; ++j) {
       if (j >= jn) break;
       const float2 ab = coef_sh[j];
-      if (row_here) records = fmaf(sh.d[j][warp * kRowsPerWarp + my_row], (lane & 1) ? ab.y : ab.x, records);
+      if (row_here) records = fmaf(sh.d[j][warp * kWarpRows + my_row], (lane & 1) ? ab.y : ab.x, records);
     }
     float x[NC], y[NC];
 #pragma unroll
@@ -350,13 +361,14 @@ __global__ void __launch_bounds__(kWarps * 32, kMinCtasPerSm) replayssm_short_ri
   }
 }
 
-template <bool kPlain>
+template <bool kPlain, int kWarpRows>
 cudaError_t launch_short_ring(const ReplayParams& p, cudaStream_t stream) {
+  constexpr int kRows = kWarps * kWarpRows;
   return launch_instantiation(p, [&](auto nc, auto sdt) {
     constexpr int NC = decltype(nc)::value;
     constexpr int32_t SDT = decltype(sdt)::value;
-    const auto kernel = replayssm_short_ring_kernel<NC, SDT, kPlain>;
-    constexpr int max_tile = max_tile_bytes<NC, SDT>();
+    const auto kernel = replayssm_short_ring_kernel<NC, SDT, kPlain, kWarpRows>;
+    constexpr int max_tile = max_tile_bytes<NC, SDT, kRows>();
     int tile = 0;
     if constexpr (max_tile > 0) {
       // Shared memory past 48 KB per CTA must be allowed once per kernel and device (the
@@ -370,17 +382,26 @@ cudaError_t launch_short_ring(const ReplayParams& p, cudaStream_t stream) {
                                     cudaSharedmemCarveoutMaxShared);
       };
       if (const cudaError_t e = once_per_device(allowed, allow); e != cudaSuccess) return e;
-      tile = static_cast<int>(min64(kCtaRows, p.V) * p.K) * float_dtype_bytes(SDT);
+      tile = static_cast<int>(min64(kRows, p.V) * p.K) * float_dtype_bytes(SDT);
     }
-    kernel<<<static_cast<unsigned>(replayssm_blocks(p)), cta_threads(p, kRowsPerWarp), tile, stream>>>(p);
+    const int64_t blocks = p.B * p.HV * ((p.V + kRows - 1) / kRows);
+    kernel<<<static_cast<unsigned>(blocks), cta_threads(p, kWarpRows, kRows), tile, stream>>>(p);
     return cudaGetLastError();
   });
 }
 
 }  // namespace
 
+bool short_ring_splits_heads(const ReplayParams& p) {
+  const int64_t split_rows = kWarps * kSplitWarpRows;
+  return p.V >= 2 * split_rows && p.V % split_rows == 0 && p.B * p.HV * (p.V / split_rows) <= kSplitMaxCtas;
+}
+
 cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stream) {
-  return p.plain ? launch_short_ring<true>(p, stream) : launch_short_ring<false>(p, stream);
+  if (short_ring_splits_heads(p))
+    return p.plain ? launch_short_ring<true, kSplitWarpRows>(p, stream)
+                   : launch_short_ring<false, kSplitWarpRows>(p, stream);
+  return p.plain ? launch_short_ring<true, kRowsPerWarp>(p, stream) : launch_short_ring<false, kRowsPerWarp>(p, stream);
 }
 
 }  // namespace kda::cuda::detail

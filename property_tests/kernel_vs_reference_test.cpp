@@ -12,6 +12,7 @@
 #include "property_tests/kernel_gpu_env.hpp"
 #include "engine/backends/cuda_backend.hpp"
 #include "engine/driver/run_case.hpp"
+#include "kernels/replayssm_params.hpp"
 
 namespace kda::testing {
 using ::kda::engine::CaseReport;
@@ -134,6 +135,36 @@ TEST(KernelVsReference, LargeGrids) {
         "B=64 H=2 HV=16 K=32 V=128 L=1 slots=64 steps=3 act=bf16 state=bf16 ring=bf16 out=bf16 pad=0.1 seed=14"}) {
     auto backend = make_cuda_backend(-1);
     const CaseReport r = run_vs_reference(parse_case_config(line), *backend);
+    EXPECT_TRUE(r.pass()) << r.summary();
+    EXPECT_GT(r.flushes, 0) << line;
+    std::printf("%s\n", r.summary().c_str());
+  }
+}
+
+// The V split (replayssm_short_ring_kernel.cu: a head over V / 32 CTAs of 32 rows on grids of
+// at most 384 such CTAs) on both sides of its bounds: one token at B = 1 with 32 heads (the
+// plain decode's ring of one), rings of 8 and 17, V = 256 in 8 CTAs a head, and the first
+// grid past the bound, which keeps 128-row CTAs.
+TEST(KernelVsReference, HeadsSplitOverCtasOnSmallGrids) {
+  KDA_REQUIRE_GPU();
+  const struct {
+    const char* line;
+    bool split;
+  } cases[] = {
+      {"B=1 H=32 HV=32 K=128 V=128 L=1 slots=2 steps=4 act=bf16 state=f32 ring=bf16 out=bf16 pad=0 seed=21", true},
+      {"B=3 H=8 HV=32 K=128 V=128 L=8 slots=5 steps=12 act=bf16 state=bf16 ring=bf16 out=bf16 pad=0 flush=0.2 seed=22",
+       true},
+      {"B=2 H=2 HV=4 K=64 V=256 L=17 slots=4 steps=20 act=f16 state=f32 ring=f32 out=f32 pad=0.3 flush=0.1 seed=23",
+       true},
+      {"B=4 H=8 HV=32 K=128 V=128 L=8 slots=6 steps=10 act=bf16 state=f32 ring=bf16 out=bf16 pad=0.2 flush=0.2 seed=24",
+       false}};
+  for (const auto& [line, split] : cases) {
+    const CaseConfig c = parse_case_config(line);
+    cuda::detail::ReplayParams p;
+    p.B = c.B, p.HV = c.HV, p.V = c.V;
+    EXPECT_EQ(cuda::detail::short_ring_splits_heads(p), split) << line;
+    auto backend = make_cuda_backend(-1);
+    const CaseReport r = run_vs_reference(c, *backend);
     EXPECT_TRUE(r.pass()) << r.summary();
     EXPECT_GT(r.flushes, 0) << line;
     std::printf("%s\n", r.summary().c_str());
