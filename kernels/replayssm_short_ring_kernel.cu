@@ -52,9 +52,10 @@ constexpr int kGroup = 4;  // rows a warp holds at a time
 // A head split over more CTAs (the V split): 8 warps of kSplitWarpRows rows, a CTA of 32 rows,
 // V / 32 CTAs per (row, value head), where the grid of 128-row CTAs would leave most of the
 // GPU idle (short_ring_splits_heads()). On such grids a step is one warp's instruction chain
-// (ncu, f32 plain decode at B = 1, 32 heads: 8.4 us, ~2,500 instructions per warp issued every
-// ~6.5 cycles, no eligible warp in 70% of cycles), most of it the warp's 16 rows; 4 rows a
-// warp cut the row part by 4 at the cost of repeating the per-head column work per CTA.
+// (ncu, f32 plain decode at B = 1, 32 heads: 8.45 us, ~2,500 instructions a warp issued one
+// every ~6.5 cycles, no eligible warp in 70% of cycles); 4 rows a warp instead of 16 took it
+// to 6.6 us (the rows were ~2.4 us of it; the per-CTA work, repeated per CTA, bounds it now:
+// docs/kernel-design.md).
 constexpr int kSplitWarpRows = kGroup;
 constexpr int kSplitMaxCtas = 384;  // one wave at 3 CTAs per SM on 132 SMs
 
