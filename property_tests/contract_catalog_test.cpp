@@ -7,11 +7,10 @@
 #include <string>
 #include <vector>
 
-
 #include "contract/contract_error.hpp"
 #include "contract/error_catalog.hpp"
-#include "engine/description/operator.hpp"
 #include "contract/error_catalog_export.hpp"
+#include "engine/description/operator.hpp"
 
 namespace kda::test {
 namespace {

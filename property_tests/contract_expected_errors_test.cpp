@@ -10,8 +10,8 @@
 #include <set>
 
 #include "contract/error_catalog.hpp"
-#include "engine/description/operator.hpp"
 #include "contract/validate.hpp"
+#include "engine/description/operator.hpp"
 #include "engine/description/replayssm_call.hpp"
 #include "property_tests/contract_runtime_rows.hpp"
 

@@ -20,10 +20,6 @@ struct ErrorsArgs {
   bool records = false, markdown = false;
 };
 
-bool raised_by(const CatalogEntry& e, const std::string& op) {
-  return engine::raises(engine::find_operator(op), e.id);
-}
-
 int run_errors(const ErrorsArgs& a) {
   if (!a.id.empty()) {
     // Ids are upper case ("R6", "X-SLOT-INDEX"); what a user types need not be.
@@ -38,16 +34,17 @@ int run_errors(const ErrorsArgs& a) {
     else std::cout << catalog_entry_markdown(*e, engine::operators_raising(e->id));
     return kPass;
   }
+  const engine::OperatorDescription& op = engine::find_operator(a.op);
   if (a.records) {
     nlohmann::ordered_json all = nlohmann::ordered_json::array();
     for (const auto& e : error_catalog())
-      if (raised_by(e, a.op)) all.push_back(catalog_envelope(e, engine::operators_raising(e.id)));
+      if (engine::raises(op, e.id)) all.push_back(catalog_envelope(e, engine::operators_raising(e.id)));
     std::cout << all.dump(2) << "\n";
   } else if (a.markdown) {
     std::cout << catalog_markdown(&engine::operators_raising);
   } else {
     for (const auto& e : error_catalog())
-      if (raised_by(e, a.op))
+      if (engine::raises(op, e.id))
         std::cout << e.id << "\t" << (e.is_extension() ? "extension" : "documented") << "\t" << e.message << "\n";
   }
   return kPass;

@@ -14,10 +14,10 @@
 
 #include "contract/contract_error.hpp"
 #include "contract/error_catalog.hpp"
-#include "engine/description/operator.hpp"
 #include "contract/host_tensor.hpp"
 #include "contract/scalar_type.hpp"
 #include "engine/description/counter_chooser.hpp"
+#include "engine/description/operator.hpp"
 #include "engine/description/replayssm_sample_space.hpp"
 #include "operators/gdn_replayssm/contract.hpp"
 #include "operators/gdn_replayssm/valid_call.hpp"

@@ -132,8 +132,8 @@ class GdnValidate(unittest.TestCase):
     def test_gdn_every_documented_check_has_a_trigger_here(self):
         # The catalog's documented entries of this operator, less the one it marks as
         # unreachable: a new G check without a trigger above fails this test.
-        raised = run(["errors"] + OP).stdout.split("\n")  # "ID\tdocumented\tMESSAGE" per entry it raises
-        documented = {line.split("\t")[0] for line in raised if "\tdocumented\t" in line}
+        lines = run(["errors"] + OP).stdout.split("\n")  # "ID\tdocumented\tMESSAGE" per entry it raises
+        documented = {line.split("\t")[0] for line in lines if "\tdocumented\t" in line}
         self.assertIn("unreachable", catalog()["G30"]["tags"])
         self.assertEqual({raised for _, _, raised, _ in TRIGGERS}, documented - {"G30"})
         self.assertEqual([c for c, _, _, _ in TRIGGERS], [f"G{n}" for n in range(1, 33) if n != 30])
