@@ -5,14 +5,14 @@
 #include "capi/status.hpp"
 #include "capi/work_budget.hpp"
 #include "cases/case_tensors.hpp"
-#include "engine/driver/backend_cases.hpp"
-#include "engine/driver/case_driver.hpp"
-#include "engine/driver/case_line.hpp"
+#include "engine/backends/plugin_call.hpp"
 #include "engine/description/envelope.hpp"
 #include "engine/description/operator.hpp"
 #include "engine/description/operator_words.hpp"
-#include "engine/backends/plugin_call.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/description/suite_limits.hpp"
+#include "engine/driver/backend_cases.hpp"
+#include "engine/driver/case_driver.hpp"
+#include "engine/driver/case_line.hpp"
 
 namespace {
 
@@ -46,7 +46,7 @@ int32_t kda_cases(const char* op, uint64_t seed, int64_t index, double work_budg
     const double budget = work_budget > 0 ? work_budget : kda::capi::kDefaultWorkBudget;
     const kda::engine::Envelope region =
         envelope != nullptr ? kda::engine::Envelope::from_c(*envelope, o) : kda::engine::Envelope{};
-    const kda::CaseConfig c = kda::engine::draw_backend_case(seed, static_cast<uint64_t>(index),
+    const kda::CaseConfig c = kda::engine::draw_backend_case(o, seed, static_cast<uint64_t>(index),
                                                              kda::engine::limits::check_cases(budget), region);
     const std::string text = kda::engine::config_line(o.fit_case(c), o);
     if (line == nullptr || capacity <= text.size()) throw std::invalid_argument("line buffer too small");

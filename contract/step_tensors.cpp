@@ -7,24 +7,42 @@
 
 namespace kda {
 
+namespace {
+
+using Member = HostTensor StepTensors::*;
+using Optional = std::optional<HostTensor> StepTensors::*;
+constexpr std::pair<std::string_view, Member> kMembers[] = {
+    {"mixed_qkv", &StepTensors::mixed_qkv}, {"a", &StepTensors::a}, {"b", &StepTensors::b},
+    {"A_log", &StepTensors::A_log}, {"dt_bias", &StepTensors::dt_bias}, {"initial_state", &StepTensors::initial_state},
+    {"d_cache", &StepTensors::d_cache}, {"k_cache", &StepTensors::k_cache}, {"g_cache", &StepTensors::g_cache},
+    {"out", &StepTensors::out}, {"ssm_state_indices", &StepTensors::ssm_state_indices},
+    {"write_pos", &StepTensors::write_pos}};
+constexpr std::pair<std::string_view, Optional> kOptional[] = {
+    {"force_flush", &StepTensors::force_flush}, {"cache_base", &StepTensors::cache_base}, {"q", &StepTensors::q},
+    {"k", &StepTensors::k}, {"v", &StepTensors::v}, {"g", &StepTensors::g}, {"beta", &StepTensors::beta},
+    {"num_accepted_tokens", &StepTensors::num_accepted_tokens}};
+
+Optional optional_member(std::string_view name) {
+  for (const auto& [n, m] : kOptional)
+    if (n == name) return m;
+  return nullptr;
+}
+
+}  // namespace
+
 HostTensor& StepTensors::at(std::string_view name) {
-  using Member = HostTensor StepTensors::*;
-  using Optional = std::optional<HostTensor> StepTensors::*;
-  static constexpr std::pair<std::string_view, Member> kMembers[] = {
-      {"mixed_qkv", &StepTensors::mixed_qkv}, {"a", &StepTensors::a}, {"b", &StepTensors::b},
-      {"A_log", &StepTensors::A_log}, {"dt_bias", &StepTensors::dt_bias}, {"initial_state", &StepTensors::initial_state},
-      {"d_cache", &StepTensors::d_cache}, {"k_cache", &StepTensors::k_cache}, {"g_cache", &StepTensors::g_cache},
-      {"out", &StepTensors::out}, {"ssm_state_indices", &StepTensors::ssm_state_indices},
-      {"write_pos", &StepTensors::write_pos}};
-  static constexpr std::pair<std::string_view, Optional> kOptional[] = {
-      {"force_flush", &StepTensors::force_flush}, {"cache_base", &StepTensors::cache_base}, {"q", &StepTensors::q},
-      {"k", &StepTensors::k}, {"v", &StepTensors::v}, {"g", &StepTensors::g}, {"beta", &StepTensors::beta},
-      {"num_accepted_tokens", &StepTensors::num_accepted_tokens}};
   for (const auto& [n, m] : kMembers)
     if (n == name) return this->*m;
-  for (const auto& [n, m] : kOptional)
-    if (n == name) return (this->*m) ? *(this->*m) : (this->*m).emplace();
+  if (const Optional m = optional_member(name)) return (this->*m) ? *(this->*m) : (this->*m).emplace();
   throw std::invalid_argument("no tensor argument named " + std::string(name));
+}
+
+bool StepTensors::is_optional(std::string_view name) { return optional_member(name) != nullptr; }
+
+void StepTensors::drop(std::string_view name) {
+  const Optional m = optional_member(name);
+  if (m == nullptr) throw std::invalid_argument("no optional tensor argument named " + std::string(name));
+  (this->*m).reset();
 }
 
 StepArgs StepTensors::args() {

@@ -26,6 +26,10 @@ struct StepTensors {
   // The tensor of that name (contract/step_fields.hpp); an optional one is made empty first
   // when absent. std::invalid_argument for a name that is no argument.
   HostTensor& at(std::string_view name);
+  // Whether the named argument may be absent (an optional one of the members above).
+  static bool is_optional(std::string_view name);
+  // Makes the named optional tensor absent; std::invalid_argument for a required one.
+  void drop(std::string_view name);
 
   // Views of the arguments (pointers into this object: do not move it while they are used).
   StepArgs args();

@@ -1,7 +1,7 @@
 // Kernel fuzz target (g++ + the nvcc-built kernel; there is no clang CUDA here, so it runs
 // under the plain driver replay_main.cpp: corpus files and/or -runs=N random inputs, also
-// under compute-sanitizer). Bytes -> a valid CaseConfig (the sample space of
-// engine/description/replayssm_sample_space.hpp under the GPU suites' limits: K up to 256, V up to 128,
+// under compute-sanitizer). Bytes -> a valid CaseConfig (the backend's operator's sample space,
+// OperatorDescription::sample_case, under the GPU suites' limits: K up to 256, V up to 128,
 // L up to 70, B up to 8; or, readable, a first line "case: <one-line config>") plus, per
 // (token, row), an optional out-of-range runtime value written into the KERNEL's copy of the
 // index tensors before the step: a slot just past the pool, the index dtype's maximum, a
@@ -38,12 +38,12 @@
 #include <vector>
 
 #include "contract/tensor_view.hpp"
+#include "engine/backends/backend.hpp"
 #include "engine/description/operator_words.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/description/suite_limits.hpp"
+#include "engine/driver/run_case.hpp"
 #include "fuzz/fdp_chooser.hpp"
 #include "fuzz/fuzz_finding.hpp"
-#include "engine/backends/backend.hpp"
-#include "engine/driver/run_case.hpp"
 
 namespace {
 
@@ -168,7 +168,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzedDataProvider fdp(data + skip, size - skip);
   if (!readable) {
     fuzz::FdpChooser chooser(fdp);
-    drawn = engine::sample_case(chooser, engine::limits::gpu_suites(2e6));
+    drawn = backend()->op().sample_case(chooser, engine::limits::gpu_suites(2e6));
   }
   const std::optional<CaseConfig> fitted = backend()->envelope().fit(drawn);
   if (!fitted) return 0;

@@ -8,10 +8,11 @@
 
 #include "contract/catalog_message.hpp"
 #include "contract/validate.hpp"
+#include "engine/description/call_config.hpp"
+#include "engine/description/call_description.hpp"
 #include "engine/description/contract_restatement.hpp"
 #include "engine/description/counter_chooser.hpp"
 #include "engine/description/operator.hpp"
-#include "engine/description/replayssm_call.hpp"
 #include "fuzz/contract_oracle.hpp"
 #include "fuzz/fdp_chooser.hpp"
 #include "fuzz/metadata_decoder.hpp"

@@ -1,5 +1,5 @@
-// libFuzzer target: bytes -> a small valid CaseConfig (the sample space of
-// engine/description/replayssm_sample_space.hpp read through fdp_chooser.hpp; WellConditioned or
+// libFuzzer target: bytes -> a small valid CaseConfig (the default operator's sample space,
+// OperatorDescription::sample_case, read through fdp_chooser.hpp; WellConditioned or
 // Adversarial values) -> the key property of the reference: a rollout of ReplaySSM steps
 // equals the plain float64 recurrence, outputs at every token and checkpoints after every
 // flush, within the tolerance model (reference/tolerance.hpp). Three models are rolled out:
@@ -18,10 +18,11 @@
 #include <typeinfo>
 
 #include "cases/case_config.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/description/suite_limits.hpp"
+#include "engine/oracles/truth_oracle.hpp"
 #include "fuzz/fdp_chooser.hpp"
 #include "fuzz/fuzz_finding.hpp"
-#include "engine/oracles/truth_oracle.hpp"
+#include "operators/replayssm_family/sample_space.hpp"
 
 namespace {
 
@@ -50,7 +51,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } else {
     FuzzedDataProvider fdp(data, size);
     fuzz::FdpChooser chooser(fdp);
-    config = engine::sample_case(chooser, engine::limits::reference_fuzzing());
+    config = engine::default_operator().sample_case(chooser, engine::limits::reference_fuzzing());
   }
   if (!is_valid_config(config)) fuzz::finding(kTarget, "the decoder made an invalid config: " + to_string(config));
   for (auto model : {engine::ReferenceModel::Kernel, engine::ReferenceModel::Off, engine::ReferenceModel::PureDouble}) {

@@ -10,8 +10,8 @@
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
 #include "engine/description/case_breaking.hpp"
-#include "engine/driver/case_driver.hpp"
 #include "engine/description/operator.hpp"
+#include "engine/driver/case_driver.hpp"
 #include "golden/call_tensors.hpp"
 #include "reference/rounding.hpp"
 
@@ -100,9 +100,9 @@ HostTensor checkpoint_of(const HostTensor& state, int64_t slot) {
 // Breaks the valid call of the spec's config with its error input (tensors it changed are
 // rebuilt, 0xFF bytes) and returns what the call must raise.
 engine::Expected break_call(const GoldenSpec& spec, CaseTensors& t) {
-  const auto& inputs = engine::find_operator(spec.op).error_inputs();
-  const engine::Mutation m{engine::error_input_index(inputs, spec.error_input), spec.error_variant};
-  const std::optional<engine::Expected> expected = engine::break_case(t, m, inputs);
+  const engine::OperatorDescription& op = engine::find_operator(spec.op);
+  const engine::Mutation m{engine::error_input_index(op.error_inputs(), spec.error_input), spec.error_variant};
+  const std::optional<engine::Expected> expected = engine::break_case(op, t, m);
   if (!expected) throw GenerationError(spec.name + ": the error input does not apply to this config");
   return *expected;
 }

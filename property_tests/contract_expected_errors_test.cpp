@@ -11,8 +11,10 @@
 
 #include "contract/error_catalog.hpp"
 #include "contract/validate.hpp"
+#include "engine/description/call_config.hpp"
+#include "engine/description/call_description.hpp"
 #include "engine/description/operator.hpp"
-#include "engine/description/replayssm_call.hpp"
+#include "operators/replayssm_family/valid_call.hpp"
 #include "property_tests/contract_runtime_rows.hpp"
 
 namespace kda::test {

@@ -11,7 +11,9 @@
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
-#include "engine/description/replayssm_call.hpp"
+#include "engine/description/call_config.hpp"
+#include "engine/description/call_description.hpp"
+#include "operators/replayssm_family/valid_call.hpp"
 #include "property_tests/rc_chooser.hpp"
 
 namespace kda::test {

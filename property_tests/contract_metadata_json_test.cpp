@@ -5,8 +5,10 @@
 #include "contract/metadata_json.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/validate.hpp"
-#include "engine/description/replayssm_call.hpp"
+#include "engine/description/call_config.hpp"
+#include "engine/description/call_description.hpp"
 #include "operators/kda_replayssm/error_inputs.hpp"
+#include "operators/replayssm_family/valid_call.hpp"
 
 namespace kda::test {
 namespace {

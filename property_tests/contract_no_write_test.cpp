@@ -8,8 +8,10 @@
 
 #include "contract/tensor_view.hpp"
 #include "contract/validate.hpp"
-#include "engine/description/replayssm_call.hpp"
+#include "engine/description/call_config.hpp"
+#include "engine/description/call_description.hpp"
 #include "operators/kda_replayssm/error_inputs.hpp"
+#include "operators/replayssm_family/valid_call.hpp"
 #include "property_tests/rc_chooser.hpp"
 
 namespace kda::test {

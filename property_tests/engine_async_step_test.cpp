@@ -25,13 +25,13 @@
 #include "contract/step_fields.hpp"
 #include "contract/tensor_view.hpp"
 #include "engine/backends/backend.hpp"
+#include "engine/description/suite_limits.hpp"
 #include "engine/driver/backend_cases.hpp"
-#include "engine/oracles/oracle.hpp"
-#include "engine/reports/phase_times.hpp"
 #include "engine/driver/run_case.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
-#include "engine/oracles/spare_cores.hpp"
 #include "engine/driver/token_prefetch.hpp"
+#include "engine/oracles/oracle.hpp"
+#include "engine/oracles/spare_cores.hpp"
+#include "engine/reports/phase_times.hpp"
 #include "reference/rounding.hpp"
 
 namespace kda::engine {
@@ -108,7 +108,7 @@ TEST(AsyncStep, GivesTheReportsOfTheWholeStep) {
   for (const OperatorDescription* op : {&default_operator(), &find_operator("kda_packed_decode"),
                                         &find_operator("gdn_replayssm")}) {
     for (uint64_t i = 0; i < 12; ++i) {
-      const CaseConfig c = draw_backend_case(3, i, limits::check_cases(2e5), Envelope{});
+      const CaseConfig c = draw_backend_case(default_operator(), 3, i, limits::check_cases(2e5), Envelope{});
       const std::unique_ptr<Backend> whole = make_backend("reference", *op);
       AsyncReference halves(*op);
       // The whole step on one thread, the halves with helpers: the same reports.
@@ -269,7 +269,7 @@ TEST(SpareCores, AHelpersCpuTimeCountsAsTheCallersPhase) {
 
 TEST(TokenPrefetch, GivesTheBytesOfFillToken) {
   for (uint64_t i = 0; i < 40; ++i) {
-    CaseConfig c = draw_backend_case(11, i, limits::check_cases(2e5), Envelope{});
+    CaseConfig c = draw_backend_case(default_operator(), 11, i, limits::check_cases(2e5), Envelope{});
     c.steps = std::max<int64_t>(c.steps, 3);
     const CaseTensors materialized = materialize(c);
     CaseTensors prefetched = materialized, direct = materialized;

@@ -5,9 +5,9 @@
 #include <string>
 
 #include "engine/description/operator_words.hpp"
+#include "engine/description/suite_limits.hpp"
 #include "engine/driver/backend_cases.hpp"
 #include "engine/driver/case_line.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
 
 namespace kda::engine {
 namespace {
@@ -45,7 +45,7 @@ TEST(CaseLine, EveryOperatorsPrintedLineReadsBackAsItsCaseAlone) {
   for (const OperatorDescription* op : operators())
     for (int i = 0; i < 20; ++i) {
       const CaseConfig c =
-          fit(*op, draw_backend_case(3, static_cast<uint64_t>(i), limits::check_cases(2e5), Envelope{})).config;
+          fit(*op, draw_backend_case(*op, 3, static_cast<uint64_t>(i), limits::check_cases(2e5), Envelope{})).config;
       const std::string line = config_line(c, *op);
       const OperatorCase read = read_case_line(line);  // no operator named beside the line
       EXPECT_EQ(read.op, op) << line;

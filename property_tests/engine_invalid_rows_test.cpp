@@ -7,12 +7,12 @@
 #include <set>
 
 #include "cases/case_tensors.hpp"
-#include "engine/driver/backend_cases.hpp"
 #include "engine/backends/function_backend.hpp"
-#include "engine/description/operator.hpp"
 #include "engine/backends/plugin_backend.hpp"
+#include "engine/description/operator.hpp"
 #include "engine/description/production_shapes.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/description/suite_limits.hpp"
+#include "engine/driver/backend_cases.hpp"
 #include "engine/driver/run_case.hpp"
 #include "engine/driver/suites.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
@@ -92,7 +92,7 @@ TEST(PaddedEnds, OneCaseInFourPadsBothEndsAndLeavesTheLastSlotUnnamed) {
   const Envelope everything;
   int padded = 0, multi_row = 0;
   for (uint64_t i = 0; i < 200; ++i) {
-    const CaseConfig c = draw_backend_case(7, i, limits::check_cases(2e6), everything);
+    const CaseConfig c = draw_backend_case(default_operator(), 7, i, limits::check_cases(2e6), everything);
     if (c.B >= 3 && i % kPaddedEndsEvery == kPaddedEndsEvery - 1) ++multi_row;
     if (!c.pad_ends) continue;
     ++padded;
@@ -156,7 +156,7 @@ TEST(Models, DrawServerBatchesAtTheModelsHeads) {
   int large = 0, padded = 0, single = 0;
   std::set<int64_t> batches;
   for (uint64_t i = 0; i < 400; ++i) {
-    const CaseConfig c = draw_backend_case(11, i, limits::check_cases(2e7), everything, &kimi);
+    const CaseConfig c = draw_backend_case(default_operator(), 11, i, limits::check_cases(2e7), everything, &kimi);
     EXPECT_EQ(c.K, 128);
     EXPECT_EQ(c.V, 128);
     EXPECT_EQ(c.H, 16);
@@ -183,7 +183,7 @@ TEST(Models, ARestrictionToProductionHeadDimsDrawsServerBatchesToo) {
   int large = 0;
   std::set<std::pair<int64_t, int64_t>> layouts;
   for (uint64_t i = 0; i < 200; ++i) {
-    const CaseConfig c = draw_backend_case(5, i, limits::check_cases(2e7), k128);
+    const CaseConfig c = draw_backend_case(default_operator(), 5, i, limits::check_cases(2e7), k128);
     large += c.B >= 64;
     layouts.insert({c.H, c.HV});
   }

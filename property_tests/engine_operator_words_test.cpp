@@ -5,10 +5,10 @@
 
 #include <regex>
 
+#include "engine/description/operator_words.hpp"
+#include "engine/description/suite_limits.hpp"
 #include "engine/driver/backend_cases.hpp"
 #include "engine/reports/case_report.hpp"
-#include "engine/description/operator_words.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
 
 namespace kda::engine {
 namespace {
@@ -19,7 +19,7 @@ const std::regex kRingWords(R"((^|\s)(L|ring|ff|flush|rcur|circ|pgc)=|flushes|ap
 std::vector<CaseConfig> drawn(const OperatorDescription& op, int n) {
   std::vector<CaseConfig> out;
   for (int i = 0; i < n; ++i)
-    out.push_back(op.fit_case(draw_backend_case(1, static_cast<uint64_t>(i), limits::check_cases(2e7), Envelope{})));
+    out.push_back(op.fit_case(draw_backend_case(op, 1, static_cast<uint64_t>(i), limits::check_cases(2e7), Envelope{})));
   return out;
 }
 

@@ -10,10 +10,11 @@
 
 #include "contract/tensor_view.hpp"
 #include "engine/backends/function_backend.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/suite_limits.hpp"
 #include "engine/driver/run_case.hpp"
-#include "plugins/cpu_example/tensor_access.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
+#include "plugins/cpu_example/tensor_access.hpp"
 
 namespace kda::engine {
 namespace {
@@ -171,7 +172,7 @@ TEST(Profile, EveryEmulationStaysWithinItsBounds) {
     for (const char* spec : {"emulate:helion", "emulate:helion:directed", "emulate:triton", "emulate:triton:directed"})
       for (int64_t i = 0; i < kCases; ++i) {
         // Inside the emulations' envelope: linear rings.
-        const CaseConfig c = *make_backend(spec, *op)->envelope().fit(draw_case(7, static_cast<uint64_t>(i), limits::reference_fuzzing()));
+        const CaseConfig c = *make_backend(spec, *op)->envelope().fit(draw_case(*op, 7, static_cast<uint64_t>(i), limits::reference_fuzzing()));
         const CaseReport vs_reference = run_vs_reference(c, *make_backend(spec, *op));
         const CaseReport vs_truth = run_vs_truth(c, *make_backend(spec, *op));
         ASSERT_TRUE(vs_reference.pass()) << vs_reference.summary() << "\n" << vs_reference.replay();

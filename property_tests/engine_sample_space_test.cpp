@@ -8,12 +8,14 @@
 #include <set>
 #include <stdexcept>
 
+#include "contract/catalog_message.hpp"
 #include "contract/error_catalog.hpp"
 #include "contract/tensor_view.hpp"
-#include "contract/catalog_message.hpp"
-#include "engine/driver/backend_cases.hpp"
 #include "engine/description/counter_chooser.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/suite_limits.hpp"
+#include "engine/driver/backend_cases.hpp"
+#include "operators/replayssm_family/sample_space.hpp"
 
 namespace kda::engine {
 namespace {
@@ -42,7 +44,7 @@ TEST(SampleSpace, CasesStayWithinEverySuitesLimits) {
                                 limits::reference_suites(1, 2e6), limits::check_cases(3e7), limits::reference_fuzzing(),
                                 compact}) {
     for (uint64_t i = 0; i < 2000; ++i) {
-      const CaseConfig c = draw_case(7, i, l);
+      const CaseConfig c = draw_case(default_operator(), 7, i, l);
       expect_within(c, l);
       if (l.float_dtypes.size() == 1) {
         EXPECT_EQ(c.state_dtype, ScalarType::BFloat16);
@@ -65,10 +67,42 @@ TEST(SampleSpace, CallsStayWithinTheirLimits) {
   }
 }
 
+// The engine draws an operator's cases and calls through its description only: an operator
+// that points at another sample space gets that space's draws from every drawing front-end
+// (the counter draws of the CPU and backend suites), and each operator of the table has one.
+TEST(SampleSpace, DrawsComeFromTheOperatorsDescription) {
+  for (const OperatorDescription* op : operators()) {
+    ASSERT_NE(op->sample_case, nullptr) << op->name;
+    ASSERT_NE(op->sample_call, nullptr) << op->name;
+    for (uint64_t i = 0; i < 50; ++i)
+      EXPECT_TRUE(is_valid_config(op->fit_case(draw_case(*op, 5, i, limits::check_cases(2e6))))) << op->name;
+  }
+  OperatorDescription own = default_operator();
+  own.sample_case = [](Chooser& c, const SampleLimits&) {
+    CaseConfig fixed;
+    fixed.B = c.integer(1, 1);
+    fixed.H = fixed.HV = 1;
+    fixed.K = fixed.V = 4;
+    fixed.L = 3;
+    fixed.slots = 2;
+    fixed.seed = 77;
+    return fixed;
+  };
+  for (uint64_t i = 0; i < 5; ++i) {
+    const CaseConfig drawn = draw_case(own, 9, i, limits::check_cases(2e6));
+    EXPECT_EQ(drawn.K, 4) << to_string(drawn);
+    EXPECT_EQ(drawn.seed, 77u) << to_string(drawn);
+    // The backend draws pin K and V in the limits they pass; this space ignores them.
+    const CaseConfig backend = draw_backend_case(own, 9, i, limits::check_cases(2e6), Envelope{});
+    EXPECT_EQ(backend.K, 4) << to_string(backend);
+    EXPECT_EQ(backend.seed, 77u) << to_string(backend);
+  }
+}
+
 TEST(SampleSpace, LimitsThatExcludeEveryOptionAreRefused) {
   SampleLimits l = limits::gpu_suites();
   l.K = {3, 3};  // no power of two
-  EXPECT_THROW(draw_case(1, 0, l), std::invalid_argument);
+  EXPECT_THROW(draw_case(default_operator(), 1, 0, l), std::invalid_argument);
 }
 
 // The backend suites' draws: K and V uniform over what the region allows (an envelope of
@@ -81,7 +115,7 @@ TEST(BackendCases, HeadDimsAreUniformInsideTheRegion) {
     std::map<int64_t, int> ks, vs;
     constexpr int kCases = 1000;
     for (uint64_t i = 0; i < kCases; ++i) {
-      const CaseConfig c = draw_backend_case(1, i, limits::check_cases(budget), region);
+      const CaseConfig c = draw_backend_case(default_operator(), 1, i, limits::check_cases(budget), region);
       EXPECT_TRUE(is_valid_config(c) && region.excludes(c).empty()) << to_string(c);
       if (is_production_index(i)) continue;
       ++ks[c.K], ++vs[c.V];
@@ -98,7 +132,7 @@ TEST(BackendCases, OneCaseInFiveIsAProductionShape) {
   for (double budget : {2e5, 3e6, 2e7}) {
     int grouped = 0, equal = 0;
     for (uint64_t i = 0; i < 200; i += kProductionEvery) {
-      const CaseConfig c = draw_backend_case(5, i, limits::check_cases(budget), Envelope{});
+      const CaseConfig c = draw_backend_case(default_operator(), 5, i, limits::check_cases(budget), Envelope{});
       EXPECT_EQ(c.K, 128) << to_string(c);
       EXPECT_EQ(c.V, 128) << to_string(c);
       EXPECT_TRUE(c.HV == c.H ? c.H >= 4 : (c.H == 2 && c.HV == 16)) << to_string(c);
@@ -111,7 +145,7 @@ TEST(BackendCases, OneCaseInFiveIsAProductionShape) {
   // A region without 128 gets the nearest size it allows.
   Envelope small;
   small.k_max = small.v_max = 64;
-  EXPECT_EQ(draw_backend_case(5, 0, limits::check_cases(2e5), small).K, 64);
+  EXPECT_EQ(draw_backend_case(default_operator(), 5, 0, limits::check_cases(2e5), small).K, 64);
 }
 
 TEST(BackendCases, EveryFlagIsBothOnAndOffInEveryTwentyCases) {
@@ -119,7 +153,7 @@ TEST(BackendCases, EveryFlagIsBothOnAndOffInEveryTwentyCases) {
     for (uint64_t block = 0; block < 10; ++block) {
       std::set<bool> ff, lb, l2;
       for (uint64_t i = block * kStratumSize; i < (block + 1) * kStratumSize; ++i) {
-        const CaseConfig c = draw_backend_case(seed, i, limits::check_cases(2e7), Envelope{});
+        const CaseConfig c = draw_backend_case(default_operator(), seed, i, limits::check_cases(2e7), Envelope{});
         ff.insert(c.force_flush), lb.insert(c.lower_bound.has_value()), l2.insert(c.l2norm);
       }
       EXPECT_EQ(ff.size(), 2u) << "seed " << seed << " block " << block;
@@ -137,7 +171,7 @@ TEST(BackendCases, DtypesStayInTheRegionAndPreciseCasesHaveFloat32Outputs) {
   region.strided = false;
   region.l_max = 8;
   for (uint64_t i = 0; i < 300; ++i) {
-    const CaseConfig c = draw_backend_case(9, i, limits::check_cases(2e6), region);
+    const CaseConfig c = draw_backend_case(default_operator(), 9, i, limits::check_cases(2e6), region);
     EXPECT_TRUE(region.excludes(c).empty()) << to_string(c) << ": " << region.excludes(c);
     if (is_precise_index(i)) {
       EXPECT_EQ(c.state_dtype, ScalarType::Float32) << to_string(c);
@@ -147,7 +181,7 @@ TEST(BackendCases, DtypesStayInTheRegionAndPreciseCasesHaveFloat32Outputs) {
   }
   Envelope none;
   none.out_dtypes = 0;
-  EXPECT_THROW(draw_backend_case(9, 0, limits::check_cases(2e6), none), std::invalid_argument);
+  EXPECT_THROW(draw_backend_case(default_operator(), 9, 0, limits::check_cases(2e6), none), std::invalid_argument);
 }
 
 TEST(CatalogMessage, RendersTemplatesFromTheCatalogOnly) {

@@ -3,7 +3,7 @@
 // shapes). Draws are made at RapidCheck's nominal size, so every value of a range is drawn
 // from the first case on (the size parameter would otherwise keep early cases tiny).
 // gen_case, gen_call_config and gen_mutation_set are the sample space's generators
-// (engine/description/replayssm_sample_space.hpp, engine/description/error_inputs.hpp).
+// (an operator's sample_case and sample_call, engine/description/error_inputs.hpp).
 #pragma once
 #include <rapidcheck.h>
 
@@ -13,8 +13,8 @@
 #include "cases/case_config.hpp"
 #include "engine/description/chooser.hpp"
 #include "engine/description/operator.hpp"
+#include "engine/description/suite_limits.hpp"
 #include "operators/kda_replayssm/error_inputs.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
 
 namespace kda {
 // RapidCheck prints a failing CaseConfig as its one-line form (replayable with
@@ -46,12 +46,12 @@ class RcChooser final : public engine::Chooser {
 };
 
 // A case of `op` (its fit_case applied: kda_replayssm's by default, whose rings are linear);
-// nullptr: the shared sample space's draw as it is (ring variants included).
+// nullptr: the default operator's sample space's draw as it is (ring variants included).
 inline rc::Gen<CaseConfig> gen_case(const engine::SampleLimits& limits,
                                     const engine::OperatorDescription* op = &engine::default_operator()) {
   return rc::gen::exec([limits, op] {
     RcChooser c;
-    const CaseConfig drawn = engine::sample_case(c, limits);
+    const CaseConfig drawn = (op ? *op : engine::default_operator()).sample_case(c, limits);
     return op ? op->fit_case(drawn) : drawn;
   });
 }

@@ -8,15 +8,16 @@
 #include <mutex>
 #include <utility>
 
-#include "engine/driver/backend_cases.hpp"
 #include "engine/backends/cuda_backend.hpp"
-#include "engine/description/restriction.hpp"
-#include "golden/golden_verify.hpp"
 #include "engine/backends/reference_backend.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/restriction.hpp"
+#include "engine/description/suite_limits.hpp"
+#include "engine/driver/backend_cases.hpp"
 #include "engine/driver/run_case.hpp"
 #include "engine/driver/suites.hpp"
 #include "engine/oracles/truth_oracle.hpp"
+#include "golden/golden_verify.hpp"
 #include "reference/rounding.hpp"
 #include "tools/contract_sweep.hpp"
 
@@ -32,8 +33,8 @@ engine::CaseReport no_run(std::string what, std::string failure) {
 }
 
 // Case i of a CPU rollout suite drawn from `seed`.
-CaseConfig check_case(uint64_t seed, int64_t i, double work_budget) {
-  return engine::draw_case(seed, static_cast<uint64_t>(i), engine::limits::check_cases(work_budget));
+CaseConfig check_case(const engine::OperatorDescription& op, uint64_t seed, int64_t i, double work_budget) {
+  return engine::draw_case(op, seed, static_cast<uint64_t>(i), engine::limits::check_cases(work_budget));
 }
 
 engine::CaseReport from_contract_case(const SweepResult& r, std::string replay) {
@@ -234,12 +235,12 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       } else if (info.name == "reference") {
         s.run = [suite_seed, budget, &op](int64_t i, int) {
           const auto reference = engine::make_reference_backend(reference::Rounding::Kernel, op);
-          return engine::run_vs_truth(check_case(suite_seed, i, budget), *reference);
+          return engine::run_vs_truth(check_case(op, suite_seed, i, budget), *reference);
         };
       } else if (info.name == "pure-double") {
         s.run = [suite_seed, budget, &op](int64_t i, int) {
           engine::CaseReport r =
-              engine::reference_vs_truth(check_case(suite_seed, i, budget), engine::ReferenceModel::PureDouble, op);
+              engine::reference_vs_truth(check_case(op, suite_seed, i, budget), engine::ReferenceModel::PureDouble, op);
           r.op = std::string(op.name);
           return r;
         };
@@ -271,7 +272,7 @@ std::string backend_suite_stats(const CheckOptions& o, const engine::Envelope& e
     engine::CaseStats stats;
     const uint64_t seed = o.seed + info.seed_offset;
     for (int64_t i = 0; i < count; ++i)
-      stats.add(o.op->fit_case(engine::draw_backend_case(seed, static_cast<uint64_t>(i),
+      stats.add(o.op->fit_case(engine::draw_backend_case(*o.op, seed, static_cast<uint64_t>(i),
                                                          engine::limits::check_cases(o.gpu_work_budget), region,
                                                          o.model ? &*o.model : nullptr)));
     out += fmt::format("{} (seed {}): {}", name, seed, stats.describe(*o.op));

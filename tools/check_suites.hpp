@@ -13,12 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/backends/backend.hpp"
+#include "engine/backends/gpu_probe.hpp"
+#include "engine/driver/defaults.hpp"
+#include "engine/driver/suites.hpp"
 #include "golden/golden_set.hpp"
 #include "tools/check_runner.hpp"
-#include "engine/backends/backend.hpp"
-#include "engine/driver/defaults.hpp"
-#include "engine/backends/gpu_probe.hpp"
-#include "engine/driver/suites.hpp"
 
 namespace kda::cli {
 
@@ -33,7 +33,7 @@ struct CheckOptions {
   bool cuda_required = false;             // --backend cuda: a missing GPU is a failure, not a skip
   std::vector<int> gpus;                  // empty: every usable GPU
   int jobs = 1;
-  double work_budget = 3e7;               // reference work per random rollout (engine/description/replayssm_sample_space.hpp)
+  double work_budget = 3e7;               // reference work per random rollout (the operator's sample_case)
   double gpu_work_budget = 2e7;
   std::filesystem::path manifest;         // the golden set
   // Where the backend suites sample, inside the backend's envelope (engine/description/restriction.hpp);

@@ -18,24 +18,24 @@
 #include <iostream>
 #include <thread>
 
+#include "engine/backends/cuda_backend.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/production_shapes.hpp"
+#include "engine/description/restriction.hpp"
+#include "engine/description/suite_limits.hpp"
+#include "engine/driver/backend_cases.hpp"
 #include "engine/driver/defaults.hpp"
 #include "engine/driver/fatal_signal.hpp"
-#include "engine/driver/backend_cases.hpp"
-#include "engine/description/production_shapes.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
-#include "engine/description/restriction.hpp"
+#include "engine/driver/step_timing_json.hpp"
 #include "golden/atomic_file.hpp"
 #include "golden/golden_set.hpp"
 #include "tools/argument_checks.hpp"
 #include "tools/check_isolated.hpp"
-#include "tools/check_shrink.hpp"
 #include "tools/check_junit.hpp"
 #include "tools/check_report.hpp"
+#include "tools/check_shrink.hpp"
 #include "tools/check_suites.hpp"
 #include "tools/check_time.hpp"
-#include "engine/driver/step_timing_json.hpp"
-#include "engine/backends/cuda_backend.hpp"
-#include "engine/description/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
@@ -228,7 +228,7 @@ int run_check(const CheckArgs& a) {
     engine::Envelope region;
     if (!o.plugin.empty()) region = engine::make_backend(o.plugin, *o.op)->envelope();
     try {
-      engine::draw_backend_case(o.seed, 0, engine::limits::check_cases(o.gpu_work_budget),
+      engine::draw_backend_case(*o.op, o.seed, 0, engine::limits::check_cases(o.gpu_work_budget),
                                 engine::narrowed(region, o.restriction), o.model ? &*o.model : nullptr);
     } catch (const std::invalid_argument& e) {
       std::cerr << "kda-harness check: --restrict " << a.restriction << ": " << e.what() << "\n";

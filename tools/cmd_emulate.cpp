@@ -17,10 +17,10 @@
 #include <thread>
 
 #include "engine/backends/backend.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/suite_limits.hpp"
 #include "engine/driver/run_case.hpp"
 #include "tools/exit_code.hpp"
-#include "engine/description/operator.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
@@ -35,10 +35,10 @@ struct EmulateArgs {
   int jobs = 1;
 };
 
-CaseConfig emulation_case(uint64_t seed, int64_t i) {
+CaseConfig emulation_case(const engine::OperatorDescription& op, uint64_t seed, int64_t i) {
   const engine::SampleLimits limits =
       i % 10 == 9 ? engine::limits::check_cases(2e6) : engine::limits::reference_fuzzing();
-  return engine::draw_case(seed, static_cast<uint64_t>(i), limits);
+  return engine::draw_case(op, seed, static_cast<uint64_t>(i), limits);
 }
 
 // The worst ratio of one quantity over the cases, and where.
@@ -100,7 +100,7 @@ Tallies run_cases(const std::string& spec, const engine::OperatorDescription& op
     workers.emplace_back([&, w] {
       try {
         for (int64_t i = next++; i < a.cases; i = next++) {
-          const CaseConfig c = emulation_case(a.seed, i);
+          const CaseConfig c = emulation_case(op, a.seed, i);
           per_worker[w]["kernel"].fold(engine::run_vs_reference(c, *engine::make_backend(spec, op)), i);
           per_worker[w]["kernel-truth"].fold(engine::run_vs_truth(c, *engine::make_backend(spec, op)), i);
         }

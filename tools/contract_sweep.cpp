@@ -6,7 +6,6 @@
 #include "contract/error_catalog.hpp"
 #include "contract/validate.hpp"
 #include "engine/description/counter_chooser.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
 
 namespace kda::cli {
 namespace {

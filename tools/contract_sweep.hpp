@@ -1,5 +1,5 @@
 // The contract suites of `kda-harness check`: random VALID calls (metadata only) drawn from
-// the sample space (engine/description/replayssm_sample_space.hpp) within a suite's limits must pass
+// the operator's sample space (OperatorDescription::sample_call) within a suite's limits must pass
 // validate() with the dims they were built with; then the same calls broken by sets of error
 // inputs (operators/kda_replayssm/error_inputs.hpp) must fail with the EARLIEST broken check's catalog
 // id and exact message, a message that matches exactly one catalog entry's pattern.

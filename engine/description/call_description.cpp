@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "contract/step_fields.hpp"
 #include "contract/tensor_view.hpp"
 
 namespace kda::engine {
@@ -65,6 +66,33 @@ DLTensor* BuiltCall::tensor(std::string_view name) {
   for (std::size_t i = 0; i < names_.size(); ++i)
     if (names_[i] == name) return &tensors_[i].dl();
   return nullptr;
+}
+
+TensorSpec spec_of(const DLTensor& d) {
+  TensorSpec t;
+  t.dtype = d.dtype;
+  t.device = d.device;
+  t.shape.assign(d.shape, d.shape + d.ndim);
+  t.null_strides = d.strides == nullptr;
+  if (d.strides) t.strides.assign(d.strides, d.strides + d.ndim);
+  return t;
+}
+
+CallSpec spec_of(const StepArgs& args, std::span<const std::string_view> tensors, kda::Backend backend) {
+  CallSpec s;
+  for (std::string_view name : tensors) {
+    const TensorField* f = tensor_field(name);
+    if (f == nullptr) throw std::invalid_argument("no tensor argument named " + std::string(name));
+    if (const DLTensor* t = f->get(args)) s.set(name, spec_of(*t));
+  }
+  s.backend = backend;
+  return s;
+}
+
+StepArgs step_args(const std::function<DLTensor*(std::string_view)>& call) {
+  StepArgs s;
+  for (const TensorField& f : kStepTensors) f.set(s, call(f.name));
+  return s;
 }
 
 }  // namespace kda::engine

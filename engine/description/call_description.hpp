@@ -1,17 +1,20 @@
 // The metadata of one call, operator-generic: every tensor argument as a plain TensorSpec
 // (dtype, shape, strides, device) under its argument name, which error inputs and tests edit
 // freely, turned into metadata-only DLTensors (no data) when the call is validated. An
-// operator binds the built tensors to its own argument struct (engine/description/replayssm_call.hpp).
+// operator binds the built tensors to its own argument struct (step_args below, then its bind).
 #pragma once
 #include <dlpack/dlpack.h>
 
 #include <cstdint>
+#include <functional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "contract/host_tensor.hpp"
+#include "contract/step_args.hpp"
 #include "contract/validate.hpp"
 
 namespace kda::engine {
@@ -57,5 +60,17 @@ class BuiltCall {
   std::vector<std::string> names_;
   std::vector<HostTensor> tensors_;  // same order
 };
+
+// The metadata of a tensor (data not copied).
+TensorSpec spec_of(const DLTensor& t);
+// The metadata of a step's named tensors, in that order (an absent optional one not listed).
+CallSpec spec_of(const StepArgs& args, std::span<const std::string_view> tensors, kda::Backend backend = kda::Backend::Any);
+
+// StepArgs over a call's tensors, found by name among every argument of contract/step_fields.hpp
+// (nullptr: absent; the scalars at their defaults).
+StepArgs step_args(const std::function<DLTensor*(std::string_view)>& tensor);
+inline StepArgs step_args(BuiltCall& call) {
+  return step_args([&call](std::string_view name) { return call.tensor(name); });
+}
 
 }  // namespace kda::engine

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "contract/tensor_view.hpp"
-#include "engine/description/replayssm_call.hpp"
+#include "engine/description/call_description.hpp"
 
 namespace kda::engine {
 namespace {
@@ -34,33 +37,32 @@ std::optional<HostTensor> stored(const TensorSpec& t) {
 
 }  // namespace
 
-std::optional<Expected> break_case(CaseTensors& t, const Mutation& m, std::span<const ErrorInput> inputs) {
+std::optional<Expected> break_case(const OperatorDescription& op, CaseTensors& t, const Mutation& m) {
   const CaseConfig& c = t.config;
-  const CallSpec valid = spec_of(t);
+  const CallSpec valid = spec_of(t.args(), op.tensors);
   MutationTarget target{valid, Dims{c.B, c.H, c.HV, c.K, c.V, c.L, c.slots}, c.B};
-  const MutationResult r = apply_mutations(inputs, target, {m});
+  const MutationResult r = apply_mutations(op.error_inputs(), target, {m});
   if (!r.expected) return std::nullopt;
-  HostTensor* tensors[] = {&t.mixed_qkv, &t.a,       &t.b,       &t.A_log, &t.dt_bias,           &t.initial_state,
-                           &t.d_cache,   &t.k_cache, &t.g_cache, &t.out,   &t.ssm_state_indices, &t.write_pos};
-  std::vector<std::pair<HostTensor*, HostTensor>> rebuilt;
-  for (std::size_t i = 0; i < std::size(tensors); ++i) {
-    const TensorSpec& broken = target.spec.at(kReplaySSMTensors[i]);
-    if (same_layout(broken, valid.at(kReplaySSMTensors[i]))) continue;
-    std::optional<HostTensor> h = stored(broken);
+  // Every tensor the input changed or added, rebuilt; those it dropped, dropped. Nothing of the
+  // case changes before all of them are known to be storable.
+  std::vector<std::pair<std::string_view, HostTensor>> rebuilt;
+  std::vector<std::string_view> dropped;
+  for (std::string_view name : op.tensors) {
+    const TensorSpec* broken = target.spec.find(name);
+    const TensorSpec* before = valid.find(name);
+    if (broken == nullptr) {
+      if (before != nullptr) dropped.push_back(name);
+      continue;
+    }
+    if (before != nullptr && same_layout(*broken, *before)) continue;
+    std::optional<HostTensor> h = stored(*broken);
     if (!h) return std::nullopt;
-    rebuilt.emplace_back(tensors[i], std::move(*h));
+    rebuilt.emplace_back(name, std::move(*h));
   }
-  const TensorSpec* ff = target.spec.find("force_flush");
-  const TensorSpec* ff_valid = valid.find("force_flush");
-  std::optional<HostTensor> flush = t.force_flush;
-  if (!ff) {
-    flush.reset();
-  } else if (!ff_valid || !same_layout(*ff, *ff_valid)) {
-    flush = stored(*ff);
-    if (!flush) return std::nullopt;
-  }
-  for (auto& [slot, h] : rebuilt) *slot = std::move(h);
-  t.force_flush = std::move(flush);
+  for (std::string_view name : dropped)
+    if (!StepTensors::is_optional(name)) return std::nullopt;  // no case holds a required tensor's absence
+  for (std::string_view name : dropped) t.drop(name);
+  for (auto& [name, h] : rebuilt) t.at(name) = std::move(h);
   return r.expected;
 }
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 
+#include <stdexcept>
+
 #include <fmt/format.h>
 
-#include <stdexcept>
+#include "engine/description/counter_chooser.hpp"
 
 namespace kda::engine {
 
@@ -43,5 +45,10 @@ bool takes(const OperatorDescription& op, std::string_view tensor) {
 }
 
 OperatorCase fit(const OperatorDescription& op, const CaseConfig& c) { return {&op, op.fit_case(c)}; }
+
+CaseConfig draw_case(const OperatorDescription& op, uint64_t seed, uint64_t index, const SampleLimits& limits) {
+  CounterChooser c(seed, stream::kCheckCases, index);
+  return op.sample_case(c, limits);
+}
 
 }  // namespace kda::engine

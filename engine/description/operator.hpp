@@ -10,20 +10,21 @@
 // the tensors the operator does not take (an operator without rings takes no write_pos or
 // force_flush), so one materialized case serves every operator.
 #pragma once
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "cases/case_config.hpp"
-#include "kda_harness/plugin.h"
 #include "contract/host_tensor.hpp"
 #include "contract/step_args.hpp"
 #include "contract/validate.hpp"
+#include "engine/description/call_config.hpp"
 #include "engine/description/call_description.hpp"
 #include "engine/description/error_inputs.hpp"
-#include "engine/description/replayssm_call.hpp"
 #include "engine/description/sample_space.hpp"
+#include "kda_harness/plugin.h"
 #include "reference/rounding.hpp"
 
 namespace kda::reference {
@@ -61,7 +62,10 @@ struct OperatorDescription {
   // in catalog order: the catalog's "raised by" (docs/errors.md, `kda-harness errors --op`) is
   // read from here, so an operator copied from another raises what its source raised.
   std::span<const std::string_view> raises;
-  // A valid call within the limits, and its metadata; the dims validate() must return.
+  // Its sample space: a case within the limits (before fit_case: the driver fits what it draws,
+  // after narrowing it to a backend's envelope), and a valid call within the limits, its
+  // metadata and the dims validate() must return.
+  CaseConfig (*sample_case)(Chooser& c, const SampleLimits& limits);
   CallConfig (*sample_call)(Chooser& c, const SampleLimits& limits);
   CallSpec (*valid_spec)(const CallConfig& c);
   Dims (*dims_of)(const CallConfig& c);
@@ -97,6 +101,10 @@ struct OperatorCase {
   CaseConfig config;
 };
 OperatorCase fit(const OperatorDescription& op, const CaseConfig& c);
+
+// Case `index` of `seed` drawn by the counter generator from the operator's sample space
+// (before its fit_case): the same config on every machine.
+CaseConfig draw_case(const OperatorDescription& op, uint64_t seed, uint64_t index, const SampleLimits& limits);
 
 // Whether the operator's `raises` lists the catalog id.
 bool raises(const OperatorDescription& op, std::string_view id);

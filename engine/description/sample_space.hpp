@@ -1,7 +1,7 @@
 // The operator-generic pieces of a sample space: integer ranges, weighted unions of ranges,
-// and the limits a suite (later: a backend's envelope) puts on a space. An operator's sample
-// space is data in these terms plus one sample function over a Chooser
-// (engine/description/replayssm_sample_space.hpp).
+// and the limits a suite (engine/description/suite_limits.hpp) or a backend's envelope puts on a
+// space. An operator's sample space is data in these terms plus its description's sample
+// functions over a Chooser (OperatorDescription::sample_case, sample_call).
 #pragma once
 #include <algorithm>
 #include <cstdint>

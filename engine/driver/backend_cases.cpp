@@ -11,7 +11,6 @@
 
 #include "engine/description/counter_chooser.hpp"
 #include "engine/description/operator_words.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
 
 namespace kda::engine {
 namespace {
@@ -30,7 +29,7 @@ struct Layout {
 };
 constexpr Layout kEqualLayouts[] = {{4, 4}, {8, 8}, {16, 16}};
 constexpr Layout kGroupedLayout = {2, 16};
-// The sample space's lower bounds of the gate (replayssm_sample_space.cpp).
+// The sample space's lower bounds of the gate (the same as the operators' sample_case draws).
 constexpr double kLowerBounds[] = {-0.5, -1.0, -2.0, -5.0, -10.0};
 
 // "on" positions per block of kStratumSize: force_flush keeps the sample space's 3 : 1 odds.
@@ -134,8 +133,8 @@ bool draws_production_batches(const Envelope& region, const ProductionShape* mod
                               region.k_min >= kSmallestProductionDim && region.v_min >= kSmallestProductionDim);
 }
 
-CaseConfig draw_backend_case(uint64_t seed, uint64_t index, const SampleLimits& limits, const Envelope& region,
-                             const ProductionShape* model) {
+CaseConfig draw_backend_case(const OperatorDescription& op, uint64_t seed, uint64_t index, const SampleLimits& limits,
+                             const Envelope& region, const ProductionShape* model) {
   CounterChooser ch(seed, kBackendCases, index);
   const bool batches = draws_production_batches(region, model);
   if (model != nullptr && (model->K < region.k_min || model->K > region.k_max || model->V < region.v_min ||
@@ -155,7 +154,7 @@ CaseConfig draw_backend_case(uint64_t seed, uint64_t index, const SampleLimits& 
   l.V = {V, V};
   if (region.l_max > 0) l.ring_length.hi = std::min(l.ring_length.hi, region.l_max);
   l.strided = limits.strided && region.strided;
-  CaseConfig c = sample_case(ch, l);
+  CaseConfig c = op.sample_case(ch, l);
   const std::vector<ScalarType> act = allowed(region.act_dtypes, limits.float_dtypes),
                                 state = allowed(region.state_dtypes, limits.float_dtypes),
                                 ring = allowed(region.ring_dtypes, limits.float_dtypes),

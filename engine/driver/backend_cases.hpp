@@ -29,6 +29,7 @@
 
 #include "cases/case_config.hpp"
 #include "engine/description/envelope.hpp"
+#include "engine/description/operator.hpp"
 #include "engine/description/production_shapes.hpp"
 #include "engine/description/sample_space.hpp"
 
@@ -42,15 +43,15 @@ inline constexpr int64_t kPaddedEndsEvery = 4;
 // One row of 16 value heads at K = V = 128 over a ring of 4 and 2 tokens.
 inline constexpr double kProductionWork = 2.2e6;
 
-// Case `index` of `seed` inside `region` (an envelope, or an envelope narrowed by a
+// Case `index` of `seed` from the operator's sample space (before its fit_case), inside `region` (an envelope, or an envelope narrowed by a
 // restriction) and `limits` (the suite's sizes and work budget). Throws std::invalid_argument
 // when no case fits the region (an empty dtype set, a K or V range without a power of two).
 // With `model` (check --model), or a region that pins K and V to one production head dim
 // each (K=128,V=128), the case is a production one instead: the model's (else a production
 // layout's) heads and decode batches as a server runs them (engine/description/production_shapes.hpp),
 // whatever the work budget.
-CaseConfig draw_backend_case(uint64_t seed, uint64_t index, const SampleLimits& limits, const Envelope& region,
-                             const ProductionShape* model = nullptr);
+CaseConfig draw_backend_case(const OperatorDescription& op, uint64_t seed, uint64_t index, const SampleLimits& limits,
+                             const Envelope& region, const ProductionShape* model = nullptr);
 // Whether draw_backend_case draws production batches in `region` (with or without a model).
 bool draws_production_batches(const Envelope& region, const ProductionShape* model);
 

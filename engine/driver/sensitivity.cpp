@@ -3,13 +3,14 @@
 #include <fmt/format.h>
 
 #include "engine/backends/backend.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/suite_limits.hpp"
 #include "engine/driver/run_case.hpp"
 
 namespace kda::engine {
 
 CaseConfig sensitivity_case(const SensitivityProbe& p, int64_t i) {
-  CaseConfig c = p.op->fit_case(draw_case(p.seed, static_cast<uint64_t>(i), limits::check_cases(2e6)));
+  CaseConfig c = p.op->fit_case(draw_case(*p.op, p.seed, static_cast<uint64_t>(i), limits::check_cases(2e6)));
   c.values = ValueMode::WellConditioned;
   if (p.tensor == "out") c.out_dtype = p.dtype;
   else if (p.tensor == "state") c.state_dtype = p.dtype;

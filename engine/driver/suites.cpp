@@ -10,16 +10,16 @@
 #include "cases/case_tensors.hpp"
 #include "contract/error_catalog.hpp"
 #include "contract/validate.hpp"
-#include "engine/driver/backend_cases.hpp"
 #include "engine/description/case_breaking.hpp"
-#include "engine/driver/case_driver.hpp"
-#include "engine/driver/defaults.hpp"
 #include "engine/description/operator.hpp"
-#include "engine/oracles/refusal.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
 #include "engine/description/restriction.hpp"
 #include "engine/description/row_plan.hpp"
+#include "engine/description/suite_limits.hpp"
+#include "engine/driver/backend_cases.hpp"
+#include "engine/driver/case_driver.hpp"
+#include "engine/driver/defaults.hpp"
 #include "engine/driver/run_case.hpp"
+#include "engine/oracles/refusal.hpp"
 
 namespace kda::engine {
 
@@ -202,7 +202,7 @@ CaseReport error_input_case(const PlannedCase& p, Backend& b) {
   CaseReport r = ran_nothing(p, b, "contract");
   CaseTensors t = materialize_case(op, p.config);
   const std::optional<Expected> broken =
-      break_case(t, {static_cast<std::size_t>(input - inputs.begin()), 0}, inputs);
+      break_case(op, t, {static_cast<std::size_t>(input - inputs.begin()), 0});
   if (!broken) throw std::logic_error(fmt::format("error input {} does not apply to {}", label, to_string(p.config)));
   try {
     op.validate(op.bind(t.args()), kda::Backend::Any);
@@ -266,7 +266,7 @@ PlannedCase plan_suite_case(const SuiteInfo& suite, const Backend& b, const Suit
   const bool draws_rollouts = suite.name == "kernel" || suite.name == "kernel-truth";  // what --model shapes
   CaseConfig drawn;
   try {
-    drawn = draw_backend_case(seed, static_cast<uint64_t>(i),
+    drawn = draw_backend_case(b.op(), seed, static_cast<uint64_t>(i),
                               limits::check_cases(contract ? kErrorInputWorkBudget : draws.work_budget), region,
                               draws.model && draws_rollouts ? &*draws.model : nullptr);
   } catch (const std::invalid_argument& e) {

@@ -11,9 +11,9 @@
 
 #include "cases/case_config.hpp"
 #include "engine/backends/backend.hpp"
-#include "engine/reports/case_report.hpp"
 #include "engine/description/envelope.hpp"
 #include "engine/description/production_shapes.hpp"
+#include "engine/reports/case_report.hpp"
 
 namespace kda::engine {
 
@@ -48,7 +48,7 @@ const std::string& default_drawn_suite_names();
 // restriction, from the caller's seed (each suite adds its seed_offset).
 struct SuiteDraws {
   uint64_t seed = 1;
-  double work_budget = 2e7;  // reference work per drawn rollout (engine/description/replayssm_sample_space.hpp)
+  double work_budget = 2e7;  // reference work per drawn rollout (the operator's sample_case)
   Envelope restriction;
   // Feed runtime-invalid rows to a backend that declares InvalidRows::None too (where the kernel
   // suite gives other backends theirs), reporting without failing whether it stayed in bounds.

@@ -2,7 +2,8 @@
 
 #include <fmt/format.h>
 
-#include "engine/description/replayssm_sample_space.hpp"
+#include "operators/replayssm_family/sample_space.hpp"
+#include "operators/replayssm_family/valid_call.hpp"
 
 namespace kda::engine {
 

@@ -4,7 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "contract/contract_error.hpp"
-#include "engine/description/replayssm_call.hpp"
+#include "engine/description/call_config.hpp"
+#include "engine/description/call_description.hpp"
 #include "operators/fla_recurrent_gdn/contract.hpp"
 #include "operators/fla_recurrent_gdn/description.hpp"
 

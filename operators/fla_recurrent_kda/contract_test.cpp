@@ -5,7 +5,8 @@
 
 #include "contract/contract_error.hpp"
 #include "contract/host_tensor.hpp"
-#include "engine/description/replayssm_call.hpp"
+#include "engine/description/call_config.hpp"
+#include "engine/description/call_description.hpp"
 #include "operators/fla_recurrent_kda/contract.hpp"
 #include "operators/fla_recurrent_kda/description.hpp"
 

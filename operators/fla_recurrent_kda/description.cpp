@@ -6,6 +6,7 @@
 #include "operators/fla_recurrent_common/golden_cases.hpp"
 #include "operators/fla_recurrent_kda/contract.hpp"
 #include "operators/fla_recurrent_kda/reference_step.hpp"
+#include "operators/replayssm_family/sample_space.hpp"
 
 namespace kda::engine {
 namespace {
@@ -37,6 +38,7 @@ const OperatorDescription& fla_recurrent_kda_operator() {
       .reference_step = &reference::fla_recurrent_kda_step,
       .error_inputs = &error_inputs,
       .raises = kRaises,
+      .sample_case = &sample_case,
       .sample_call = &sample_fla_call,
       .valid_spec = &fla_recurrent_kda_valid_spec,
       .dims_of = &fla_dims_of,

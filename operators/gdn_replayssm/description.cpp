@@ -13,13 +13,13 @@
 
 #include "contract/host_tensor.hpp"
 #include "contract/tensor_view.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
 #include "operators/gdn_replayssm/contract.hpp"
 #include "operators/gdn_replayssm/contract_restated.hpp"
 #include "operators/gdn_replayssm/error_inputs.hpp"
 #include "operators/gdn_replayssm/golden_cases.hpp"
 #include "operators/gdn_replayssm/reference_step.hpp"
 #include "operators/gdn_replayssm/valid_call.hpp"
+#include "operators/replayssm_family/sample_space.hpp"
 #include "reference/profile_emulation.hpp"
 #include "reference/tensor_io.hpp"
 
@@ -220,6 +220,7 @@ const OperatorDescription& gdn_replayssm_operator() {
       .emulated_step = &emulated_step,
       .error_inputs = &gdn_replayssm_error_inputs,
       .raises = kRaises,
+      .sample_case = &sample_case,
       .sample_call = &sample_gdn_call,
       .valid_spec = [](const CallConfig& c) { return gdn_valid_spec(gdn_call(c)); },
       .dims_of = [](const CallConfig& c) { return gdn_call(c).dims(); },

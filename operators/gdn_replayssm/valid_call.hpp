@@ -1,8 +1,9 @@
 // The valid gdn_replayssm calls the contract suites start from: CallConfig's sizes, dtypes,
-// device and layout knobs (engine/description/replayssm_call.hpp) made into GDN's shapes.
+// device and layout knobs (engine/description/call_config.hpp) made into GDN's shapes.
 #pragma once
+#include "engine/description/call_config.hpp"
 #include "engine/description/call_description.hpp"
-#include "engine/description/replayssm_call.hpp"
+#include "operators/replayssm_family/valid_call.hpp"
 
 namespace kda::engine {
 

@@ -2,11 +2,12 @@
 
 #include <fmt/format.h>
 
-#include "engine/description/replayssm_sample_space.hpp"
 #include "operators/kda_common/contract_restated.hpp"
 #include "operators/kda_packed_decode/contract.hpp"
 #include "operators/kda_packed_decode/golden_cases.hpp"
 #include "operators/kda_packed_decode/reference_step.hpp"
+#include "operators/replayssm_family/sample_space.hpp"
+#include "operators/replayssm_family/valid_call.hpp"
 #include "reference/profile_emulation.hpp"
 
 namespace kda::engine {
@@ -53,6 +54,7 @@ const OperatorDescription& kda_packed_decode_operator() {
       },
       .error_inputs = &error_inputs,
       .raises = kRaises,
+      .sample_case = &sample_case,
       .sample_call = [](Chooser& ch, const SampleLimits& l) { return packed_call(sample_call_config(ch, l)); },
       .valid_spec = &valid_spec,
       .dims_of = [](const CallConfig& c) {

@@ -1,16 +1,18 @@
-// ReplaySSM as an operator description: engine/description/replayssm_call's pieces, the sample space and
-// the error inputs, with contract.md's validate() (contract.cpp), its reference step and its
-// contract restated (../kda_common/contract_restated.hpp, with its reference step restated).
+// ReplaySSM as an operator description: the family's tensors and sample space
+// (../replayssm_family/README.md), the error inputs, contract.md's validate() (contract.cpp),
+// its reference step and its contract restated (../kda_common/contract_restated.hpp, with its
+// reference step restated).
 #include "operators/kda_replayssm/description.hpp"
 
 #include <fmt/format.h>
 
-#include "engine/description/replayssm_sample_space.hpp"
 #include "operators/kda_common/contract_restated.hpp"
 #include "operators/kda_replayssm/error_inputs.hpp"
 #include "operators/kda_replayssm/golden_cases.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
 #include "operators/kda_replayssm/reference_step_restated.hpp"
+#include "operators/replayssm_family/sample_space.hpp"
+#include "operators/replayssm_family/valid_call.hpp"
 #include "reference/profile_emulation.hpp"
 
 namespace kda::engine {
@@ -38,6 +40,7 @@ const OperatorDescription& kda_replayssm_operator() {
       .emulated_step = [](reference::ProfileEmulation& e, const StepArgs& a) { return e.replayssm_step(a); },
       .error_inputs = &replayssm_error_inputs,
       .raises = kRaises,
+      .sample_case = &sample_case,
       .sample_call = &sample_call_config,
       .valid_spec = &make_valid_spec,
       .dims_of = [](const CallConfig& c) { return c.dims(); },

@@ -18,7 +18,7 @@
 #include "contract/scalar_type.hpp"
 #include "engine/description/counter_chooser.hpp"
 #include "engine/description/operator.hpp"
-#include "engine/description/replayssm_sample_space.hpp"
+#include "engine/description/suite_limits.hpp"
 #include "operators/gdn_replayssm/contract.hpp"
 #include "operators/gdn_replayssm/valid_call.hpp"
 #include "operators/kda_triton_replayssm/description.hpp"

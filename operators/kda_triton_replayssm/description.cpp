@@ -10,13 +10,13 @@
 #include <array>
 #include <cmath>
 
-#include "engine/description/replayssm_sample_space.hpp"
 #include "operators/gdn_replayssm/contract.hpp"
 #include "operators/gdn_replayssm/error_inputs.hpp"
 #include "operators/gdn_replayssm/valid_call.hpp"
 #include "operators/kda_triton_replayssm/golden_cases.hpp"
 #include "operators/kda_triton_replayssm/kda_view.hpp"
 #include "operators/kda_triton_replayssm/reference_step.hpp"
+#include "operators/replayssm_family/sample_space.hpp"
 
 namespace kda::engine {
 namespace {
@@ -118,6 +118,7 @@ const OperatorDescription& kda_triton_replayssm_operator() {
       .emulated_step = nullptr,  // the emulations model kda_replayssm's linear ring only
       .error_inputs = &error_inputs,
       .raises = kRaises,
+      .sample_case = &sample_case,
       .sample_call = &sample_kda_call,
       .valid_spec = [](const CallConfig& c) { return triton_valid_spec(kda_call(c), true); },
       .dims_of = [](const CallConfig& c) { return kda_call(c).dims(); },

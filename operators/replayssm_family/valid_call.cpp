@@ -1,8 +1,5 @@
-#include "engine/description/replayssm_call.hpp"
+#include "operators/replayssm_family/valid_call.hpp"
 
-#include <fmt/format.h>
-
-#include "contract/step_fields.hpp"
 #include "contract/tensor_view.hpp"
 
 namespace kda::engine {
@@ -20,17 +17,6 @@ TensorSpec make_pool(const CallConfig& c, DLDataType dtype, std::vector<int64_t>
   TensorSpec t = make(c, dtype, std::move(shape), true);
   if (c.envelope_pad > 0 && t.shape[0] != 1)
     t.explicit_strides()[0] = t.shape[1] * t.shape[2] * t.shape[3] + c.envelope_pad;
-  return t;
-}
-
-TensorSpec spec_of(const HostTensor& h) {
-  const DLTensor& d = h.dl();
-  TensorSpec t;
-  t.dtype = d.dtype;
-  t.device = d.device;
-  t.shape.assign(d.shape, d.shape + d.ndim);
-  t.null_strides = d.strides == nullptr;
-  if (d.strides) t.strides.assign(d.strides, d.strides + d.ndim);
   return t;
 }
 
@@ -71,37 +57,6 @@ CallSpec make_valid_spec(const CallConfig& c) {
   if (c.force_flush) s.set("force_flush", make(c, i32, {B}, false));
   s.backend = c.backend;
   return s;
-}
-
-CallSpec spec_of(StepTensors& t, kda::Backend backend) {
-  CallSpec s;
-  const HostTensor* tensors[] = {&t.mixed_qkv, &t.a,       &t.b,   &t.A_log,           &t.dt_bias,  &t.initial_state,
-                                 &t.d_cache,   &t.k_cache, &t.g_cache, &t.out, &t.ssm_state_indices, &t.write_pos};
-  for (std::size_t i = 0; i < std::size(tensors); ++i) s.set(kReplaySSMTensors[i], spec_of(*tensors[i]));
-  if (t.force_flush) s.set("force_flush", spec_of(*t.force_flush));
-  s.backend = backend;
-  return s;
-}
-
-StepArgs step_args(const std::function<DLTensor*(std::string_view)>& call) {
-  StepArgs s;
-  for (const TensorField& f : kStepTensors) f.set(s, call(f.name));
-  return s;
-}
-
-std::string to_string(const CallConfig& c) {
-  const auto dev = [](DLDevice d) {
-    return fmt::format("{}:{}", d.device_type == kDLCPU ? "cpu" : "cuda", d.device_id);
-  };
-  const char* backend = c.backend == kda::Backend::Any   ? "any"
-                        : c.backend == kda::Backend::Cpu ? "cpu"
-                                                         : "cuda";
-  return fmt::format(
-      "B={} H={} HV={} K={} V={} L={} slots={} a3d={} dt2d={} ff={} env_pad={} unit_stride={} null_strides={} act={} "
-      "state={} ring={} out={} idx={} device={} backend={}",
-      c.B, c.H, c.HV(), c.K, c.V, c.L, c.slots, int(c.a_3d), int(c.dt_2d), int(c.force_flush), c.envelope_pad,
-      c.unit_stride, int(c.null_strides), name_of(c.act), name_of(c.state), name_of(c.ring), name_of(c.out),
-      name_of(c.index), dev(c.device), backend);
 }
 
 }  // namespace kda::engine
