@@ -3,10 +3,12 @@
 # only, -O0 -g) with -finstrument-functions (std, Eigen, fmt and the other /usr headers left
 # out) and scripts/case_path_tracer.c, runs `kda-harness case LINE [ARGS...]` from the first
 # entry of the case subcommand's callback on, and counts with scripts/case_path_count.py: the
-# stops (distinct project functions), the folder changes and the climbs back.
-# Usage: scripts/case-path.sh [--ref REF] [--list] "LINE" [case arguments...]
+# stops (distinct project functions), the folder changes and the climbs back, of the whole
+# path and of its spine (the path without the functions that call no other: the walk a reader
+# follows).
+# Usage: scripts/case-path.sh [--ref REF] [--list] [--spine] "LINE" [case arguments...]
 #   --ref REF   measure the commit REF (git archive of it) instead of the working tree
-#   --list      print the path, one function a line
+#   --list      print the path, one function a line (with --spine: the spine)
 # Builds go to ${CASE_PATH_DIR:-~/.cache/kda-case-path}/<ref or worktree>/ (kept: a rerun
 # builds only what changed; with ccache, a second tree reuses the first one's objects).
 # Jobs: ${CASE_PATH_JOBS:-2}.
@@ -16,11 +18,12 @@ ref="" list=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --ref) ref=$2; shift 2 ;;
-    --list) list=(--list); shift ;;
+    --list) list+=(--list); shift ;;
+    --spine) list+=(--spine); shift ;;
     *) break ;;
   esac
 done
-[ $# -ge 1 ] || { echo "usage: scripts/case-path.sh [--ref REF] [--list] \"LINE\" [case arguments...]" >&2; exit 2; }
+[ $# -ge 1 ] || { echo "usage: scripts/case-path.sh [--ref REF] [--list] [--spine] \"LINE\" [case arguments...]" >&2; exit 2; }
 root=${CASE_PATH_DIR:-$HOME/.cache/kda-case-path}
 if [ -n "$ref" ]; then
   sha=$(git -C "$repo" rev-parse --verify "$ref^{commit}")

@@ -4,8 +4,10 @@ each traced function resolved with addr2line to its source file; the functions o
 own files (SOURCE_ROOT, not build outputs) in the order first entered, up to the first entry of
 the verdict (a function whose name matches --end). Prints the stops (distinct functions), the
 folder changes along the sequence (engine/<sub>/ and operators/<op>/ each a folder, else the
-top folder) and the climbs back (entering a folder already left before), then with --list the
-sequence itself."""
+top folder) and the climbs back (entering a folder already left before); then the same of the
+spine, the path without its leaves (functions that call no other project function on the path:
+accessors, constructors of plain structs, the small helpers a reader does not open to follow
+the walk); then with --list the sequence itself (--spine: the spine's)."""
 import argparse
 import collections
 import os
@@ -21,13 +23,18 @@ def elf_is_executable(path):  # ET_EXEC: addresses are absolute; ET_DYN (PIE, .s
 
 
 def resolve(trace, program):
-    entries = []
+    """(name, source, is_caller) for each first entry, in order."""
+    entries, callers = [], set()
     for line in open(trace):
-        module, address, base = line.split()
+        kind, module, address, base = line.split()
         if not os.path.isfile(module):
             module = program  # the main program as dladdr names it (argv[0])
         address, base = int(address, 16), int(base, 16)
-        entries.append((module, address if elf_is_executable(module) else address - base))
+        key = (module, address if elf_is_executable(module) else address - base)
+        if kind == "C":
+            callers.add(key)
+        else:
+            entries.append(key)
     by_module = collections.defaultdict(list)
     for module, offset in entries:
         by_module[module].append(offset)
@@ -38,7 +45,7 @@ def resolve(trace, program):
                              capture_output=True, text=True, check=True).stdout.splitlines()
         for i, offset in enumerate(unique):
             names[(module, offset)] = (out[2 * i], out[2 * i + 1].rsplit(":", 1)[0])
-    return [names[e] for e in entries]
+    return [names[e] + (e in callers,) for e in entries]
 
 
 def folder_of(relative):
@@ -55,29 +62,36 @@ def main():
     ap.add_argument("source_root")
     ap.add_argument("--end", default=r"::verdict\(", help="regex of the verdict function's name")
     ap.add_argument("--list", action="store_true", help="print the sequence, one function a line")
+    ap.add_argument("--spine", action="store_true", help="with --list: print the spine's")
     a = ap.parse_args()
     root = os.path.realpath(a.source_root) + "/"
     path = []
-    for name, source in resolve(a.trace, a.program):
+    for name, source, calls in resolve(a.trace, a.program):
         source = os.path.realpath(source) if source.startswith("/") else source
         if not source.startswith(root) or "/_deps/" in source:
             continue
-        path.append((name, folder_of(source[len(root):]), source[len(root):]))
+        path.append((name, folder_of(source[len(root):]), source[len(root):], calls))
         if re.search(a.end, name):
             break
     else:
         sys.exit(f"case-path: the trace never reaches a function matching {a.end!r}")
+    spine = [p for p in path if p[3] or p is path[-1] or p is path[0]]
+    for label, seq in (("", path), ("spine: ", spine)):
+        print(label + "stops {}  folder changes {}  climbs back {}".format(len(seq), *count(seq)))
+    if a.list:
+        for name, folder, source, _ in spine if a.spine else path:
+            print(f"  {folder:<28} {source}: {name}")
+
+
+def count(seq):
     changes = climbs = 0
     left = set()
-    for (_, before, _), (_, after, _) in zip(path, path[1:]):
+    for (_, before, _, _), (_, after, _, _) in zip(seq, seq[1:]):
         if after != before:
             changes += 1
             left.add(before)
             climbs += after in left
-    print(f"stops {len(path)}  folder changes {changes}  climbs back {climbs}")
-    if a.list:
-        for name, folder, source in path:
-            print(f"  {folder:<28} {source}: {name}")
+    return changes, climbs
 
 
 if __name__ == "__main__":

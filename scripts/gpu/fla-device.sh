@@ -15,7 +15,7 @@
 # Each part's limit in seconds: FLA_JUDGE_SECONDS (420), FLA_PYTEST_SECONDS (120 a step),
 # FLA_BENCH_SECONDS (240 each for our bench and fla's); N, the cases per suite of part 1.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 if [ "${1:-}" = "--fetch-wheels" ]; then
   python3 -m pip download -q --no-deps -d "${2:-build}/wheels" fla-core==0.6.0 einops
   exit $?

@@ -8,7 +8,9 @@ keeps what it judged, and every failure in full.
 Each (operator, sample, suite) runs in its own child process (--one), its cases in that process:
 one CUDA context and one Triton compile per kernel variant for the suite, where a forked child
 per case (check(isolate=True)) paid both every case (about 7 s a case on an H100). A child that
-crashes or outlasts its share of the time costs its row, which says so.
+crashes or outlasts its share of the time costs its row, which says so; a child dies with the
+judge (Linux's parent-death signal), so a judge killed by its caller's time limit leaves no
+child holding the GPU.
 
 usage: python fla_judge.py OUT_DIR [--n N] [--device cuda|cpu] [--sample SAMPLE ...]
                            [--op OP ...] [--suite SUITE ...] [--suite-seconds S] [--seconds S]
@@ -16,8 +18,10 @@ On the CPU, fla's Triton kernels run in Triton's interpreter (TRITON_INTERPRET=1
 --device cpu): slowly, float32 throughout (no TF32), but the same indexing and masking.
 """
 import argparse
-import os
+import ctypes
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -67,6 +71,15 @@ def judge(ops, out, args, labels, deadline):
                 (out / f"{op}-failures.txt").write_text("\n".join(full[op]))
 
 
+def die_with_parent():
+    """In a child, before it runs: SIGKILL when the process that started it ends (prctl's
+    PR_SET_PDEATHSIG); nothing where the C library has no prctl."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1: PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def judge_row(op, label, suite, out, args, deadline, full):
     """One suite in its own child process: its table row (the reason where it gave none)."""
     limit = min(args.suite_seconds, deadline - time.time())
@@ -77,7 +90,7 @@ def judge_row(op, label, suite, out, args, deadline, full):
     cmd = [sys.executable, __file__, str(out), "--one", op, label, suite, "--device", args.device] + \
           (["--n", str(args.n)] if args.n else [])
     try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=limit)
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=limit, preexec_fn=die_with_parent)
     except subprocess.TimeoutExpired:
         return [label, suite, "-", "-", f"not finished in {limit:.0f} s (killed)"]
     if not result.exists():
