@@ -399,10 +399,14 @@ bool short_ring_splits_heads(const ReplayParams& p) {
 }
 
 cudaError_t launch_replayssm_short_ring(const ReplayParams& p, cudaStream_t stream) {
-  if (short_ring_splits_heads(p))
-    return p.plain ? launch_short_ring<true, kSplitWarpRows>(p, stream)
-                   : launch_short_ring<false, kSplitWarpRows>(p, stream);
-  return p.plain ? launch_short_ring<true, kRowsPerWarp>(p, stream) : launch_short_ring<false, kRowsPerWarp>(p, stream);
+  // The runtime choices made compile-time ones, here only: a warp's rows (the V split or
+  // not), then the plain decode or the ring step.
+  const auto with_rows = [&](auto warp_rows) {
+    constexpr int kRows = decltype(warp_rows)::value;
+    return p.plain ? launch_short_ring<true, kRows>(p, stream) : launch_short_ring<false, kRows>(p, stream);
+  };
+  return short_ring_splits_heads(p) ? with_rows(std::integral_constant<int, kSplitWarpRows>{})
+                                    : with_rows(std::integral_constant<int, kRowsPerWarp>{});
 }
 
 }  // namespace kda::cuda::detail
