@@ -172,7 +172,8 @@ TEST(Profile, EveryEmulationStaysWithinItsBounds) {
     for (const char* spec : {"emulate:helion", "emulate:helion:directed", "emulate:triton", "emulate:triton:directed"})
       for (int64_t i = 0; i < kCases; ++i) {
         // Inside the emulations' envelope: linear rings.
-        const CaseConfig c = *make_backend(spec, *op)->envelope().fit(draw_case(*op, 7, static_cast<uint64_t>(i), limits::reference_fuzzing()));
+        const CaseConfig c = *make_backend(spec, *op)->envelope().fit(
+            draw_case(*op, 7, static_cast<uint64_t>(i), limits::reference_fuzzing()));
         const CaseReport vs_reference = run_vs_reference(c, *make_backend(spec, *op));
         const CaseReport vs_truth = run_vs_truth(c, *make_backend(spec, *op));
         ASSERT_TRUE(vs_reference.pass()) << vs_reference.summary() << "\n" << vs_reference.replay();

@@ -64,7 +64,8 @@ class BuiltCall {
 // The metadata of a tensor (data not copied).
 TensorSpec spec_of(const DLTensor& t);
 // The metadata of a step's named tensors, in that order (an absent optional one not listed).
-CallSpec spec_of(const StepArgs& args, std::span<const std::string_view> tensors, kda::Backend backend = kda::Backend::Any);
+CallSpec spec_of(const StepArgs& args, std::span<const std::string_view> tensors,
+                 kda::Backend backend = kda::Backend::Any);
 
 // StepArgs over a call's tensors, found by name among every argument of contract/step_fields.hpp
 // (nullptr: absent; the scalars at their defaults).

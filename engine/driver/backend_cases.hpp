@@ -43,8 +43,9 @@ inline constexpr int64_t kPaddedEndsEvery = 4;
 // One row of 16 value heads at K = V = 128 over a ring of 4 and 2 tokens.
 inline constexpr double kProductionWork = 2.2e6;
 
-// Case `index` of `seed` from the operator's sample space (before its fit_case), inside `region` (an envelope, or an envelope narrowed by a
-// restriction) and `limits` (the suite's sizes and work budget). Throws std::invalid_argument
+// Case `index` of `seed` from the operator's sample space (before its fit_case), inside
+// `region` (an envelope, or an envelope narrowed by a restriction) and `limits` (the suite's
+// sizes and work budget). Throws std::invalid_argument
 // when no case fits the region (an empty dtype set, a K or V range without a power of two).
 // With `model` (check --model), or a region that pins K and V to one production head dim
 // each (K=128,V=128), the case is a production one instead: the model's (else a production
