@@ -12,6 +12,7 @@
 #include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
 #include "kernels/replayssm_decode.hpp"
+#include "kernels/replayssm_params.hpp"
 #include "engine/backends/device_mirror.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 
@@ -97,6 +98,23 @@ TEST(KernelLauncher, CpuTensorsAreRefused) {
   CaseTensors host = materialize(parse_case_config(kCase));
   const std::string got = contract_error_of([&] { cuda::replayssm_decode(host.args(), nullptr); });
   EXPECT_EQ(got.substr(0, got.find('|')), error_id::kBackendCuda) << got;
+}
+
+// The V split's choice is host arithmetic, checked here without a GPU at its bounds (V a
+// multiple of 32 of at least 64, at most 384 CTAs of 32 rows); KernelVsReference's
+// HeadsSplitOverCtasOnSmallGrids runs both sides on the GPU.
+TEST(KernelLauncher, ShortRingSplitsHeadsOnlyOnSmallGrids) {
+  const auto splits = [](int64_t B, int64_t HV, int64_t V) {
+    cuda::detail::ReplayParams p;
+    p.B = B, p.HV = HV, p.V = V;
+    return cuda::detail::short_ring_splits_heads(p);
+  };
+  EXPECT_TRUE(splits(1, 32, 128));   // the plain decode at B = 1 with 32 heads: 128 CTAs
+  EXPECT_TRUE(splits(3, 32, 128));   // 384 CTAs: the bound
+  EXPECT_FALSE(splits(4, 32, 128));  // 512
+  EXPECT_TRUE(splits(2, 4, 256));    // 64 CTAs of a 256-row head split in 8
+  EXPECT_FALSE(splits(1, 1, 32));    // one CTA of 32 rows: nothing to split
+  EXPECT_FALSE(splits(1, 1, 80));    // V not a multiple of 32
 }
 
 TEST(KernelLauncher, MalformedStatusTensorIsRefusedBeforeLaunch) {

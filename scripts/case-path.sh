@@ -14,12 +14,12 @@
 # Jobs: ${CASE_PATH_JOBS:-2}.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
-ref="" list=()
+ref="" count_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --ref) ref=$2; shift 2 ;;
-    --list) list+=(--list); shift ;;
-    --spine) list+=(--spine); shift ;;
+    --list) count_args+=(--list); shift ;;
+    --spine) count_args+=(--spine); shift ;;
     *) break ;;
   esac
 done
@@ -57,4 +57,4 @@ start=$(nm -C --defined-only "$program" | awk 'index($0, "register_case(CLI::App
 trace=$work/trace.txt
 CASE_PATH_START=$start CASE_PATH_OUT=$trace "$program" case "$@" >"$work/case.out" || true
 tail -n1 "$work/case.out"
-python3 "$repo/scripts/case_path_count.py" "$trace" "$program" "$src" "${list[@]}"
+python3 "$repo/scripts/case_path_count.py" "$trace" "$program" "$src" "${count_args[@]}"

@@ -1,70 +1,31 @@
 #include "engine/description/suite_limits.hpp"
 
-namespace kda::engine {
-namespace limits {
+namespace kda::engine::limits {
 
+// By field name, in SampleLimits' order; a field left out keeps its default (sample_space.hpp).
 SampleLimits gpu_suites(double work_budget) {
-  SampleLimits l;
-  l.rows = {1, 8};
-  l.query_heads = {1, 3};
-  l.group = {1, 4};
-  l.K = {1, 256};
-  l.V = {1, 128};
-  l.ring_length = {1, 70};
-  l.tokens = {1, 24};
-  l.work_budget = work_budget;
-  return l;
+  return {.rows = {1, 8}, .query_heads = {1, 3}, .group = {1, 4}, .K = {1, 256}, .V = {1, 128},
+          .ring_length = {1, 70}, .tokens = {1, 24}, .work_budget = work_budget};
 }
 
 SampleLimits reference_suites(int64_t max_tokens, double work_budget) {
-  SampleLimits l;
-  l.rows = {1, 4};
-  l.query_heads = {1, 2};
-  l.group = {1, 8};
-  l.K = {16, 256};
-  l.V = {16, 256};
-  l.ring_length = {1, 64};
-  l.tokens = {1, max_tokens};
-  l.work_budget = work_budget;
-  return l;
+  return {.rows = {1, 4}, .query_heads = {1, 2}, .group = {1, 8}, .K = {16, 256}, .V = {16, 256},
+          .ring_length = {1, 64}, .tokens = {1, max_tokens}, .work_budget = work_budget};
 }
 
 SampleLimits check_cases(double work_budget) {
-  SampleLimits l;
-  l.rows = {1, 8};
-  l.query_heads = {1, 4};
-  l.group = {1, 8};
-  l.K = {1, 128};
-  l.V = {1, 128};
-  l.ring_length = {1, 40};
-  l.tokens = {1, 24};
-  l.work_budget = work_budget;
-  return l;
+  return {.rows = {1, 8}, .query_heads = {1, 4}, .group = {1, 8}, .K = {1, 128}, .V = {1, 128},
+          .ring_length = {1, 40}, .tokens = {1, 24}, .work_budget = work_budget};
 }
 
 SampleLimits reference_fuzzing() {
-  SampleLimits l;
-  l.rows = {1, 4};
-  l.query_heads = {1, 3};
-  l.group = {1, 4};
-  l.K = {1, 32};
-  l.V = {1, 32};
-  l.ring_length = {1, 17};
-  l.tokens = {1, 24};
-  l.work_budget = 2e5;
-  return l;
+  return {.rows = {1, 4}, .query_heads = {1, 3}, .group = {1, 4}, .K = {1, 32}, .V = {1, 32},
+          .ring_length = {1, 17}, .tokens = {1, 24}, .work_budget = 2e5};
 }
 
 SampleLimits contract_calls() {
-  SampleLimits l;
-  l.rows = {1, 64};
-  l.query_heads = {1, 8};
-  l.group = {1, 8};
-  l.K = {16, 256};
-  l.V = {16, 256};
-  l.ring_length = {1, 64};
-  l.extra_slots = {0, 3};
-  return l;
+  return {.rows = {1, 64}, .query_heads = {1, 8}, .group = {1, 8}, .K = {16, 256}, .V = {16, 256},
+          .ring_length = {1, 64}, .extra_slots = {0, 3}};
 }
 
 SampleLimits sweep_calls() {
@@ -75,5 +36,4 @@ SampleLimits sweep_calls() {
   return l;
 }
 
-}  // namespace limits
-}  // namespace kda::engine
+}  // namespace kda::engine::limits

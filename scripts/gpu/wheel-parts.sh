@@ -33,13 +33,13 @@ split_wheels() {
   for w in "${wheels[@]}"; do
     name=$(basename "$w")
     split -b "$part_bytes" -d -a 3 "$w" "$stage/$name.piece-"
-    pieces=$(ls "$stage/$name".piece-* | wc -l)
-    echo "$(sha256sum "$w" | cut -d' ' -f1) $name $pieces" >>"$manifest"
+    pieces=("$stage/$name".piece-*)
+    echo "$(sha256sum "$w" | cut -d' ' -f1) $name ${#pieces[@]}" >>"$manifest"
   done
   # The pieces in order, a new folder whenever the next would overflow this one.
   local part=1 used=0 size piece
   mkdir -p "$prefix-$part"
-  for piece in $(ls "$stage"/*.piece-* | sort); do
+  for piece in "$stage"/*.piece-*; do  # in name order: each wheel's pieces in sequence
     size=$(stat -c %s "$piece")
     if [ "$used" -gt 0 ] && [ $((used + size)) -gt "$part_bytes" ]; then
       part=$((part + 1)) used=0
@@ -70,6 +70,7 @@ join_wheels() {
       done
       if [ -z "$piece" ]; then
         echo "wheel-parts: $name: piece $i of $pieces missing (was its part carried?)" >&2
+        rm -f "$tmp"
         failed=1
         continue 2
       fi
@@ -83,7 +84,6 @@ join_wheels() {
     fi
     mv "$tmp" "$dir/$name"
   done <"$manifest"
-  rm -f "$dir"/.*.joining
   [ "$failed" = 0 ] || exit 1
   echo "wheel-parts: $(wc -l <"$manifest") wheel(s) joined into $dir"
 }
