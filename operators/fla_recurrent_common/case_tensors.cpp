@@ -77,7 +77,11 @@ CaseTensors materialize_fla_case(const CaseConfig& c) {
   t.k = HostTensor(c.act_dtype, {B, T, H, K});
   t.v = HostTensor(c.act_dtype, {B, T, HV, V});
   const int64_t G = c.gate_per_head ? 1 : K;  // gates per value head
-  t.g = c.gate_per_head ? HostTensor(ScalarType::Float32, {B, T, HV}) : HostTensor(ScalarType::Float32, {B, T, HV, K});
+  // With the gate in the kernel, g is the raw gate projection, in the activation dtype as a model
+  // computes it (FlashInfer's and SGLang's CuTe-DSL decodes take nothing else); the log-decay
+  // given precomputed is float32, as fla's gate function returns it.
+  const ScalarType g_dtype = c.gate_in_kernel ? c.act_dtype : ScalarType::Float32;
+  t.g = c.gate_per_head ? HostTensor(g_dtype, {B, T, HV}) : HostTensor(g_dtype, {B, T, HV, K});
   t.beta = HostTensor(c.act_dtype, {B, T, HV});
   t.A_log = HostTensor(c.act_dtype, {HV});
   t.dt_bias = HostTensor(c.act_dtype, {HV * G});

@@ -198,7 +198,8 @@ def operator_of(step_fn, op=None):
 
 def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framework=None, profile=None,
           envelope=None, first=0, work_budget=None, name=None, config=None, step_timeout=None, restrict=None,
-          isolate=False, case_timeout=None, probe_invalid_indices=False, model=None, time=False, shrink=True):
+          isolate=False, case_timeout=None, probe_invalid_indices=False, model=None, time=False, shrink=True,
+          pin=None):
     """Runs the suites (default: defaults()["suites"], kernel, kernel-truth and envelope, as
     `kda-harness check` runs them; kernel-contract when named; a list or comma-separated string;
     rollout and truth, their former names, are a ValueError naming the new ones) on cases
@@ -228,7 +229,12 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
     `kda-harness check --time` times it (report.timing, printed with the report; decides nothing).
     shrink: the first failing rollout of each cause of the kernel suites is rerun smaller, as `kda-harness
     check` shrinks it (the C library's kda_shrink_case), and the smallest config that still fails of
-    that cause is printed beside it (CaseResult.shrunk); not with isolate."""
+    that cause is printed beside it (CaseResult.shrunk); not with isolate.
+    pin: config keys every case of the kernel and kernel-truth suites takes ("T=1 vfirst=1 gik=1",
+    default: the callable's kda_pin attribute), for a step that serves one mode of its operator
+    (a kernel whose signature has one form of a call the operator has several of): each case is
+    drawn as without it, its keys replaced (pinned_line), and run from its replay line; a case
+    the suite takes outside the envelope or with an invalid row runs as drawn."""
     device = _device_name(device)
     given_n = n  # None: each suite's default (defaults()["suite_cases"]: kernel-contract reaches every error input)
     n = defaults()["cases"] if n is None else n
@@ -245,11 +251,13 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
         framework = "numpy" if device in (None, "cpu") else "torch"
     profile = _profile_code(profile if profile is not None else getattr(step_fn, "kda_profile", defaults()["profile"]))
     envelope = envelope or getattr(step_fn, "kda_envelope", None) or Envelope()
+    pin = pin if pin is not None else getattr(step_fn, "kda_pin", None)
     name = name or getattr(step_fn, "__qualname__", None) or type(step_fn).__name__
     plugin = CallablePlugin(step_fn, name, envelope, profile, framework, device, op, step_timeout)
     given = {"probe_invalid_indices": probe_invalid_indices or None, "model": model,
              "op": op if op != _operators.default() else None, "profile": given_profile, "device": device if device != "cpu" else None,
-             "framework": given_framework, "envelope": given_envelope, "restrict": restrict, "work_budget": work_budget}
+             "framework": given_framework, "envelope": given_envelope, "restrict": restrict, "work_budget": work_budget,
+             "pin": pin if pin != getattr(step_fn, "kda_pin", None) else None}
     restriction = ctypes.pointer(restrict.to_c()) if restrict is not None else None
     function = callable_expression(step_fn)
 
@@ -268,11 +276,13 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
         # made one at a time: n may be millions (a list of them took gigabytes before case 0)
         counts = {s: n if given_n is not None else defaults()["suite_cases"][op][s] for s in names}
         runs = (options(suite, i, 1) for suite in names for i in range(first, first + counts[suite]))
+        if pin:
+            runs = (_pinned(plugin, run, pin) for run in runs)
     results, backend_name, profile_code, claims = [], name, profile, ""
     def crashed(run, why):  # the report of a case whose child died
         suite = run.suites.decode() or "kernel"
-        index = run.first if not config else -1
-        replay = config or _case_line(plugin, run)
+        index = getattr(run, "drawn_index", run.first if not run.config else -1)
+        replay = run.config.decode() if run.config else _case_line(plugin, run)
         return {"plugin": backend_name, "profile": profile_code,
                 "cases": [{"suite": suite, "index": index, "pass": False, "replay": replay, "detail": why}]}
 
@@ -295,7 +305,8 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
             backend_name, profile_code = data["plugin"], data["profile"]
             claims = data.get("invalid_rows", claims)
             for c in data["cases"]:
-                result = CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"], op=op,
+                index = getattr(run, "drawn_index", c["index"])
+                result = CaseResult(c["suite"], index, c["pass"], c["replay"], c["detail"], op=op,
                                     skipped=c.get("skipped", False), cause=c.get("cause", ""))
                 if not result.passed:
                     result.rerun = rerun_call(function, result.suite, result.index, seed, result.replay, given)
@@ -318,6 +329,34 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
 
 # As many causes as `kda-harness check` shrinks per run (tools/check_shrink.cpp shows five per suite).
 SHRUNK_GROUPS = 5
+
+
+PINNED_SUITES = ("kernel", "kernel-truth")
+
+
+def pinned_line(line, pin):
+    """The config line `line` with the keys of `pin` (a config fragment, "T=1 vfirst=1") set to
+    its values; a ValueError for a pin that is no list of key=value."""
+    items = pin.split()
+    if not items or any("=" not in item or item.startswith("=") for item in items):
+        raise ValueError(f"pin must be config keys as key=value separated by spaces, not {pin!r}")
+    keys = dict(item.split("=", 1) for item in items)
+    return " ".join([item for item in line.split() if item.split("=", 1)[0] not in keys] +
+                    [f"{key}={value}" for key, value in keys.items()])
+
+
+def _pinned(plugin, run, pin):
+    """The options of one case of a pinned check: a kernel or kernel-truth case drawn as `run`
+    draws it, its keys replaced by the pin, run from its line; any other case as it is."""
+    suite = run.suites.decode()
+    if suite not in PINNED_SUITES:
+        return run
+    line = _case_line(plugin, run)
+    if " | " in line:  # outside the envelope, or with an invalid row: the suite's own case
+        return run
+    run.config = pinned_line(line, pin).encode()
+    run.drawn_index = run.first  # the C library reports a case run from its line as index -1
+    return run
 
 
 def _shrink(plugin, options, line):

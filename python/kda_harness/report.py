@@ -165,12 +165,12 @@ def rerun_call(function, suite, index, seed, replay, given):
     """kda_harness.check(...) that reruns one case: a kernel or kernel-truth case that is its
     config's rollout by its config line (its replay) and suite, any other by suite, seed and index; `given`: the caller's
     other keyword arguments that change the case or its judgement (op, profile, device,
-    framework, envelope, restrict, work_budget), by name."""
+    framework, envelope, restrict, work_budget, model, pin), by name."""
     by_config = suite in ("kernel", "kernel-truth") and " | " not in replay
     args = ([f"config={_python(replay)}"] + ([f"suites={_python(suite)}"] if suite == "kernel-truth" else [])) \
         if by_config else [f"suites={_python(suite)}", f"seed={seed}", f"first={index}", "n=1"]
     for name, value in given.items():
-        if value is None or (by_config and name in ("envelope", "restrict", "work_budget", "model")):
+        if value is None or (by_config and name in ("envelope", "restrict", "work_budget", "model", "pin")):
             continue  # a config line is the case itself: no envelope, restriction or budget draws it
         text = _python(value)
         args.append(f"{name}=kda_harness.{text}" if name in ("envelope", "restrict") else f"{name}={text}")

@@ -22,3 +22,44 @@ def test_the_fla_gdn_step_is_judged_as_its_operator_and_takes_every_argument():
     assert set(_operators.arguments("fla_recurrent_gdn")) <= params
     assert "lower_bound" not in params  # fla's Gated DeltaNet has no bounded gate
     assert fla.gdn_step.kda_envelope.strided is True  # it indexes the pool itself
+
+
+def test_the_sglang_cutedsl_and_flashinfer_steps_take_every_argument_of_their_operators():
+    from kda_harness import _operators
+    from kda_harness.peers import flashinfer, sglang_cutedsl
+    for step, op in ((sglang_cutedsl.kda_step, "fla_recurrent_kda"), (flashinfer.gdn_step, "fla_recurrent_gdn")):
+        assert operator_of(step) == op
+        assert set(_operators.arguments(op)) <= set(inspect.signature(step).parameters)
+        assert "T=1" in step.kda_pin.split() and "gik=1" in step.kda_pin.split()
+
+
+def test_a_pinned_check_runs_every_kernel_case_in_the_pinned_mode():
+    """check(pin=...) draws each case as without it and replaces the pinned keys: the step sees
+    only one-token, V-first, gate-in-kernel calls, and the report keeps the drawn indices."""
+    import kda_harness
+
+    seen = []
+
+    def step(q, k, v, g, beta, initial_state, ssm_state_indices, out, A_log=None, dt_bias=None,
+             num_accepted_tokens=None, scale=None, use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
+             use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False, lower_bound=None, state_v_first=False):
+        seen.append((q.shape[1], ssm_state_indices.ndim, num_accepted_tokens is None, state_v_first,
+                     use_gate_in_kernel, use_beta_sigmoid_in_kernel, lower_bound))
+
+    pin = "T=1 idx2d=0 nat=0 vfirst=1 gik=1 bsig=1 lb=none"
+    report = kda_harness.check(step, op="fla_recurrent_kda", suites="kernel", n=6, pin=pin, shrink=False)
+    assert seen and set(seen) == {(1, 1, True, True, True, True, None)}
+    assert [c.index for c in report.cases] == list(range(6))
+    assert all(set(pin.split()) <= set(c.replay.split()) for c in report.cases)
+    pinned = set(seen)
+    seen.clear()
+    kda_harness.check(step, op="fla_recurrent_kda", suites="kernel", n=6, shrink=False)
+    assert set(seen) != pinned  # without the pin the drawn modes vary
+
+
+def test_a_pin_that_is_no_list_of_keys_is_a_value_error():
+    import pytest
+    from kda_harness.checking import pinned_line
+    assert pinned_line("B=2 T=3 vfirst=0 seed=1", "T=1 vfirst=1") == "B=2 seed=1 T=1 vfirst=1"
+    with pytest.raises(ValueError, match="pin must be"):
+        pinned_line("B=2", "T")

@@ -6,7 +6,7 @@
 #          scripts/gpu/stage-carry.sh BUILD and carry build-carry
 #   there: tar xJf build-carry/gpu.tar.xz && bash scripts/gpu/fla-device.sh build-gpu [N]
 # What runs, each part under its own time limit, summary in $OUT/summary.txt:
-#   1. scripts/gpu/fla_judge.py: kda_harness.check on kda_harness.peers.fla's steps, every suite,
+#   1. scripts/gpu/peer_judge.py: kda_harness.check on kda_harness.peers.fla's steps, every suite,
 #      the general sample space and K = V = 128 (tables fla_recurrent_*.md, failures in full);
 #      (fla_recurrent_kda and fla_recurrent_gdn);
 #   2. the pytest plugin on the same steps (-k kernel_truth, -x, --junitxml), as a CI job would;
@@ -37,7 +37,7 @@ part() {  # name, seconds, command...
   tail -n 12 "$OUT/$name.txt" >>"$summary"
 }
 nvidia-smi -L >>"$summary" 2>&1
-part judge "$((${FLA_JUDGE_SECONDS:-420} + 30))" "$PY" scripts/gpu/fla_judge.py "$OUT" --seconds "${FLA_JUDGE_SECONDS:-420}" ${N:+--n "$N"}
+part judge "$((${FLA_JUDGE_SECONDS:-420} + 30))" "$PY" scripts/gpu/peer_judge.py "$OUT" --step fla.kda_step --step fla.gdn_step --seconds "${FLA_JUDGE_SECONDS:-420}" ${N:+--n "$N"}
 empty=$(mktemp -d)  # the plugin's cases are the whole collection
 for step in kda_step gdn_step; do
   part "pytest-$step" "${FLA_PYTEST_SECONDS:-120}" env -C "$empty" "$PY" -m pytest -q -p kda_harness.pytest_plugin -p no:cacheprovider \
