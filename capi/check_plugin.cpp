@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -140,12 +141,17 @@ std::string time_plugin(const kda_plugin& plugin) {
 // The failing case of options.config (as run_check's config case runs it) shrunk on the plugin
 // (engine/driver/shrink.hpp): the smallest config line that still fails of its cause, "" when the case
 // passes or nothing smaller fails.
+// A replay line reruns a case a suite drew and ran (a production batch's float64 reference may
+// need gigabytes): held to no budget, which guards the command line's hand-written lines.
+constexpr engine::CaseBudget kReplayBudget{.memory_mib = std::numeric_limits<double>::infinity(),
+                                           .work = std::numeric_limits<double>::infinity()};
+
 std::string shrink_plugin_case(const kda_plugin& plugin, const kda_check_options& opt) {
   if (opt.config == nullptr) throw std::invalid_argument("options->config must name the failing case's config line");
   const std::unique_ptr<engine::Backend> backend = backend_of(plugin, opt);
   const std::string line(opt.config);
   if (line.find(" | ") != std::string::npos) return "";  // an error input, a call outside the envelope: no rollout
-  const engine::OperatorCase fitted = engine::read_case_line(line, {&backend->op(), "the plugin"});
+  const engine::OperatorCase fitted = engine::read_case_line(line, {&backend->op(), "the plugin"}, kReplayBudget);
   const bool truth = opt.suites != nullptr && std::string_view(opt.suites) == "kernel-truth";
   const engine::CaseReport r = truth ? engine::run_vs_truth(fitted, *backend) : engine::run_vs_reference(fitted, *backend);
   if (r.pass()) return "";
@@ -170,7 +176,8 @@ std::string run_check(const kda_plugin& plugin, const kda_check_options& opt) {
   if (opt.config != nullptr) {  // one case from its line; what follows " | " names a call, not the case
     const std::string line(opt.config);
     // the case the driver runs, so that the replay line is it
-    const engine::OperatorCase fitted = engine::read_case_line(line.substr(0, line.find(" | ")), {&backend->op(), "the plugin"});
+    const engine::OperatorCase fitted =
+        engine::read_case_line(line.substr(0, line.find(" | ")), {&backend->op(), "the plugin"}, kReplayBudget);
     // Against the comparison of the suite that drew it: kernel-truth's float64 recurrence, else the reference.
     const bool truth = opt.suites != nullptr && std::string_view(opt.suites) == "kernel-truth";
     const engine::CaseReport r = truth ? engine::run_vs_truth(fitted, *backend) : engine::run_vs_reference(fitted, *backend);

@@ -30,9 +30,12 @@ part() {  # name, seconds, command...
 }
 nvidia-smi -L >>"$summary" 2>&1
 part join 300 bash scripts/gpu/wheel-parts.sh join "$BUILD/peer-wheels"
-part pip 300 "$PY" -m pip install --no-index --no-deps "$BUILD"/peer-wheels/*.whl "$BUILD"/wheels/fla_core-*.whl \
-  "$BUILD"/wheels/einops-*.whl "$BUILD"/wheels/pytest-*.whl "$BUILD"/wheels/ml_dtypes-*.whl \
-  "$BUILD"/wheels/iniconfig-*.whl "$BUILD"/wheels/pluggy-*.whl
+# The peers' wheels, and fla's and pytest's (the staged build's) where the peers' have none of that name.
+wheels=("$BUILD"/peer-wheels/*.whl)
+for w in "$BUILD"/wheels/{fla_core,einops,pytest,ml_dtypes,iniconfig,pluggy}-*.whl; do
+  [ -e "$w" ] && ! compgen -G "$BUILD/peer-wheels/$(basename "$w" | cut -d- -f1)-*.whl" >/dev/null && wheels+=("$w")
+done
+part pip 300 "$PY" -m pip install --no-index --no-deps "${wheels[@]}"
 export KDA_HARNESS_LIBRARY="$BUILD/capi/libkda_harness_capi.so" PYTHONPATH="$PWD/python"
 part import 300 "$PY" -c '
 import importlib, traceback
