@@ -101,13 +101,21 @@ std::unique_ptr<engine::Backend> backend_of(const kda_plugin& plugin, const kda_
   return engine::plugin_backend(described, plugin.name != nullptr ? plugin.name : "plugin");
 }
 
+std::string pin_of(const kda_check_options& opt) {
+  const std::string pin = opt.pin != nullptr ? opt.pin : "";
+  if (!pin.empty())
+    if (const std::string why = engine::pin_error(pin); !why.empty()) throw std::invalid_argument("pin: " + why);
+  return pin;
+}
+
 engine::SuiteDraws draws_of(const engine::Backend& backend, const kda_check_options& opt) {
   return {opt.seed, opt.work_budget > 0 ? opt.work_budget : kDefaultWorkBudget,
           opt.restriction != nullptr ? engine::Envelope::from_c(*opt.restriction, backend.op()) : engine::Envelope{},
           opt.probe_invalid_rows != 0,
           opt.model != nullptr && *opt.model != '\0'
               ? std::optional(engine::parse_model(opt.model, backend.op().fit_case(CaseConfig{}).gate_per_head))
-              : std::nullopt};
+              : std::nullopt,
+          pin_of(opt)};
 }
 
 // The replay line of case `first` of the one suite the options name, without running it.

@@ -18,7 +18,7 @@
 extern "C" {
 #endif
 
-#define KDA_CAPI_VERSION 8
+#define KDA_CAPI_VERSION 9
 
 #define KDA_CAPI_EXPORT __attribute__((visibility("default")))
 
@@ -111,6 +111,10 @@ typedef struct kda_check_options {
   int32_t probe_invalid_rows;
   /* Version 6: "NAME[:tp=N]" (`check --model`): the kernel suites draw that model's per-GPU shapes; NULL: none. */
   const char* model;
+  /* Version 9: config keys every drawn case takes ("T=1 vfirst=1 gik=1"; `check --pin`), for a
+   * plugin that serves one mode of its operator: each case drawn as without it, then its keys
+   * set; NULL or "": none. A pin that is no list of config keys is KDA_BAD_ARGUMENT. */
+  const char* pin;
 } kda_check_options;
 
 /* Runs the suites against the plugin, as an implementation of the operator it names (its

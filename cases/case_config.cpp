@@ -94,6 +94,30 @@ CaseConfig parse_case_config(std::string_view line) {
   return parsed.config;
 }
 
+CaseConfig with_keys(const CaseConfig& c, std::string_view keys) {
+  const CaseLine pinned = parse_case_line(keys);  // the keys' syntax and values checked
+  if (!pinned.op.empty()) throw std::invalid_argument("case config: a pin names config keys, not op=");
+  std::vector<std::string_view> names;
+  for (std::size_t i = 0; i < keys.size();) {
+    const std::size_t start = keys.find_first_not_of(" \t\n\r", i);
+    if (start == std::string_view::npos) break;
+    const std::size_t end = std::min(keys.find_first_of(" \t\n\r", start), keys.size());
+    names.push_back(keys.substr(start, keys.find('=', start) - start));
+    i = end;
+  }
+  if (names.empty()) throw std::invalid_argument("case config: a pin needs at least one key=value");
+  const std::string line = to_string(c);
+  std::string kept;
+  for (std::size_t i = 0; i < line.size();) {
+    const std::size_t end = std::min(line.find(' ', i), line.size());
+    const std::string_view item = std::string_view(line).substr(i, end - i);
+    if (std::find(names.begin(), names.end(), item.substr(0, item.find('='))) == names.end())
+      kept.append(item).push_back(' ');
+    i = end + 1;
+  }
+  return parse_case_config(kept + std::string(keys));
+}
+
 CaseLine parse_case_line(std::string_view line) {
   CaseLine parsed;
   CaseConfig& c = parsed.config;

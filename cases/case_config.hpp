@@ -93,6 +93,10 @@ CaseLine parse_case_line(std::string_view line);
 // parse_case_line of a line that names no operator (a golden manifest's, a fuzz corpus's);
 // throws std::invalid_argument for one that does.
 CaseConfig parse_case_config(std::string_view line);
+// `c` with the keys of `keys` (a config fragment, "T=1 vfirst=1") set to their values, as
+// parse_case_config reads them. Throws std::invalid_argument for no key=value list, op=, a key
+// given twice or a bad value.
+CaseConfig with_keys(const CaseConfig& c, std::string_view keys);
 
 // The first field of a config that makes it no valid call, as "HV=4 is not a multiple of
 // H=3 (grouped heads)"; empty for a valid config. The rules: powers of two, GQA ratio,

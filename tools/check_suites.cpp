@@ -216,9 +216,10 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
       const std::string restrict_flag =
           (o.restriction_text.empty() ? "" : fmt::format(" --restrict '{}'", o.restriction_text)) +
           (o.model_text.empty() ? "" : fmt::format(" --model {}", o.model_text)) +
+          (o.pin.empty() ? "" : fmt::format(" --pin '{}'", o.pin)) +
           (o.probe_invalid_rows ? " --probe-invalid-indices" : "");
       if (info.drawn) {
-        drawn_suite(s, info, engine::SuiteDraws{seed, o.gpu_work_budget, o.restriction, o.probe_invalid_rows, o.model},
+        drawn_suite(s, info, engine::SuiteDraws{seed, o.gpu_work_budget, o.restriction, o.probe_invalid_rows, o.model, o.pin},
                     judged, judged_spec, restrict_flag);
       } else if (info.name == "contract") {
         s.run = [seed, suite_seed, &op](int64_t i, int) {
@@ -271,10 +272,12 @@ std::string backend_suite_stats(const CheckOptions& o, const engine::Envelope& e
     if (auto it = o.counts.find(std::string(name)); it != o.counts.end()) count = it->second;
     engine::CaseStats stats;
     const uint64_t seed = o.seed + info.seed_offset;
-    for (int64_t i = 0; i < count; ++i)
-      stats.add(o.op->fit_case(engine::draw_backend_case(*o.op, seed, static_cast<uint64_t>(i),
+    for (int64_t i = 0; i < count; ++i) {
+      const CaseConfig drawn = engine::draw_backend_case(*o.op, seed, static_cast<uint64_t>(i),
                                                          engine::limits::check_cases(o.gpu_work_budget), region,
-                                                         o.model ? &*o.model : nullptr)));
+                                                         o.model ? &*o.model : nullptr);
+      stats.add(o.op->fit_case(o.pin.empty() ? drawn : with_keys(o.op->fit_case(drawn), o.pin)));
+    }
     out += fmt::format("{} (seed {}): {}", name, seed, stats.describe(*o.op));
   }
   return out;

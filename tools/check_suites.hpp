@@ -43,6 +43,7 @@ struct CheckOptions {
   bool probe_invalid_rows = false;        // --probe-invalid-indices (engine::SuiteDraws)
   std::optional<engine::ProductionShape> model;  // --model
   std::string model_text;
+  std::string pin;                        // --pin (engine::SuiteDraws)
 };
 
 // The suites to run, in order; GPU suites are skipped (with the probe's reason) when no GPU

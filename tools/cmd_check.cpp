@@ -46,7 +46,8 @@ struct CheckArgs {
   std::vector<int> gpus;
   double scale = 1.0, work_budget = 3e7, gpu_work_budget = engine::defaults::kCliWorkBudget;
   uint64_t seed = engine::defaults::kSeed;
-  std::string backend = "all", json, junit, manifest, op = std::string(engine::default_operator().name), restriction, model;
+  std::string backend = "all", json, junit, manifest, op = std::string(engine::default_operator().name), restriction, model,
+                                          pin;
   int jobs = 0;
   double progress_every = 5;
   bool no_shrink = false, junit_every_case = false, time = false;
@@ -167,6 +168,11 @@ int run_check(const CheckArgs& a) {
   // With a report on stdout, the text goes to stderr so that stdout is the report alone.
   std::ostream& text = a.json == "-" || a.junit == "-" ? std::cerr : std::cout;
   o.op = &judged_operator(a.op_option, a.op, a.backend);
+  if (const std::string why = engine::pin_error(a.pin); !a.pin.empty() && !why.empty()) {
+    std::cerr << "kda-harness check: --pin: " << why << "\n";
+    return kUsage;
+  }
+  o.pin = a.pin;
   if (!a.model.empty()) {
     try {
       o.model = engine::parse_model(a.model, o.op->fit_case(CaseConfig{}).gate_per_head);
@@ -374,6 +380,9 @@ void register_check(CLI::App& app) {
   cmd->add_option("--model", a->model,
                   "Draw the kernel suites at one model's per-GPU shapes, NAME[:tp=N] (--list-models): its heads, "
                   "decode batches B 1..256 with padding, slots above B");
+  cmd->add_option("--pin", a->pin,
+                  "Config keys every drawn case of the backend suites takes, for a backend that serves one mode of "
+                  "its operator: 'T=1 vfirst=1 gik=1 bsig=1' (each case drawn as without it, then its keys set)");
   cmd->add_flag("--list-models", a->list_models, "List the models --model takes, their heads and sources");
   cmd->add_flag("--probe-invalid-indices", a->probe_invalid_indices,
                 "Where the backend claims nothing of runtime-invalid rows (invalid_rows none: SGLang's contract), "

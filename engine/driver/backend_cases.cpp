@@ -235,6 +235,16 @@ void CaseStats::add(const CaseConfig& c) {
   ++n["ring"][std::string(name_of(c.ring_dtype))];
   ++n["out"][std::string(name_of(c.out_dtype))];
   ++n["idx"][std::string(name_of(c.index_dtype))];
+  if (c.tokens > 0) {  // the recurrent decodes' call forms (CaseConfig::tokens chosen)
+    const auto on = [](bool b) { return b ? "on" : "off"; };
+    ++n["T"][std::to_string(c.tokens)];
+    ++n["indices"][c.indices_2d ? "[B, T]" : "[B]"];
+    ++n["accepted"][on(c.accepted)];
+    ++n["pool"][c.v_first ? "V-first" : "K-first"];
+    ++n["gate in kernel"][on(c.gate_in_kernel)];
+    ++n["beta sigmoid"][on(c.beta_sigmoid)];
+    ++n["zero pool"][on(c.zero_pool)];
+  }
   if (c.K == kProductionHeadDim && c.V == kProductionHeadDim && c.HV >= 4)
     ++production;
 }
@@ -254,7 +264,9 @@ std::string CaseStats::describe(const OperatorDescription& op) const {
   constexpr std::pair<const char*, const char*> fields[] = {
       {"K", "K"}, {"V", "V"}, {"H/HV", "H"}, {"B", "B"}, {"slots-B", "slots"}, {"L", "L"}, {"ring mode", "circ"},
       {"steps", "steps"}, {"padding", "pad"}, {"force_flush", "ff"}, {"lower_bound", "lb"}, {"l2norm", "l2"},
-      {"strided", "env"}, {"act", "act"}, {"state", "state"}, {"ring", "ring"}, {"out", "out"}, {"idx", "idx"}};
+      {"strided", "env"}, {"act", "act"}, {"state", "state"}, {"ring", "ring"}, {"out", "out"}, {"idx", "idx"},
+      {"T", "T"}, {"indices", "idx2d"}, {"accepted", "nat"}, {"pool", "vfirst"}, {"gate in kernel", "gik"},
+      {"beta sigmoid", "bsig"}, {"zero pool", "zpool"}};
   for (const auto& [field, key] : fields) {
     if (!speaks_of_key(op, key)) continue;
     const auto it = counts.find(field);
@@ -267,7 +279,7 @@ std::string CaseStats::describe(const OperatorDescription& op) const {
       const int64_t n = it->second.at(k);
       line += fmt::format("{}{} {} ({:.1f}%)", line.empty() ? "" : " | ", k, n, 100.0 * n / cases);
     }
-    s += fmt::format("  {:<12} {}\n", field, line);
+    s += fmt::format("  {:<14} {}\n", field, line);
   }
   return s;
 }

@@ -257,6 +257,15 @@ CaseReport outside_case(const PlannedCase& p, Backend& b) {
 
 }  // namespace
 
+std::string pin_error(std::string_view pin) {
+  try {
+    with_keys(CaseConfig{}, pin);
+    return "";
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+}
+
 PlannedCase plan_suite_case(const SuiteInfo& suite, const Backend& b, const SuiteDraws& draws, int64_t i) {
   if (!suite.drawn) throw std::logic_error(fmt::format("suite {} draws no cases", suite.name));
   PlannedCase p;
@@ -272,6 +281,15 @@ PlannedCase plan_suite_case(const SuiteInfo& suite, const Backend& b, const Suit
   } catch (const std::invalid_argument& e) {
     p.problem = std::string(e.what()) + ": " + region.describe();
     return p;
+  }
+  if (!draws.pin.empty()) {
+    // Over the operator's case (its fit chooses what the draw leaves open), so that the keys the
+    // pin leaves are drawn as without it; the pin was checked where it was given (pin_error).
+    drawn = with_keys(b.op().fit_case(drawn), draws.pin);
+    if (const std::string why = region.excludes(b.op().fit_case(drawn)); !why.empty()) {
+      p.problem = fmt::format("the pin '{}' takes the case out of the region ({}): {}", draws.pin, why, region.describe());
+      return p;
+    }
   }
   const OperatorDescription& op = b.op();
   const auto outside = [&](int64_t n) {

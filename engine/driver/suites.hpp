@@ -55,7 +55,13 @@ struct SuiteDraws {
   bool probe_invalid_rows = false;
   // check --model: the kernel, kernel-truth and envelope suites draw this model's shapes only.
   std::optional<ProductionShape> model;
+  // check --pin: config keys every drawn case takes ("T=1 vfirst=1 gik=1"), for a backend that
+  // serves one mode of its operator; each case is drawn as without it, then its keys set.
+  std::string pin;
 };
+
+// "" when `pin` is a list of config keys with_keys takes, else why not.
+std::string pin_error(std::string_view pin);
 
 // Case i of a drawn suite, before it runs.
 struct PlannedCase {

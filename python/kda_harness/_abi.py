@@ -124,4 +124,5 @@ class KdaCheckOptions(ctypes.Structure):
         ("restriction", ctypes.POINTER(KdaEnvelope)),
         ("probe_invalid_rows", c_int32),
         ("model", c_char_p),
+        ("pin", c_char_p),
     ]

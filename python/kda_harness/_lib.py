@@ -16,7 +16,7 @@ from . import _abi
 # must find that module not yet imported by the package).
 LIBRARY_NAME = "libkda_harness_capi.so"
 
-EXPECTED_VERSION = 8
+EXPECTED_VERSION = 9
 
 
 def _candidates():

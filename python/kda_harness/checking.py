@@ -230,11 +230,10 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
     shrink: the first failing rollout of each cause of the kernel suites is rerun smaller, as `kda-harness
     check` shrinks it (the C library's kda_shrink_case), and the smallest config that still fails of
     that cause is printed beside it (CaseResult.shrunk); not with isolate.
-    pin: config keys every case of the kernel and kernel-truth suites takes ("T=1 vfirst=1 gik=1",
-    default: the callable's kda_pin attribute), for a step that serves one mode of its operator
-    (a kernel whose signature has one form of a call the operator has several of): each case is
-    drawn as without it, its keys replaced (pinned_line), and run from its replay line; a case
-    the suite takes outside the envelope or with an invalid row runs as drawn."""
+    pin: config keys every drawn case takes ("T=1 vfirst=1 gik=1"; default: the callable's kda_pin
+    attribute), for a step that serves one mode of its operator (a kernel whose signature has one
+    form of a call the operator has several of): each case is drawn as without it, then its keys
+    set, in every suite (`kda-harness check --pin`)."""
     device = _device_name(device)
     given_n = n  # None: each suite's default (defaults()["suite_cases"]: kernel-contract reaches every error input)
     n = defaults()["cases"] if n is None else n
@@ -266,7 +265,7 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
                                     work_budget=work_budget or 0.0, profile=-1,
                                     config=config.encode() if config else None, restriction=restriction,
                                     probe_invalid_rows=int(bool(probe_invalid_indices)),
-                                    model=model.encode() if model else None)
+                                    model=model.encode() if model else None, pin=pin.encode() if pin else None)
 
     # One C call per case, so that the traceback of an exception step_fn raised belongs to its case.
     if config:
@@ -276,13 +275,11 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
         # made one at a time: n may be millions (a list of them took gigabytes before case 0)
         counts = {s: n if given_n is not None else defaults()["suite_cases"][op][s] for s in names}
         runs = (options(suite, i, 1) for suite in names for i in range(first, first + counts[suite]))
-        if pin:
-            runs = (_pinned(plugin, run, pin) for run in runs)
     results, backend_name, profile_code, claims = [], name, profile, ""
     def crashed(run, why):  # the report of a case whose child died
         suite = run.suites.decode() or "kernel"
-        index = getattr(run, "drawn_index", run.first if not run.config else -1)
-        replay = run.config.decode() if run.config else _case_line(plugin, run)
+        index = run.first if not config else -1
+        replay = config or _case_line(plugin, run)
         return {"plugin": backend_name, "profile": profile_code,
                 "cases": [{"suite": suite, "index": index, "pass": False, "replay": replay, "detail": why}]}
 
@@ -305,8 +302,7 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
             backend_name, profile_code = data["plugin"], data["profile"]
             claims = data.get("invalid_rows", claims)
             for c in data["cases"]:
-                index = getattr(run, "drawn_index", c["index"])
-                result = CaseResult(c["suite"], index, c["pass"], c["replay"], c["detail"], op=op,
+                result = CaseResult(c["suite"], c["index"], c["pass"], c["replay"], c["detail"], op=op,
                                     skipped=c.get("skipped", False), cause=c.get("cause", ""))
                 if not result.passed:
                     result.rerun = rerun_call(function, result.suite, result.index, seed, result.replay, given)
@@ -329,34 +325,6 @@ def check(step_fn, op=None, suites=None, n=None, seed=None, device="cpu", framew
 
 # As many causes as `kda-harness check` shrinks per run (tools/check_shrink.cpp shows five per suite).
 SHRUNK_GROUPS = 5
-
-
-PINNED_SUITES = ("kernel", "kernel-truth")
-
-
-def pinned_line(line, pin):
-    """The config line `line` with the keys of `pin` (a config fragment, "T=1 vfirst=1") set to
-    its values; a ValueError for a pin that is no list of key=value."""
-    items = pin.split()
-    if not items or any("=" not in item or item.startswith("=") for item in items):
-        raise ValueError(f"pin must be config keys as key=value separated by spaces, not {pin!r}")
-    keys = dict(item.split("=", 1) for item in items)
-    return " ".join([item for item in line.split() if item.split("=", 1)[0] not in keys] +
-                    [f"{key}={value}" for key, value in keys.items()])
-
-
-def _pinned(plugin, run, pin):
-    """The options of one case of a pinned check: a kernel or kernel-truth case drawn as `run`
-    draws it, its keys replaced by the pin, run from its line; any other case as it is."""
-    suite = run.suites.decode()
-    if suite not in PINNED_SUITES:
-        return run
-    line = _case_line(plugin, run)
-    if " | " in line:  # outside the envelope, or with an invalid row: the suite's own case
-        return run
-    run.config = pinned_line(line, pin).encode()
-    run.drawn_index = run.first  # the C library reports a case run from its line as index -1
-    return run
 
 
 def _shrink(plugin, options, line):
@@ -384,7 +352,8 @@ def _time(plugin):
     return json.loads(report.value.decode())
 
 
-def suite_case_line(suite, index, seed=None, op=None, envelope=None, restrict=None, work_budget=None, model=None):
+def suite_case_line(suite, index, seed=None, op=None, envelope=None, restrict=None, work_budget=None, model=None,
+                    pin=None):
     """The replay line of case `index` of `suite` (one of suites()) as check() with these
     arguments draws it, without running anything: its config line, then " | " and what the
     case does to the call where it changes it (an error input, a call outside the envelope, an
@@ -395,7 +364,7 @@ def suite_case_line(suite, index, seed=None, op=None, envelope=None, restrict=No
     options = _abi.KdaCheckOptions(suites=",".join(suite_names(suite)).encode(), seed=_abi.checked_seed(seed), first=index, count=1,
                                    work_budget=work_budget or 0.0, profile=-1, config=None,
                                    restriction=ctypes.pointer(restrict.to_c()) if restrict is not None else None,
-                                   model=model.encode() if model else None)
+                                   model=model.encode() if model else None, pin=pin.encode() if pin else None)
     return _case_line(plugin, options)
 
 

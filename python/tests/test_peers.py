@@ -57,9 +57,12 @@ def test_a_pinned_check_runs_every_kernel_case_in_the_pinned_mode():
     assert set(seen) != pinned  # without the pin the drawn modes vary
 
 
-def test_a_pin_that_is_no_list_of_keys_is_a_value_error():
+def test_a_pin_that_is_no_list_of_config_keys_is_refused_before_any_case():
     import pytest
-    from kda_harness.checking import pinned_line
-    assert pinned_line("B=2 T=3 vfirst=0 seed=1", "T=1 vfirst=1") == "B=2 seed=1 T=1 vfirst=1"
-    with pytest.raises(ValueError, match="pin must be"):
-        pinned_line("B=2", "T")
+
+    import kda_harness
+    calls = []
+    for bad in ("T", "op=kda_replayssm", "T=1 T=2", "nokey=1"):
+        with pytest.raises(ValueError, match="pin"):
+            kda_harness.check(lambda **kw: calls.append(1), op="fla_recurrent_kda", suites="kernel", n=1, pin=bad)
+    assert not calls

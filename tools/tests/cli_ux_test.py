@@ -299,6 +299,18 @@ class ProductionShapes(unittest.TestCase):
             self.assertEqual(r.returncode, 2, (model, r.stderr))
             self.assertIn(message, r.stderr)
 
+    def test_a_pin_sets_its_keys_in_every_drawn_case_and_a_bad_one_is_a_usage_error(self):
+        r = run(["check", "--stats", "--op", "fla_recurrent_kda", "--suites", "kernel", "--cases", "kernel=50",
+                 "--pin", "T=1 vfirst=1 gik=1"])
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertRegex(r.stdout, r"\n +T +1 50 \(100\.0%\)")
+        unpinned = run(["check", "--stats", "--op", "fla_recurrent_kda", "--suites", "kernel", "--cases", "kernel=50"])
+        self.assertNotRegex(unpinned.stdout, r"\n +T +1 50 \(100\.0%\)")
+        for pin, message in (("T", "'T' is not key=value"), ("op=kda_replayssm", "not op="), ("T=1 T=2", "twice")):
+            r = run(["check", "--stats", "--op", "fla_recurrent_kda", "--pin", pin])
+            self.assertEqual(r.returncode, 2, (pin, r.stderr))
+            self.assertIn(message, r.stderr)
+
     def test_a_restriction_that_leaves_no_case_is_a_usage_error(self):
         # Every case used to be drawn, fail "no case fits" and exit 1, as if the kernel were wrong.
         for op in ("kda_replayssm", "gdn_replayssm"):
