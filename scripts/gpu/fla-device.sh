@@ -29,13 +29,7 @@ PY="${PYTHON:-python3}"
 "$PY" -m pip install -q --no-index --no-deps --find-links "$BUILD/wheels" fla-core einops pytest ml_dtypes \
   >"$OUT/pip.txt" 2>&1 || { echo "pip install failed (pip.txt)" >>"$summary"; }
 export KDA_HARNESS_LIBRARY="$BUILD/capi/libkda_harness_capi.so" PYTHONPATH="$PWD/python"
-part() {  # name, seconds, command...
-  local name=$1 limit=$2 start=$(date +%s)
-  shift 2
-  timeout "$limit" "$@" >"$OUT/$name.txt" 2>&1
-  echo "$name: rc=$? wall=$(($(date +%s) - start)) s" >>"$summary"
-  tail -n 12 "$OUT/$name.txt" >>"$summary"
-}
+. scripts/gpu/device-parts.sh
 nvidia-smi -L >>"$summary" 2>&1
 part judge "$((${FLA_JUDGE_SECONDS:-420} + 30))" "$PY" scripts/gpu/peer_judge.py "$OUT" --step fla.kda_step --step fla.gdn_step --seconds "${FLA_JUDGE_SECONDS:-420}" ${N:+--n "$N"}
 empty=$(mktemp -d)  # the plugin's cases are the whole collection

@@ -21,13 +21,7 @@ OUT="${OUT:-/tmp/peers-device}"
 mkdir -p "$OUT"
 summary="$OUT/summary.txt"
 PY="${PYTHON:-python3}"
-part() {  # name, seconds, command...
-  local name=$1 limit=$2 start=$(date +%s)
-  shift 2
-  timeout "$limit" "$@" >"$OUT/$name.txt" 2>&1
-  echo "$name: rc=$? wall=$(($(date +%s) - start)) s" >>"$summary"
-  tail -n 12 "$OUT/$name.txt" >>"$summary"
-}
+. scripts/gpu/device-parts.sh
 nvidia-smi -L >>"$summary" 2>&1
 part join 300 bash scripts/gpu/wheel-parts.sh join "$BUILD/peer-wheels"
 # The peers' wheels, and fla's and pytest's (the staged build's) where the peers' have none of that name.

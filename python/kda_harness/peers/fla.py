@@ -19,6 +19,7 @@ functions of the harness's operators (docs/fla-recurrent-decode.md):
     print(kda_harness.check(fla.kda_step, device="cuda"))
     print(kda_harness.check(fla.gdn_step, device="cuda"))
 """
+from . import installed_version
 from ..envelope import FLOATS, INDICES, Envelope
 
 # What fla's Triton kernels take: every float dtype (each load is converted to float32, each
@@ -32,11 +33,7 @@ ENVELOPE = Envelope(act_dtypes=FLOATS, state_dtypes=FLOATS, out_dtypes=FLOATS, i
 
 def version():
     """fla-core's version as installed ("" when it is not)."""
-    try:
-        from importlib.metadata import version as installed
-        return installed("fla-core")
-    except Exception:
-        return ""
+    return installed_version("fla-core")
 
 
 def kda_step(q, k, v, g, beta, initial_state, ssm_state_indices, out, A_log=None, dt_bias=None,

@@ -18,6 +18,7 @@ only on compute capability 10.x and cannot run on an H100 or H200.
     from kda_harness.peers import flashinfer
     print(kda_harness.check(flashinfer.gdn_step, device="cuda"))
 """
+from . import installed_version
 from ..envelope import INDICES, Envelope
 
 # What the function takes on sm_90 (its asserts and docstring): bfloat16 q, k, v, a, b (float16
@@ -32,11 +33,7 @@ PIN = "T=1 idx2d=0 nat=0 vfirst=1 gik=1 bsig=1"
 
 def version():
     """flashinfer-python's version as installed ("" when it is not)."""
-    try:
-        from importlib.metadata import version as installed
-        return installed("flashinfer-python")
-    except Exception:
-        return ""
+    return installed_version("flashinfer-python")
 
 
 def gdn_step(q, k, v, g, beta, initial_state, ssm_state_indices, out, A_log=None, dt_bias=None,

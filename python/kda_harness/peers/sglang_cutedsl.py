@@ -22,6 +22,7 @@ import functools
 import importlib.util
 from pathlib import Path
 
+from . import installed_version
 from ..envelope import Envelope
 
 # What the kernel is compiled for (its _get_compiled_kernel): bfloat16 q, k, v, a, b, dt_bias and
@@ -34,11 +35,7 @@ PIN = "T=1 idx2d=0 nat=0 vfirst=1 gik=1 bsig=1 lb=none"
 
 def version():
     """sglang's version as installed ("" when it is not)."""
-    try:
-        from importlib.metadata import version as installed
-        return installed("sglang")
-    except Exception:
-        return ""
+    return installed_version("sglang")
 
 
 @functools.cache
