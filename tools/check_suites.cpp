@@ -276,7 +276,7 @@ std::string backend_suite_stats(const CheckOptions& o, const engine::Envelope& e
       const CaseConfig drawn = engine::draw_backend_case(*o.op, seed, static_cast<uint64_t>(i),
                                                          engine::limits::check_cases(o.gpu_work_budget), region,
                                                          o.model ? &*o.model : nullptr);
-      stats.add(o.op->fit_case(o.pin.empty() ? drawn : with_keys(o.op->fit_case(drawn), o.pin)));
+      stats.add(o.op->fit_case(engine::pinned(*o.op, drawn, o.pin)));
     }
     out += fmt::format("{} (seed {}): {}", name, seed, stats.describe(*o.op));
   }

@@ -266,6 +266,10 @@ std::string pin_error(std::string_view pin) {
   }
 }
 
+CaseConfig pinned(const OperatorDescription& op, const CaseConfig& drawn, std::string_view pin) {
+  return pin.empty() ? drawn : with_keys(op.fit_case(drawn), pin);
+}
+
 PlannedCase plan_suite_case(const SuiteInfo& suite, const Backend& b, const SuiteDraws& draws, int64_t i) {
   if (!suite.drawn) throw std::logic_error(fmt::format("suite {} draws no cases", suite.name));
   PlannedCase p;
@@ -283,9 +287,7 @@ PlannedCase plan_suite_case(const SuiteInfo& suite, const Backend& b, const Suit
     return p;
   }
   if (!draws.pin.empty()) {
-    // Over the operator's case (its fit chooses what the draw leaves open), so that the keys the
-    // pin leaves are drawn as without it; the pin was checked where it was given (pin_error).
-    drawn = with_keys(b.op().fit_case(drawn), draws.pin);
+    drawn = pinned(b.op(), drawn, draws.pin);  // the pin was checked where it was given (pin_error)
     if (const std::string why = region.excludes(b.op().fit_case(drawn)); !why.empty()) {
       p.problem = fmt::format("the pin '{}' takes the case out of the region ({}): {}", draws.pin, why, region.describe());
       return p;

@@ -62,6 +62,10 @@ struct SuiteDraws {
 
 // "" when `pin` is a list of config keys with_keys takes, else why not.
 std::string pin_error(std::string_view pin);
+// A drawn config with the pin's keys set (SuiteDraws::pin; empty: as drawn), before the
+// operator's fit: set over the operator's own case (its fit chooses what the draw leaves open),
+// so that the keys the pin leaves are drawn as without it.
+CaseConfig pinned(const OperatorDescription& op, const CaseConfig& drawn, std::string_view pin);
 
 // Case i of a drawn suite, before it runs.
 struct PlannedCase {
