@@ -146,14 +146,14 @@ std::string time_plugin(const kda_plugin& plugin) {
                                                                                   nlohmann::json::error_handler_t::replace);
 }
 
-// The failing case of options.config (as run_check's config case runs it) shrunk on the plugin
-// (engine/driver/shrink.hpp): the smallest config line that still fails of its cause, "" when the case
-// passes or nothing smaller fails.
 // A replay line reruns a case a suite drew and ran (a production batch's float64 reference may
 // need gigabytes): held to no budget, which guards the command line's hand-written lines.
 constexpr engine::CaseBudget kReplayBudget{.memory_mib = std::numeric_limits<double>::infinity(),
                                            .work = std::numeric_limits<double>::infinity()};
 
+// The failing case of options.config (as run_check's config case runs it) shrunk on the plugin
+// (engine/driver/shrink.hpp): the smallest config line that still fails of its cause, "" when the case
+// passes or nothing smaller fails.
 std::string shrink_plugin_case(const kda_plugin& plugin, const kda_check_options& opt) {
   if (opt.config == nullptr) throw std::invalid_argument("options->config must name the failing case's config line");
   const std::unique_ptr<engine::Backend> backend = backend_of(plugin, opt);

@@ -46,8 +46,8 @@ struct CheckArgs {
   std::vector<int> gpus;
   double scale = 1.0, work_budget = 3e7, gpu_work_budget = engine::defaults::kCliWorkBudget;
   uint64_t seed = engine::defaults::kSeed;
-  std::string backend = "all", json, junit, manifest, op = std::string(engine::default_operator().name), restriction, model,
-                                          pin;
+  std::string backend = "all", json, junit, manifest, op = std::string(engine::default_operator().name), restriction, model;
+  std::string pin;  // --pin: config keys every drawn case takes
   int jobs = 0;
   double progress_every = 5;
   bool no_shrink = false, junit_every_case = false, time = false;
@@ -168,10 +168,11 @@ int run_check(const CheckArgs& a) {
   // With a report on stdout, the text goes to stderr so that stdout is the report alone.
   std::ostream& text = a.json == "-" || a.junit == "-" ? std::cerr : std::cout;
   o.op = &judged_operator(a.op_option, a.op, a.backend);
-  if (const std::string why = engine::pin_error(a.pin); !a.pin.empty() && !why.empty()) {
-    std::cerr << "kda-harness check: --pin: " << why << "\n";
-    return kUsage;
-  }
+  if (!a.pin.empty())
+    if (const std::string why = engine::pin_error(a.pin); !why.empty()) {
+      std::cerr << "kda-harness check: --pin: " << why << "\n";
+      return kUsage;
+    }
   o.pin = a.pin;
   if (!a.model.empty()) {
     try {
