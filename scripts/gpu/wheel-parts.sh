@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Wheels larger than one device call may carry (64 MiB in all) go over in parts. `split` packs
 # the wheels of a folder into numbered folders PREFIX-1/, PREFIX-2/, ... of at most
-# WHEEL_PART_BYTES each (56 MiB, leaving room for the tree; a wheel larger than that is cut
-# into pieces NAME.piece-000, -001, ...), each folder one call's `carry` (the device keeps the
+# WHEEL_PART_BYTES each (46 MiB: a call carries the working tree too, 12 MB; a wheel larger
+# than that is cut into pieces NAME.piece-000, -001, ...), each folder one call's `carry` (the device keeps the
 # ignored folders an earlier warm call brought); every folder holds the manifest, one line per wheel:
 # its sha256, its name and its number of pieces. `join`, on the device, reassembles the wheels
 # into OUT, each checked against its sum; a missing or damaged piece fails the join (exit 1)
@@ -11,7 +11,7 @@
 # usage: scripts/gpu/wheel-parts.sh split WHEEL_DIR [PREFIX]   (PREFIX: build-wheels)
 #        scripts/gpu/wheel-parts.sh join OUT [PREFIX]
 set -euo pipefail
-part_bytes=${WHEEL_PART_BYTES:-$((56 * 1024 * 1024))}
+part_bytes=${WHEEL_PART_BYTES:-$((46 * 1024 * 1024))}
 usage() { sed -n '11,12p' "$0" | sed 's/^# //' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 command=$1 dir=$2 prefix=${3:-build-wheels}
