@@ -66,3 +66,20 @@ def test_a_pin_that_is_no_list_of_config_keys_is_refused_before_any_case():
         with pytest.raises(ValueError, match="pin"):
             kda_harness.check(lambda **kw: calls.append(1), op="fla_recurrent_kda", suites="kernel", n=1, pin=bad)
     assert not calls
+
+
+def test_the_one_token_steps_refuse_another_call_form_before_importing_their_library():
+    """Neither library is installed here: a refusal that reached the import would be an ImportError."""
+    import numpy as np
+    import pytest
+    from kda_harness.peers import flashinfer, sglang_cutedsl
+    q, idx = np.zeros((2, 1, 1, 4)), np.zeros(2, dtype=np.int32)
+    pinned = dict(use_gate_in_kernel=True, use_beta_sigmoid_in_kernel=True, state_v_first=True)
+    for step in (sglang_cutedsl.kda_step, flashinfer.gdn_step):
+        for change in ({"state_v_first": False}, {"use_gate_in_kernel": False}, {"num_accepted_tokens": idx},
+                       {"q": np.zeros((2, 3, 1, 4))}, {"ssm_state_indices": np.zeros((2, 1), dtype=np.int32)}):
+            args = dict(q=q, k=q, v=q, g=q, beta=q, initial_state=q, ssm_state_indices=idx, out=q, A_log=q, dt_bias=q,
+                        **pinned)
+            args.update(change)
+            with pytest.raises(ValueError, match="takes one token per sequence"):
+                step(**args)

@@ -18,7 +18,7 @@ only on compute capability 10.x and cannot run on an H100 or H200.
     from kda_harness.peers import flashinfer
     print(kda_harness.check(flashinfer.gdn_step, device="cuda"))
 """
-from . import installed_version
+from . import installed_version, refuse_other_call_forms
 from ..envelope import INDICES, Envelope
 
 # What the function takes on sm_90 (its asserts and docstring): bfloat16 q, k, v, a, b (float16
@@ -39,11 +39,8 @@ def version():
 def gdn_step(q, k, v, g, beta, initial_state, ssm_state_indices, out, A_log=None, dt_bias=None,
              num_accepted_tokens=None, scale=None, use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
              use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False, state_v_first=False):
-    # The modes this function does not have are refused here, before anything is written.
-    if not (use_gate_in_kernel and use_beta_sigmoid_in_kernel and state_v_first) or allow_neg_eigval \
-            or num_accepted_tokens is not None or q.shape[1] != 1 or ssm_state_indices.ndim != 1:
-        raise ValueError("FlashInfer's GDN decode takes one token per sequence, [B] indices, a V-first pool, "
-                         "the gate and beta sigmoid in the kernel, no num_accepted_tokens")
+    refuse_other_call_forms("FlashInfer's GDN decode", q, ssm_state_indices, num_accepted_tokens, use_gate_in_kernel,
+                            use_beta_sigmoid_in_kernel, state_v_first, allow_neg_eigval)
     from flashinfer.gdn_decode import gated_delta_rule_decode_pretranspose
 
     # A_log must be float32 (its assert); the harness draws it in the activation dtype, so widening

@@ -22,7 +22,7 @@ import functools
 import importlib.util
 from pathlib import Path
 
-from . import installed_version
+from . import installed_version, refuse_other_call_forms
 from ..envelope import Envelope
 
 # What the kernel is compiled for (its _get_compiled_kernel): bfloat16 q, k, v, a, b, dt_bias and
@@ -53,11 +53,8 @@ def _module():
 def kda_step(q, k, v, g, beta, initial_state, ssm_state_indices, out, A_log=None, dt_bias=None,
              num_accepted_tokens=None, scale=None, use_qk_l2norm_in_kernel=False, use_gate_in_kernel=False,
              use_beta_sigmoid_in_kernel=False, allow_neg_eigval=False, lower_bound=None, state_v_first=False):
-    # The modes this function does not have are refused here, before anything is written.
-    if not (use_gate_in_kernel and use_beta_sigmoid_in_kernel and state_v_first) or lower_bound is not None \
-            or allow_neg_eigval or num_accepted_tokens is not None or q.shape[1] != 1 or ssm_state_indices.ndim != 1:
-        raise ValueError("SGLang's CuTe-DSL KDA decode takes one token per sequence, [B] indices, a V-first pool, "
-                         "the gate and beta sigmoid in the kernel, no lower_bound, no num_accepted_tokens")
+    refuse_other_call_forms("SGLang's CuTe-DSL KDA decode", q, ssm_state_indices, num_accepted_tokens,
+                            use_gate_in_kernel, use_beta_sigmoid_in_kernel, state_v_first, allow_neg_eigval, lower_bound)
     # A_log is a float32 parameter in SGLang (the kernel is compiled for it); the harness draws it
     # in the activation dtype, so widening it is exact.
     o = _module().cutedsl_fused_sigmoid_gating_kda_update(
