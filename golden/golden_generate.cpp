@@ -57,12 +57,12 @@ GoldenCase header_of(const GoldenSpec& spec, CaseTensors& t) {
 }
 
 // The tensors the case's call holds: every one of the ReplaySSM family's materialization (the
-// plain packed decode's files hold the ReplaySSM call at L = 1); an operator with its own case
-// driver only its own arguments (it leaves the others empty).
+// plain packed decode's files hold the ReplaySSM call at L = 1); an operator whose files hold
+// no rings only its own arguments (it leaves the others empty).
 std::vector<std::pair<std::string_view, HostTensor*>> call_tensors(const GoldenCase& c, CaseTensors& t) {
   const engine::OperatorDescription& op = engine::find_operator(c.op);
   std::vector<std::pair<std::string_view, HostTensor*>> held = held_tensors(t);
-  if (op.case_driver) std::erase_if(held, [&](const auto& h) { return !engine::takes(op, h.first); });
+  if (!engine::driver_of(op).golden_rings) std::erase_if(held, [&](const auto& h) { return !engine::takes(op, h.first); });
   return held;
 }
 
@@ -129,7 +129,7 @@ GoldenCase generate_error(const GoldenSpec& spec) {
   throw GenerationError(spec.name + ": the broken call was accepted by the reference");
 }
 
-// A case of an operator whose description brings its own case driver (engine/driver/case_driver.hpp):
+// A case of an operator whose files hold no rings (engine/driver/case_driver.hpp's golden_rings):
 // its steps' inputs, each step's out and the written tensors at the end; no rings, so no
 // checkpoints or row patterns.
 GoldenCase generate_driver_case(const GoldenSpec& spec, const engine::OperatorDescription& op) {
@@ -145,7 +145,8 @@ GoldenCase generate_driver_case(const GoldenSpec& spec, const engine::OperatorDe
     std::memcpy(t.out.storage().data(), out_buffer.storage().data(), out_buffer.storage().size());
     const Dims d = op.reference_step(op.bind(t.args()), reference::Rounding::Kernel);
     c.tensors.emplace(step_name(c, step, "expected.out"), t.out);
-    op.case_driver->after_step(t, engine::plan_case_rows(op, t.args(), d));
+    std::vector<engine::RowPlan> plans = engine::driver_of(op).plan_rows(t.args(), d);
+    engine::driver_of(op).after_step(t, plans, true);
   }
   store_final(c, t);
   return c;
@@ -156,7 +157,7 @@ GoldenCase generate_driver_case(const GoldenSpec& spec, const engine::OperatorDe
 GoldenCase generate_case(const GoldenSpec& spec) {
   if (spec.is_error()) return generate_error(spec);
   const engine::OperatorDescription& op = engine::find_operator(spec.op);
-  if (op.case_driver) return generate_driver_case(spec, op);
+  if (!engine::driver_of(op).golden_rings) return generate_driver_case(spec, op);
   CaseTensors t = materialize_spec(spec);
   const HostTensor out_buffer = t.out;  // NaN bytes: every step must write all of out
   GoldenCase c = header_of(spec, t);

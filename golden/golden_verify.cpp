@@ -239,11 +239,12 @@ class ExpectedOracle final : public engine::Oracle {
   std::map<Key, Judge> written_state_, written_d_, written_k_, written_g_;
 };
 
-// A case of an operator whose description brings its own case driver (engine/driver/case_driver.hpp):
-// the driver's oracle judges the backend (its CPU reference in lockstep, from the state the
-// backend stored, within the profile's bounds; the float64 recurrence for a file without
-// expected tensors), and each step's out and the written tensors at the end are compared with
-// the file's for the CPU reference's bit-for-bit reproduction.
+// A case of an operator whose files hold each step's out and the written tensors at the end
+// (CaseDriver::golden_rings false): the driver's oracle judges the backend (its CPU reference
+// in lockstep, from the state the backend stored, within the profile's bounds; the float64
+// recurrence for a file without expected tensors), and each step's out and the written
+// tensors at the end are compared with the file's for the CPU reference's bit-for-bit
+// reproduction.
 class DriverFileOracle final : public engine::Oracle {
  public:
   DriverFileOracle(const GoldenCase& c, std::unique_ptr<engine::Oracle> judge) : c_(c), judge_(std::move(judge)) {}
@@ -279,13 +280,15 @@ void verify_driver_case(const GoldenCase& c, engine::Backend& backend, StepTenso
   static_cast<StepTensors&>(m) = call;
   m.config = *c.config;
   const bool directed = backend.rounds_directed();
-  DriverFileOracle oracle(c, c.has_expected() ? op.case_driver->reference_oracle(m, op, backend.profile(), directed)
-                                              : op.case_driver->truth_oracle(m, backend.profile(), directed));
+  const engine::CaseDriver& driver = engine::driver_of(op);
+  DriverFileOracle oracle(c, c.has_expected() ? driver.reference_oracle(m, op, backend.profile(), directed)
+                                              : driver.truth_oracle(m, op, backend.profile(), directed));
   const auto load = [&](int64_t t) { load_step_inputs(c, t, call); };
   engine::run_case({call, c.steps, load, false, nullptr}, backend, oracle, r);
 }
 
-// A case of the ReplaySSM family: the file's expected tensors (or the float64 model) as the
+// A case whose files hold its checkpoints and ring records (the ReplaySSM family's): the
+// file's expected tensors (or the float64 model) as the
 // driver's oracle (ExpectedOracle), each step's call checked first.
 void verify_replayssm_case(const GoldenCase& c, engine::Backend& backend, StepTensors& call, engine::CaseReport& r) {
   const Dims d = checked_file_call(backend.op(), call, 0);
@@ -336,8 +339,8 @@ engine::CaseReport verify_case(const GoldenCase& c, engine::Backend& backend) {
       r.failure = fmt::format("kda.call does not describe the case's tensors as a call of {}", backend.op().name);
       return r;
     }
-    if (backend.op().case_driver) verify_driver_case(c, backend, call, r);
-    else verify_replayssm_case(c, backend, call, r);
+    if (engine::driver_of(backend.op()).golden_rings) verify_replayssm_case(c, backend, call, r);
+    else verify_driver_case(c, backend, call, r);
     const bool model_mode = !c.has_expected();
     // The harness's files hold what the CPU reference computed: it must reproduce them bit for
     // bit, not merely within the tolerance a kernel gets.

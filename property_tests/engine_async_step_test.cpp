@@ -28,7 +28,7 @@
 #include "engine/description/suite_limits.hpp"
 #include "engine/driver/backend_cases.hpp"
 #include "engine/driver/run_case.hpp"
-#include "engine/driver/token_prefetch.hpp"
+#include "operators/replayssm_family/token_prefetch.hpp"
 #include "engine/oracles/oracle.hpp"
 #include "engine/oracles/spare_cores.hpp"
 #include "engine/reports/phase_times.hpp"

@@ -84,8 +84,8 @@ struct OperatorDescription {
   // Its contract restated independently, for the contract fuzzer's oracle; null: its answers
   // are judged by the error catalog alone.
   const ContractRestatement* restated_contract = nullptr;
-  // How the driver plays its cases where they are not the ReplaySSM family's (its own
-  // tensors, rows, footprint, oracles; engine/driver/case_driver.hpp); null: the family's.
+  // How the driver plays its cases: its tensors, rows, footprint, protocol and oracles
+  // (engine/driver/case_driver.hpp; the ReplaySSM family's or its own).
   const CaseDriver* case_driver = nullptr;
   // The ring variants its calls have (plugin.h's KDA_RING_* bits) as a backend may or may not
   // serve them. A flag the operator ignores is no variant of it (GDN ReplaySSM accepts

@@ -1,75 +1,16 @@
 // The operator's CPU reference judged against the truth: the driver (run_case.hpp) with the
-// truth oracle and a reference backend, or the float64 model as a backend of its own.
-#include <vector>
-
-#include "cases/case_tensors.hpp"
+// truth oracle and a reference backend, or the operator's own float64 model.
 #include "engine/backends/reference_backend.hpp"
+#include "engine/driver/case_driver.hpp"
 #include "engine/driver/run_case.hpp"
 #include "engine/oracles/truth_oracle.hpp"
-#include "reference/layer_inputs.hpp"
-#include "reference/replayssm_model.hpp"
-#include "reference/tensor_io.hpp"
 
 namespace kda::engine {
-namespace {
-
-// The float64 ReplaySSM model as a backend: each step advances the model on the case's
-// ReplaySSM call (the whole call the case's tensors hold, as the default operator's view of it: the
-// model is ReplaySSM's algebra, which an operator without rings has at L = 1) and keeps its
-// outputs and checkpoints in float64 as OwnResults; it writes no tensor.
-class ModelBackend final : public Backend, public OwnResults {
- public:
-  ModelBackend(const OperatorDescription& op, StepTensors& tensors, const Dims& dims)
-      : op_(op), tensors_(tensors), dims_(dims) {
-    envelope_.ring_modes = KDA_RING_ALL;
-    const StepArgs args = kda_args();
-    params_ = reference::load_params<double>(args, dims_);
-    model_ = reference::ReplayModel<double>::from_tensors(args, dims_);
-  }
-  std::string name() const override { return "pure-double"; }  // `kda-harness case ... --backend pure-double`
-  const Envelope& envelope() const override { return envelope_; }
-  const OperatorDescription& op() const override { return op_; }
-  void step(const StepArgs&) override {
-    const StepArgs args = kda_args();
-    const auto force = args.force_flush ? reference::io::read_indices(*args.force_flush) : std::vector<int64_t>(dims_.B, 0);
-    out_ = model_.step(params_, reference::load_token<double>(args, dims_), reference::io::read_indices(*args.write_pos),
-                       force, args.circular_replay);
-  }
-  const reference::Matrix<double>& out() const override { return out_; }
-  reference::Matrix<double> checkpoint(int64_t slot, int64_t hv) const override { return model_.checkpoint(slot, hv); }
-
- private:
-  StepArgs kda_args() { return op_.as_kda_call ? op_.as_kda_call(tensors_.args(), dims_, storage_) : tensors_.args(); }
-
-  const OperatorDescription& op_;
-  StepTensors& tensors_;
-  Dims dims_;
-  std::vector<HostTensor> storage_;  // of the re-laid tensors of the KDA view
-  reference::LayerParams<double> params_;
-  reference::ReplayModel<double> model_;
-  reference::Matrix<double> out_;
-  Envelope envelope_;  // the contract's, on the CPU
-};
-
-}  // namespace
-
-CaseReport run_model_vs_truth(const CaseConfig& config, const OperatorDescription& op) {
-  CaseTensors t = materialize(config);
-  ModelBackend model(op, t, Dims{config.B, config.H, config.HV, config.K, config.V, config.L, config.slots});
-  CaseReport r = start_report(config, model, "truth");
-  reference::RolloutBounds fixed;  // no rates: fixed bounds, no budget
-  fixed.output = fixed.state = reference::kPureDoubleBound;
-  // The model rounds beta through b's dtype (ReplaySSM's function) whatever the operator.
-  const std::unique_ptr<Oracle> oracle = truth_oracle(fixed, true, op.as_kda_call, &model);
-  run_case({t, config.steps, [&t](int64_t token) { fill_token(t, token); }, true, nullptr}, model, *oracle, r);
-  return r;
-}
 
 CaseReport reference_vs_truth(const OperatorCase& c, ReferenceModel model) {
   const OperatorDescription& op = *c.op;
-  // The pure-double ReplaySSM model is the family's; an operator played by its own driver has
-  // its float64 reference step in that role.
-  if (model == ReferenceModel::PureDouble && !op.case_driver) return run_model_vs_truth(c.config, op);
+  // An operator's own float64 model where its driver has one; else its float64 reference step.
+  if (model == ReferenceModel::PureDouble && driver_of(op).model_vs_truth) return driver_of(op).model_vs_truth(c.config, op);
   if (model == ReferenceModel::PureDouble) model = ReferenceModel::Off;
   const auto reference = make_reference_backend(
       model == ReferenceModel::Kernel ? reference::Rounding::Kernel : reference::Rounding::Off, op);

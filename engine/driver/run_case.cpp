@@ -14,11 +14,8 @@
 #include "contract/validate.hpp"
 #include "engine/driver/case_driver.hpp"
 #include "engine/driver/host_guards.hpp"
-#include "engine/reports/phase_times.hpp"
-#include "engine/oracles/reference_oracle.hpp"
 #include "engine/oracles/spare_cores.hpp"
-#include "engine/driver/token_prefetch.hpp"
-#include "engine/oracles/truth_oracle.hpp"
+#include "engine/reports/phase_times.hpp"
 
 namespace kda::engine {
 namespace {
@@ -32,14 +29,6 @@ std::string status_mismatch(const std::vector<RowPlan>& plans, const std::vector
   return "";
 }
 
-// The caller's protocol after a step (contract/ring_protocol.hpp): an accepted row's
-// write_pos (and circular cache_base) advanced by the step it took; padding and rejected rows
-// keep theirs.
-void advance_cursors(StepTensors& t, const std::vector<RowPlan>& plans) {
-  for (std::size_t row = 0; row < plans.size(); ++row)
-    if (plans[row].accepted()) set_ring_cursor(t, static_cast<int64_t>(row), plans[row].ring.after(plans[row].step()));
-}
-
 CaseReport run_config(const OperatorCase& given, Backend& backend, const std::string& against,
                       const std::function<std::unique_ptr<Oracle>(const CaseTensors&)>& make_oracle,
                       const StepMutator& mutate) {
@@ -51,22 +40,12 @@ CaseReport run_config(const OperatorCase& given, Backend& backend, const std::st
   const PlayingCase playing;  // shares the machine's cores with the other cases being played
   const CaseConfig& config = given.config;
   CaseReport r = start_report(config, backend, against);
-  CaseTensors t = timed(Phase::Fill, [&] { return materialize_case(op, config); });
+  const CaseDriver& driver = driver_of(op);
+  CaseTensors t = timed(Phase::Fill, [&] { return driver.materialize(config); });
   const std::unique_ptr<Oracle> oracle = timed(Phase::Fill, [&] { return make_oracle(t); });
-  if (op.case_driver) {  // an operator that makes its own steps' inputs
-    CasePlay play{t, config.steps, [&t, &op](int64_t step) { fill_case_step(op, t, step); }, true, nullptr};
-    if (mutate) play.mutate = [&t, &mutate](int64_t token) { mutate(t, token); };
-    run_case(play, backend, *oracle, r);
-    return r;
-  }
-  // Each token's inputs are made while the token before it is played, where a core is spare.
-  TokenPrefetch prefetch(t);
-  if (config.steps > 1) prefetch.start(1);
-  const auto load = [&t, &prefetch, steps = config.steps](int64_t token) {
-    prefetch.take(t, token);
-    if (token + 1 < steps) prefetch.start(token + 1);
-  };
-  CasePlay play{t, config.steps, load, true, nullptr};
+  StepLoader load = driver.loader ? driver.loader(t, config.steps)
+                                  : StepLoader([&t, &driver](int64_t step) { driver.fill_step(t, step); });
+  CasePlay play{t, config.steps, std::move(load), true, nullptr};
   if (mutate) play.mutate = [&t, &mutate](int64_t token) { mutate(t, token); };
   run_case(play, backend, *oracle, r);
   return r;
@@ -75,10 +54,7 @@ CaseReport run_config(const OperatorCase& given, Backend& backend, const std::st
 }  // namespace
 
 Dims case_dims(const OperatorDescription& op, StepTensors& tensors) {
-  Dims d = op.validate(op.bind(tensors.args()), kda::Backend::Cpu);
-  if (op.case_driver) return d;  // the operator's own call: its dims are validate()'s
-  d.L = tensors.d_cache.shape()[2];
-  return d;
+  return driver_of(op).dims(tensors, op.validate(op.bind(tensors.args()), kda::Backend::Cpu));
 }
 
 CaseReport start_report(const CaseConfig& config, const Backend& backend, const std::string& against) {
@@ -95,6 +71,7 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
   const PhaseScope other(Phase::Other);
   count_case();
   const OperatorDescription& op = backend.op();
+  const CaseDriver& driver = driver_of(op);
   StepTensors& t = play.tensors;
   std::vector<RowPlan> plans;
   Dims dims;
@@ -107,9 +84,9 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     const HostTensor indices = t.ssm_state_indices, cursors = t.write_pos;
     const std::optional<HostTensor> bases = t.cache_base;
     if (play.mutate) play.mutate(token);
-    // The rows are planned as ReplaySSM's; the backend gets the arguments its operator takes.
+    // The rows are planned from the whole case's tensors; the backend gets the arguments its operator takes.
     dims = case_dims(op, t);
-    plans = plan_case_rows(op, t.args(), dims);
+    plans = driver.plan_rows(t.args(), dims);
     const bool any_rejected = std::any_of(plans.begin(), plans.end(), [](const RowPlan& p) { return p.rejected(); });
     std::memset(t.out.storage().data(), 0xFF, t.out.storage().size());  // NaN: unwritten elements show
     timed(Phase::Footprint, [&] {
@@ -182,7 +159,7 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     }
     if (r.failure.empty()) {
       const PhaseScope footprint(Phase::Footprint);
-      if (std::string f = case_footprint_violation(op, *before, t.args(), dims, plans); !f.empty())
+      if (std::string f = driver.footprint_violation(*before, t.args(), dims, plans); !f.empty())
         r.failure = where + ": " + f;
       else if (!backend.guards_intact()) r.failure = where + ": a device guard region changed";
     }
@@ -195,16 +172,7 @@ void run_case(const CasePlay& play, Backend& backend, Oracle& oracle, CaseReport
     t.ssm_state_indices.copy_bytes_from(indices);
     t.write_pos.copy_bytes_from(cursors);
     if (bases) t.cache_base->copy_bytes_from(*bases);
-    if (op.case_driver) {  // the operator's own protocol between steps
-      if (play.advance_cursors) op.case_driver->after_step(t, plans);
-      continue;
-    }
-    if (play.advance_cursors) advance_cursors(t, plans);
-    for (std::size_t row = 0; row < plans.size(); ++row) {  // the end check sees the advanced cursors
-      plans[row].cursor = static_cast<int64_t>(t.write_pos.get_linear(static_cast<int64_t>(row)));
-      plans[row].ring.write_pos = plans[row].cursor;
-      if (bases) plans[row].ring.base = static_cast<int64_t>(t.cache_base->get_linear(static_cast<int64_t>(row)));
-    }
+    driver.after_step(t, plans, play.advance_cursors);
   }
   if (!before) return;
   timed(Phase::Compare, [&] { oracle.finish({play.steps, "end of rollout", t, dims, plans, *before}, r); });
@@ -220,9 +188,7 @@ CaseReport run_vs_reference(const OperatorCase& c, Backend& backend, const StepM
   return run_config(
       c, backend, "reference",
       [&backend](const CaseTensors& t) {
-        if (const CaseDriver* d = backend.op().case_driver)
-          return d->reference_oracle(t, backend.op(), backend.profile(), backend.rounds_directed());
-        return reference_oracle(t, backend.op(), backend.profile(), backend.rounds_directed());
+        return driver_of(backend.op()).reference_oracle(t, backend.op(), backend.profile(), backend.rounds_directed());
       },
       mutate);
 }
@@ -231,9 +197,7 @@ CaseReport run_vs_truth(const OperatorCase& c, Backend& backend) {
   return run_config(
       c, backend, "truth",
       [&backend](const CaseTensors& t) {
-        if (const CaseDriver* d = backend.op().case_driver) return d->truth_oracle(t, backend.profile(), backend.rounds_directed());
-        return truth_oracle(bounds_vs_truth(t.config, backend.profile(), backend.rounds_directed()),
-                            backend.op().beta_through_b, backend.op().as_kda_call);
+        return driver_of(backend.op()).truth_oracle(t, backend.op(), backend.profile(), backend.rounds_directed());
       },
       nullptr);
 }

@@ -27,15 +27,10 @@ class OwnResults {
 std::unique_ptr<Oracle> truth_oracle(const reference::RolloutBounds& bounds, bool beta_through_b,
                                      KdaCallView as_kda = nullptr, const OwnResults* own = nullptr);
 
-// The float64 ReplaySSM model (reference::ReplayModel<double>: float64 arithmetic and float64
-// rings) rolled out over `config` through the driver (run_case.hpp) against the same
-// recurrence within kPureDoubleBound: the reference's own algebra (rebuild = plain state).
-// It writes no tensor: the truth oracle reads its out and checkpoints as OwnResults.
-CaseReport run_model_vs_truth(const CaseConfig& config, const OperatorDescription& op = default_operator());
-
 // The operator's CPU reference against the truth: its step with the kernel's rounding points
 // ("reference") or in float64 arithmetic with rounded stores ("reference-double") through the
-// driver, or the float64 model (run_model_vs_truth).
+// driver, or the operator's own float64 model (CaseDriver::model_vs_truth; else its reference
+// step in float64).
 enum class ReferenceModel { Kernel, Off, PureDouble };
 CaseReport reference_vs_truth(const OperatorCase& c, ReferenceModel model);
 // ... of a drawn config, first made one of the operator's cases (fit()).

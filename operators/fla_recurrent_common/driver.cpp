@@ -103,10 +103,11 @@ const CaseDriver& fla_recurrent_driver() {
   static const CaseDriver driver{
       .materialize = &materialize_fla_case,
       .fill_step = &fill_fla_step,
+      .dims = [](const StepTensors&, Dims validated) { return validated; },  // the call names them all
       .plan_rows = &plan_fla_rows,
       .footprint_violation = &footprint,
       // The indices stay from call to call; each call's num_accepted_tokens is its input.
-      .after_step = [](StepTensors&, const std::vector<RowPlan>&) {},
+      .after_step = [](StepTensors&, std::vector<RowPlan>&, bool) {},
       .reference_oracle = &fla_reference_oracle,
       .truth_oracle = &fla_truth_oracle,
   };

@@ -22,6 +22,6 @@ std::vector<int64_t> fla_written_slots(const StepArgs& host, const Dims& dims, i
 // The oracles (oracles.cpp).
 std::unique_ptr<Oracle> fla_reference_oracle(const CaseTensors& materialized, const OperatorDescription& op,
                                              Profile profile, bool directed);
-std::unique_ptr<Oracle> fla_truth_oracle(const CaseTensors& materialized, Profile profile, bool directed);
+std::unique_ptr<Oracle> fla_truth_oracle(const CaseTensors& materialized, const OperatorDescription&, Profile profile, bool directed);
 
 }  // namespace kda::engine

@@ -224,7 +224,7 @@ std::unique_ptr<Oracle> fla_reference_oracle(const CaseTensors& materialized, co
   return std::make_unique<FlaReferenceOracle>(materialized, op, profile, directed);
 }
 
-std::unique_ptr<Oracle> fla_truth_oracle(const CaseTensors& materialized, Profile profile, bool directed) {
+std::unique_ptr<Oracle> fla_truth_oracle(const CaseTensors& materialized, const OperatorDescription&, Profile profile, bool directed) {
   return std::make_unique<FlaTruthOracle>(materialized, profile, directed);
 }
 

@@ -19,6 +19,7 @@
 #include "operators/gdn_replayssm/golden_cases.hpp"
 #include "operators/gdn_replayssm/reference_step.hpp"
 #include "operators/gdn_replayssm/valid_call.hpp"
+#include "operators/replayssm_family/case_driver.hpp"
 #include "operators/replayssm_family/sample_space.hpp"
 #include "reference/profile_emulation.hpp"
 #include "reference/tensor_io.hpp"
@@ -239,6 +240,7 @@ const OperatorDescription& gdn_replayssm_operator() {
       },
       .golden_cases = &gdn_replayssm_golden_cases,
       .restated_contract = &restated::gdn_replayssm,
+      .case_driver = &replayssm_case_driver(),
       // prefix_gate_cache is accepted and ignored (raw gates either way): no variant of GDN.
       .ring_variants = KDA_RING_LINEAR | KDA_RING_CIRCULAR};
   return op;

@@ -6,6 +6,7 @@
 #include "operators/kda_packed_decode/contract.hpp"
 #include "operators/kda_packed_decode/golden_cases.hpp"
 #include "operators/kda_packed_decode/reference_step.hpp"
+#include "operators/replayssm_family/case_driver.hpp"
 #include "operators/replayssm_family/sample_space.hpp"
 #include "operators/replayssm_family/valid_call.hpp"
 #include "reference/profile_emulation.hpp"
@@ -79,7 +80,8 @@ const OperatorDescription& kda_packed_decode_operator() {
         return fmt::format("ok B={} H={} HV={} K={} V={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.slots);
       },
       .golden_cases = &kda_packed_decode_golden_cases,
-      .restated_contract = &restatement};
+      .restated_contract = &restatement,
+      .case_driver = &replayssm_case_driver()};
   return op;
 }
 

@@ -11,6 +11,7 @@
 #include "operators/kda_replayssm/golden_cases.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
 #include "operators/kda_replayssm/reference_step_restated.hpp"
+#include "operators/replayssm_family/case_driver.hpp"
 #include "operators/replayssm_family/sample_space.hpp"
 #include "operators/replayssm_family/valid_call.hpp"
 #include "reference/profile_emulation.hpp"
@@ -53,7 +54,8 @@ const OperatorDescription& kda_replayssm_operator() {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
       },
       .golden_cases = &kda_replayssm_golden_cases,
-      .restated_contract = &restatement};
+      .restated_contract = &restatement,
+      .case_driver = &replayssm_case_driver()};
   return op;
 }
 

@@ -16,6 +16,7 @@
 #include "operators/kda_triton_replayssm/golden_cases.hpp"
 #include "operators/kda_triton_replayssm/kda_view.hpp"
 #include "operators/kda_triton_replayssm/reference_step.hpp"
+#include "operators/replayssm_family/case_driver.hpp"
 #include "operators/replayssm_family/sample_space.hpp"
 
 namespace kda::engine {
@@ -130,6 +131,7 @@ const OperatorDescription& kda_triton_replayssm_operator() {
       },
       .golden_cases = &kda_triton_replayssm_golden_cases,
       .restated_contract = nullptr,
+      .case_driver = &replayssm_case_driver(),
       .ring_variants = KDA_RING_ALL};
   return op;
 }

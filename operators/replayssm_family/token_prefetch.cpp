@@ -1,4 +1,4 @@
-#include "engine/driver/token_prefetch.hpp"
+#include "operators/replayssm_family/token_prefetch.hpp"
 
 #include <condition_variable>
 #include <functional>
