@@ -22,7 +22,7 @@ std::optional<Profile> parse_profile(std::string_view s);
 // rollout_bounds added, TF32 products for Triton where out is float32), and ring records (the
 // k record widened by one unit of out's dtype for Triton where out is narrower than k_cache).
 // The step-by-step suite takes its key and gate record bounds from here and the rest from
-// the two sides' one-step budgets (engine/oracles/reference_oracle.cpp).
+// the two sides' one-step budgets (the ReplaySSM family's reference oracle).
 struct ProfileBounds {
   reference::RolloutBounds step;
   double output_at(double gate_mass) const { return step.output_at(gate_mass); }

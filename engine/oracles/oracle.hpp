@@ -1,7 +1,7 @@
 // What the one driver (engine/driver/run_case.hpp) judges a backend's steps against. The driver
 // plays the case, steps the backend and checks what any step must show (refusals, row
 // status, footprint, guards); the oracle knows what the step should have computed:
-//   - the CPU reference stepped in lockstep (engine/oracles/reference_oracle.hpp),
+//   - the CPU reference stepped in lockstep (each case driver's reference_oracle),
 //   - the float64 plain recurrence (engine/oracles/truth_oracle.hpp),
 //   - a golden file's expected tensors (golden/golden_verify.cpp).
 #pragma once

@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "engine/oracles/reference_oracle.hpp"
+#include "operators/replayssm_family/reference_oracle.hpp"
 #include "engine/oracles/truth_oracle.hpp"
 #include "operators/replayssm_family/token_prefetch.hpp"
 

@@ -1,4 +1,4 @@
-#include "engine/oracles/reference_oracle.hpp"
+#include "operators/replayssm_family/reference_oracle.hpp"
 
 #include <fmt/format.h>
 
