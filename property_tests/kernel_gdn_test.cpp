@@ -22,6 +22,7 @@
 #include "contract/tensor_view.hpp"
 #include "engine/backends/device_mirror.hpp"
 #include "engine/description/row_plan.hpp"
+#include "operators/replayssm_family/row_plan.hpp"
 #include "kernels/replayssm_decode.hpp"
 #include "operators/gdn_replayssm/cuda_launch.hpp"
 #include "property_tests/kernel_gpu_env.hpp"

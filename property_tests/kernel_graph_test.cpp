@@ -12,6 +12,7 @@
 #include "engine/backends/device_mirror.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 #include "engine/description/row_plan.hpp"
+#include "operators/replayssm_family/row_plan.hpp"
 
 namespace kda::testing {
 using ::kda::engine::DeviceMirror;

@@ -14,6 +14,7 @@
 #include "engine/backends/function_backend.hpp"
 #include "engine/driver/run_case.hpp"
 #include "engine/description/row_plan.hpp"
+#include "operators/replayssm_family/row_plan.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::testing {

@@ -1,7 +1,8 @@
 // What one step must do per row, derived on the host from the index tensors alone
-// (independently of the kernel): the expected kda::cuda::RowStatus flags, and for accepted
-// rows the slot, cursor and whether the row flushes. Used to check the kernel's status
-// tensor, to build the reference's view of the step, and to bound the step's footprint.
+// (independently of the kernel) by the operator's case driver (CaseDriver::plan_rows): the
+// expected kda::cuda::RowStatus flags, and for accepted rows the slot, cursor and whether the
+// row flushes. Used to check the kernel's status tensor, to build the reference's view of the
+// step, and to bound the step's footprint.
 #pragma once
 #include <array>
 #include <cstdint>
@@ -30,10 +31,6 @@ struct RowPlan {
   bool appends() const { return !flush; }
   RingStep step() const { return flush ? RingStep::Full : history ? RingStep::History : RingStep::Append; }
 };
-
-// From host-resident ssm_state_indices / write_pos / force_flush (and cache_base under
-// circular_replay: a live row's base outside [0, L-1] is rejected as a cursor out of range).
-std::vector<RowPlan> plan_rows(const StepArgs& host, const Dims& dims);
 
 // The storage bytes of every tensor of a call before a step (a step may write no byte of an
 // input, and a refused step none at all): one entry per argument of contract/step_fields.hpp's

@@ -3,9 +3,9 @@
 //   - the backend's copy of the case holds the step's inputs; out is poisoned with NaN (an
 //     element the step leaves unwritten shows as NaN); an optional mutator makes rows
 //     runtime-invalid for this step only;
-//   - the rows are planned on the host (engine/description/row_plan.hpp); where the backend reports row
-//     status it must equal the plan; where it reports none, a step with a rejected row must
-//     be refused with nothing written;
+//   - the rows are planned on the host (the operator's CaseDriver::plan_rows); where the
+//     backend reports row status it must equal the plan; where it reports none, a step with a
+//     rejected row must be refused with nothing written;
 //   - a valid step must not be refused; no byte outside what the step may write changes
 //     (envelope gaps, other slots, other ring records, every input); guard regions of a
 //     device backend stay intact, and a host backend's tensors are lent between guard
