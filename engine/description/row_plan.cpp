@@ -11,7 +11,6 @@
 #include "contract/scalar_type.hpp"
 #include "contract/step_fields.hpp"
 #include "contract/tensor_view.hpp"
-#include "kernels/row_status.hpp"
 
 namespace kda::engine {
 namespace {

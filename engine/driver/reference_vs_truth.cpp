@@ -10,7 +10,8 @@ namespace kda::engine {
 CaseReport reference_vs_truth(const OperatorCase& c, ReferenceModel model) {
   const OperatorDescription& op = *c.op;
   // An operator's own float64 model where its driver has one; else its float64 reference step.
-  if (model == ReferenceModel::PureDouble && driver_of(op).model_vs_truth) return driver_of(op).model_vs_truth(c.config, op);
+  const CaseDriver& driver = driver_of(op);
+  if (model == ReferenceModel::PureDouble && driver.model_vs_truth) return driver.model_vs_truth(c.config, op);
   if (model == ReferenceModel::PureDouble) model = ReferenceModel::Off;
   const auto reference = make_reference_backend(
       model == ReferenceModel::Kernel ? reference::Rounding::Kernel : reference::Rounding::Off, op);
