@@ -16,6 +16,7 @@
 #include "engine/description/operator.hpp"
 #include "reference/compare.hpp"
 #include "engine/description/row_plan.hpp"
+#include "operators/replayssm_family/footprint.hpp"
 #include "operators/replayssm_family/row_plan.hpp"
 
 namespace kda::engine {

@@ -35,34 +35,11 @@ void copy_into(std::vector<unsigned char>& to, const DLTensor& t) {
   to.assign(b.data, b.data + b.size);  // keeps the vector's capacity from the last step
 }
 
-// The byte ranges of a tensor's storage that the step may write. A thread keeps its masks
-// from step to step (no allocation, and nothing as large as the state pool to clear);
-// seal() sorts and merges the ranges before a check reads them.
-struct Mask {
-  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // [begin, end)
-
-  void reset() { ranges.clear(); }
-  void mark(std::size_t begin, std::size_t n) {
-    if (n == 0) return;
-    if (!ranges.empty() && ranges.back().second == begin) ranges.back().second = begin + n;  // a state's next row
-    else ranges.emplace_back(begin, begin + n);
-  }
-  void seal() {
-    std::sort(ranges.begin(), ranges.end());
-    std::size_t kept = 0;
-    for (const auto& r : ranges) {
-      if (kept > 0 && r.first <= ranges[kept - 1].second) ranges[kept - 1].second = std::max(ranges[kept - 1].second, r.second);
-      else ranges[kept++] = r;
-    }
-    ranges.resize(kept);
-  }
-};
-
 // The first byte where `before` and `after` differ outside `allowed` (nullptr: nowhere
 // allowed), or -1. Most steps change only a few rows' bytes: chunks that did not change are
 // passed with memcmp; in the others the allowed ranges are skipped and the rest compared word
 // by word.
-int64_t first_forbidden_change(const std::vector<unsigned char>& before, const Bytes& after, const Mask* allowed) {
+int64_t first_forbidden_change(const std::vector<unsigned char>& before, const Bytes& after, const WriteMask* allowed) {
   const std::size_t n = before.size();
   if (n == 0) return -1;  // an empty tensor: no bytes, and memcmp must not see its null data
   if (allowed == nullptr) {
@@ -92,20 +69,6 @@ int64_t first_forbidden_change(const std::vector<unsigned char>& before, const B
     }
   }
   return -1;
-}
-
-// Marks the bytes of elements idx[0..2] x every index of the last dim (of a 4-D t; of a 3-D
-// one, a ring of one scalar gate per record, the one element).
-void allow_row(Mask& mask, const DLTensor& t, int64_t i0, int64_t i1, int64_t i2) {
-  const bool scalar = t.ndim == 3;
-  const int64_t esize = t.dtype.bits / 8, n = scalar ? 1 : size(t, 3), last = scalar ? 1 : stride(t, 3);
-  const int64_t idx[4] = {i0, i1, i2, 0};
-  const int64_t first = element_offset(t, idx) * esize;
-  if (last == 1) {
-    mask.mark(static_cast<std::size_t>(first), static_cast<std::size_t>(n * esize));
-    return;
-  }
-  for (int64_t e = 0; e < n; ++e) mask.mark(static_cast<std::size_t>(first + e * last * esize), static_cast<std::size_t>(esize));
 }
 
 // The logical index of the element that byte `at` of t's storage belongs to, or when it
@@ -147,24 +110,11 @@ std::string owner_of(const std::string& name, const std::vector<int64_t>& i) {
   return "an input of the step";
 }
 
-// Why the step may not write that element: what the rows naming its slot do this step.
-std::string why_not(const std::string& name, const std::vector<int64_t>& i, const std::vector<RowPlan>& plans) {
-  for (std::size_t row = 0; row < plans.size(); ++row) {
-    const RowPlan& p = plans[row];
-    if (!p.accepted() || p.slot != i[0]) continue;
-    if (name == "initial_state") return fmt::format("row {} appends to slot {} (record {}): its checkpoint must not change", row, p.slot, p.record);
-    if (p.flush) return fmt::format("row {} flushes slot {}: no ring record may change", row, p.slot);
-    const std::string logical = p.ring.circular ? fmt::format(" (window position {}, cache_base {})", p.cursor, p.ring.base) : "";
-    return fmt::format("row {} appends record {}{} of slot {}, not record {}", row, p.record, logical, p.slot, i[2]);
-  }
-  return fmt::format("no accepted row names slot {} this step", i[0]);
-}
-
 // The first byte that changed and is not allowed, described: the tensor, the element's index,
-// whose it is, its value before and after, and why the step may not write it (`plans`; none:
+// whose it is, its value before and after, and why the step may not write it (`why_not`; none:
 // a refused call, which may write nothing). `allowed` nullptr: no byte may change.
 std::string first_violation(const char* name, const DLTensor& t, const std::vector<unsigned char>& before,
-                            const Bytes& after, const Mask* allowed, const std::vector<RowPlan>* plans,
+                            const Bytes& after, const WriteMask* allowed, const WhyNotWritable* why_not,
                             const char* rule = nullptr) {
   if (before.size() != after.size) return std::string(name) + ": storage size changed";
   const int64_t b = first_forbidden_change(before, after, allowed);
@@ -175,7 +125,7 @@ std::string first_violation(const char* name, const DLTensor& t, const std::vect
     return fmt::format("{} byte {} changed: it lies in a gap of the strided layout{}, which no step may write", name, b,
                        idx.empty() ? std::string()
                                    : fmt::format(" just past {}{} ({})", name, index_text(idx), owner_of(name, idx)));
-  const std::string why = rule ? rule : plans ? why_not(name, idx, *plans) : "a refused call must write nothing";
+  const std::string why = rule ? rule : why_not ? (*why_not)(idx) : "a refused call must write nothing";
   const std::vector<unsigned char> now(after.data, after.data + after.size);
   return fmt::format("{}{} ({}) changed from {:.6g} to {:.6g}: {}", name, index_text(idx), owner_of(name, idx),
                      value_in(before, t, idx), value_in(now, t, idx), why);
@@ -215,36 +165,23 @@ std::string input_change(const WrittenBytes& before, const StepArgs& a) {
   return "";
 }
 
-std::string footprint_violation(const WrittenBytes& before, const StepArgs& a, const Dims& dims,
-                                const std::vector<RowPlan>& plans) {
-  // out is written everywhere: only its size is checked. The masks are this thread's
-  // scratch, cleared, marked and sealed per step.
-  thread_local Mask state, d, k, g;
-  const Bytes after_state = bytes_of(*a.initial_state), after_d = bytes_of(*a.d_cache), after_k = bytes_of(*a.k_cache),
-              after_g = bytes_of(*a.g_cache), after_out = bytes_of(*a.out);
-  for (Mask* m : {&state, &d, &k, &g}) m->reset();
-  const int64_t group = dims.HV / dims.H;
-  for (const RowPlan& p : plans) {
-    if (!p.accepted()) continue;
-    for (int64_t hv = 0; hv < dims.HV; ++hv) {
-      if (p.writes_checkpoint())
-        for (int64_t v = 0; v < dims.V; ++v) allow_row(state, *a.initial_state, p.slot, hv, v);
-      if (p.appends()) {
-        allow_row(d, *a.d_cache, p.slot, hv, p.record);
-        allow_row(g, *a.g_cache, p.slot, hv, p.record);
-        if (hv % group == 0) allow_row(k, *a.k_cache, p.slot, hv / group, p.record);
-      }
-    }
+std::size_t storage_size(const DLTensor& t) { return bytes_of(t).size; }
+
+void allow_row(WriteMask& mask, const DLTensor& t, int64_t i0, int64_t i1, int64_t i2) {
+  const bool scalar = t.ndim == 3;
+  const int64_t esize = t.dtype.bits / 8, n = scalar ? 1 : size(t, 3), last = scalar ? 1 : stride(t, 3);
+  const int64_t idx[4] = {i0, i1, i2, 0};
+  const int64_t first = element_offset(t, idx) * esize;
+  if (last == 1) {
+    mask.mark(static_cast<std::size_t>(first), static_cast<std::size_t>(n * esize));
+    return;
   }
-  for (Mask* m : {&state, &d, &k, &g}) m->seal();
-  if (before.of("out").size() != after_out.size) return "out: storage size changed";
-  if (std::string v = first_violation("initial_state", *a.initial_state, before.of("initial_state"), after_state, &state, &plans);
-      !v.empty())
-    return v;
-  if (std::string v = first_violation("d_cache", *a.d_cache, before.of("d_cache"), after_d, &d, &plans); !v.empty()) return v;
-  if (std::string v = first_violation("k_cache", *a.k_cache, before.of("k_cache"), after_k, &k, &plans); !v.empty()) return v;
-  if (std::string v = first_violation("g_cache", *a.g_cache, before.of("g_cache"), after_g, &g, &plans); !v.empty()) return v;
-  return input_change(before, a);
+  for (int64_t e = 0; e < n; ++e) mask.mark(static_cast<std::size_t>(first + e * last * esize), static_cast<std::size_t>(esize));
+}
+
+std::string first_write_outside(const char* name, const DLTensor& t, const std::vector<unsigned char>& before,
+                                const WriteMask& allowed, const WhyNotWritable& why_not) {
+  return first_violation(name, t, before, bytes_of(t), &allowed, &why_not);
 }
 
 std::string any_change(const WrittenBytes& before, const StepArgs& a) {

@@ -5,7 +5,10 @@
 // step, and to bound the step's footprint.
 #pragma once
 #include <array>
+#include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,13 +47,40 @@ WrittenBytes snapshot_written(const StepArgs& host);
 // The same into `into`, reusing its buffers (the driver's per-step snapshot).
 void snapshot_written(const StepArgs& host, WrittenBytes& into);
 
-// "" when every byte that changed between `before` and the tensors of `after` lies inside an
-// element the step may write for the plans' accepted rows (out: every element; a checkpoint
-// (full or history): the row's [slot, hv]; an append (or history step): d/g records
-// [slot, hv, record] and the k record [slot, h, record]); else a description of the first
-// byte changed outside.
-std::string footprint_violation(const WrittenBytes& before, const StepArgs& after, const Dims& dims,
-                                const std::vector<RowPlan>& plans);
+// The byte ranges of a tensor's storage that the step may write. A thread keeps its masks
+// from step to step (no allocation, and nothing as large as the state pool to clear);
+// seal() sorts and merges the ranges before a check reads them.
+struct WriteMask {
+  std::vector<std::pair<std::size_t, std::size_t>> ranges;  // [begin, end)
+
+  void reset() { ranges.clear(); }
+  void mark(std::size_t begin, std::size_t n) {
+    if (n == 0) return;
+    if (!ranges.empty() && ranges.back().second == begin) ranges.back().second = begin + n;  // a state's next row
+    else ranges.emplace_back(begin, begin + n);
+  }
+  void seal() {
+    std::sort(ranges.begin(), ranges.end());
+    std::size_t kept = 0;
+    for (const auto& r : ranges) {
+      if (kept > 0 && r.first <= ranges[kept - 1].second) ranges[kept - 1].second = std::max(ranges[kept - 1].second, r.second);
+      else ranges[kept++] = r;
+    }
+    ranges.resize(kept);
+  }
+};
+// Marks the bytes of elements idx[0..2] x every index of the last dim (of a 4-D t; of a 3-D
+// one, a ring of one scalar gate per record, the one element).
+void allow_row(WriteMask& mask, const DLTensor& t, int64_t i0, int64_t i1, int64_t i2);
+// The bytes of t's storage: from its first element to the end of the last one its strides reach.
+std::size_t storage_size(const DLTensor& t);
+// Why the step may not write the element at an index (its tensor's owner and the rows' plans
+// say it: "row 2 flushes slot 1: no ring record may change").
+using WhyNotWritable = std::function<std::string(const std::vector<int64_t>& index)>;
+// "" when every byte of `name` that changed since `before` lies in `allowed` (sealed); else the
+// first that does not, described: the element's index, whose it is, its values, `why_not`.
+std::string first_write_outside(const char* name, const DLTensor& t, const std::vector<unsigned char>& before,
+                                const WriteMask& allowed, const WhyNotWritable& why_not);
 
 // "" when no byte of any input changed since `before`; else the first input and element.
 std::string input_change(const WrittenBytes& before, const StepArgs& after);

@@ -5,6 +5,7 @@
 #include "operators/replayssm_family/reference_oracle.hpp"
 #include "engine/oracles/truth_oracle.hpp"
 #include "operators/replayssm_family/token_prefetch.hpp"
+#include "operators/replayssm_family/footprint.hpp"
 #include "operators/replayssm_family/row_plan.hpp"
 
 namespace kda::engine {
