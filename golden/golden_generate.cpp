@@ -139,14 +139,15 @@ GoldenCase generate_driver_case(const GoldenSpec& spec, const engine::OperatorDe
   const HostTensor out_buffer = t.out;
   GoldenCase c = header_of(spec, t);
   store_invariant_inputs(c, t);
+  const engine::CaseDriver& driver = engine::driver_of(op);
   for (int64_t step = 0; step < c.steps; ++step) {
-    if (step > 0) engine::fill_case_step(op, t, step);
+    if (step > 0) driver.fill_step(t, step);
     store_step_inputs(c, t, step);
     std::memcpy(t.out.storage().data(), out_buffer.storage().data(), out_buffer.storage().size());
     const Dims d = op.reference_step(op.bind(t.args()), reference::Rounding::Kernel);
     c.tensors.emplace(step_name(c, step, "expected.out"), t.out);
-    std::vector<engine::RowPlan> plans = engine::driver_of(op).plan_rows(t.args(), d);
-    engine::driver_of(op).after_step(t, plans, true);
+    std::vector<engine::RowPlan> plans = driver.plan_rows(t.args(), d);
+    driver.after_step(t, plans, true);
   }
   store_final(c, t);
   return c;

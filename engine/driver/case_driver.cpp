@@ -13,8 +13,4 @@ CaseTensors materialize_case(const OperatorDescription& op, const CaseConfig& co
   return driver_of(op).materialize(config);
 }
 
-void fill_case_step(const OperatorDescription& op, CaseTensors& tensors, int64_t step) {
-  driver_of(op).fill_step(tensors, step);
-}
-
 }  // namespace kda::engine

@@ -56,8 +56,7 @@ struct CaseDriver {
 
 // The operator's driver (std::logic_error for a description without one).
 const CaseDriver& driver_of(const OperatorDescription& op);
-// Its materialization of a config (fit_case applied by the caller) and its step's inputs.
+// Its materialization of a config (fit_case applied by the caller).
 CaseTensors materialize_case(const OperatorDescription& op, const CaseConfig& config);
-void fill_case_step(const OperatorDescription& op, CaseTensors& tensors, int64_t step);
 
 }  // namespace kda::engine

@@ -2,11 +2,11 @@
 
 #include <memory>
 
-#include "operators/replayssm_family/reference_oracle.hpp"
 #include "engine/oracles/truth_oracle.hpp"
-#include "operators/replayssm_family/token_prefetch.hpp"
 #include "operators/replayssm_family/footprint.hpp"
+#include "operators/replayssm_family/reference_oracle.hpp"
 #include "operators/replayssm_family/row_plan.hpp"
+#include "operators/replayssm_family/token_prefetch.hpp"
 
 namespace kda::engine {
 namespace {

@@ -1,7 +1,8 @@
 """Probes of what a peer's kernel does in one mode of its call, each a kda_harness.check with the
 step's pin narrowed further (and, for a probe of a mode the step's envelope leaves out, that
 envelope widened): the runs that tell a finding of peer_judge.py apart from the modes around it.
-Each probe runs in its own child process under its own time limit; one line per probe (cases,
+Each probe runs in its own child process under its own time limit (ending with this process, as
+peer_judge.py's children do); one line per probe (cases,
 failures, the first failure's cause and replay line) into OUT_DIR/probes.txt, each report in
 full into OUT_DIR/probes-full.txt.
 
@@ -17,6 +18,7 @@ from pathlib import Path
 
 import kda_harness
 from kda_harness.peers import flashinfer, sglang_cutedsl
+from peer_judge import die_with_parent
 
 # name: (step, extra pin keys, suites, cases, envelope changes (None: the step's), check() arguments)
 PROBES = {
@@ -72,7 +74,7 @@ def main():
         result.unlink(missing_ok=True)
         try:
             proc = subprocess.run([sys.executable, __file__, str(out), "--one", name], capture_output=True, text=True,
-                                  timeout=a.seconds)
+                                  timeout=a.seconds, preexec_fn=die_with_parent)
             if result.exists():
                 data = json.loads(result.read_text())
                 line, full = data["line"], data["full"]
