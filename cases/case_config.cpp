@@ -216,6 +216,12 @@ std::string invalid_config_field(const CaseConfig& c) {
 
 bool is_valid_config(const CaseConfig& c) { return invalid_config_field(c).empty(); }
 
+std::string invalid_line_message(const CaseLine& line) {
+  const std::string field = invalid_config_field(line.config);
+  return field.empty() ? "" : fmt::format("the config does not describe a valid call: {} (in {})", field,
+                                          to_string(line.config, line.op));
+}
+
 double rollout_work(const CaseConfig& c) {
   return static_cast<double>(c.B) * c.HV * c.V * c.K * (static_cast<double>(c.L) / 2 + 2) * c.steps;
 }

@@ -105,6 +105,9 @@ CaseConfig with_keys(const CaseConfig& c, std::string_view keys);
 std::string invalid_config_field(const CaseConfig& c);
 // invalid_config_field(c) is empty: the config describes a VALID call.
 bool is_valid_config(const CaseConfig& c);
+// Why a line's config is no valid call, as every entry point that reads a line refuses it:
+// "the config does not describe a valid call: FIELD (in LINE)"; empty for a valid config.
+std::string invalid_line_message(const CaseLine& line);
 
 // Reference work of a rollout, roughly: rows x value heads x state size x (mean ring depth + 2)
 // x tokens. The case generators and decoders fit their draws under a budget of it.

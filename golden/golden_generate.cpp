@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstring>
 
-#include "cases/case_tensors.hpp"
 #include "cases/row_padding.hpp"
 #include "contract/metadata_json.hpp"
 #include "contract/validate.hpp"
@@ -13,6 +12,8 @@
 #include "engine/description/operator.hpp"
 #include "engine/driver/case_driver.hpp"
 #include "golden/call_tensors.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
+#include "operators/replayssm_family/golden_features.hpp"
 #include "reference/rounding.hpp"
 
 namespace kda::golden {

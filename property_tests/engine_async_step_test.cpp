@@ -21,17 +21,17 @@
 #include <set>
 #include <thread>
 
-#include "cases/case_tensors.hpp"
 #include "contract/step_fields.hpp"
 #include "contract/tensor_view.hpp"
 #include "engine/backends/backend.hpp"
 #include "engine/description/suite_limits.hpp"
 #include "engine/driver/backend_cases.hpp"
 #include "engine/driver/run_case.hpp"
-#include "operators/replayssm_family/token_prefetch.hpp"
 #include "engine/oracles/oracle.hpp"
 #include "engine/oracles/spare_cores.hpp"
 #include "engine/reports/phase_times.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
+#include "operators/replayssm_family/token_prefetch.hpp"
 #include "reference/rounding.hpp"
 
 namespace kda::engine {
@@ -202,7 +202,7 @@ class Recording final : public Oracle {
 
 TEST(AsyncStep, TheOraclePreparesWhileTheStepIsInFlight) {
   const CaseConfig c = parse_case_config("B=3 H=2 HV=4 K=16 V=16 L=4 slots=5 steps=4 seed=9");
-  CaseTensors t = materialize(c);
+  CaseTensors t = materialize_replayssm_case(c);
   AsyncReference halves;
   Recording oracle(halves);
   CasePlay play{t, c.steps, [&t](int64_t token) { fill_token(t, token); }, true, nullptr};
@@ -271,7 +271,7 @@ TEST(TokenPrefetch, GivesTheBytesOfFillToken) {
   for (uint64_t i = 0; i < 40; ++i) {
     CaseConfig c = draw_backend_case(default_operator(), 11, i, limits::check_cases(2e5), Envelope{});
     c.steps = std::max<int64_t>(c.steps, 3);
-    const CaseTensors materialized = materialize(c);
+    const CaseTensors materialized = materialize_replayssm_case(c);
     CaseTensors prefetched = materialized, direct = materialized;
     TokenPrefetch prefetch(prefetched);
     prefetch.start(1);

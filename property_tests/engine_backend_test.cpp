@@ -7,20 +7,20 @@
 #include <functional>
 #include <set>
 
-#include "cases/case_tensors.hpp"
 #include "contract/catalog_message.hpp"
 #include "contract/contract_error.hpp"
 #include "contract/error_catalog.hpp"
 #include "contract/tensor_view.hpp"
 #include "engine/backends/backend.hpp"
 #include "engine/backends/function_backend.hpp"
-#include "engine/description/operator.hpp"
 #include "engine/backends/plugin_backend.hpp"
-#include "engine/oracles/refusal.hpp"
+#include "engine/description/operator.hpp"
 #include "engine/description/restriction.hpp"
 #include "engine/driver/run_case.hpp"
 #include "engine/driver/suites.hpp"
+#include "engine/oracles/refusal.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 
 namespace kda::engine {
 namespace {
@@ -41,13 +41,13 @@ TEST(PluginBackend, LoadsTheCpuExampleWithItsDescription) {
   EXPECT_EQ(b->spec(), std::string("plugin:") + KDA_CPU_EXAMPLE_PLUGIN);
   EXPECT_EQ(b->profile(), Profile::Helion);
   EXPECT_EQ(b->envelope().k_max, 256);
-  CaseTensors t = materialize(parse_case_config(kSmall));
+  CaseTensors t = materialize_replayssm_case(parse_case_config(kSmall));
   EXPECT_NO_THROW(b->step(t.args()));
 }
 
 TEST(PluginBackend, AContractViolationIsTheCatalogError) {
   const auto b = make_backend(std::string("plugin:") + KDA_CPU_EXAMPLE_PLUGIN);
-  CaseTensors t = materialize(parse_case_config(kSmall));
+  CaseTensors t = materialize_replayssm_case(parse_case_config(kSmall));
   // A k_cache with HV heads where H != HV: the seed's error (R6).
   HostTensor wrong(ScalarType::BFloat16, {5, 4, 4, 16});
   StepArgs a = t.args();
@@ -67,7 +67,7 @@ TEST(PluginBackend, ARefusalOfItsOwnIsABackendRefusal) {
   CaseConfig c = parse_case_config(kSmall);
   c.K = 512;  // beyond the example's envelope (K <= 256)
   EXPECT_NE(b->envelope().excludes(c), "");
-  CaseTensors t = materialize(c);
+  CaseTensors t = materialize_replayssm_case(c);
   EXPECT_THROW(b->step(t.args()), BackendRefusal);
   EXPECT_EQ(refusal_problem(*b, t.args()), "");
 }
@@ -89,7 +89,7 @@ TEST(PluginBackend, ADescriptionWithAnotherAbiVersionIsRefused) {
 }
 
 TEST(Refusal, ComputingOrWritingBeforeRaisingIsCaught) {
-  CaseTensors t = materialize(parse_case_config(kSmall));
+  CaseTensors t = materialize_replayssm_case(parse_case_config(kSmall));
   FunctionBackend computes("computes", [](const StepArgs& a) { reference::replayssm_step(a); });
   EXPECT_NE(refusal_problem(computes, t.args()), "");
   FunctionBackend writes_then_raises("writes", [](const StepArgs& a) {
@@ -266,8 +266,9 @@ TEST(Suites, AnOutsideCaseExistsOnlyWhereSomethingLiesOutsideAndSaysWhat) {
       const std::string reason = e.excludes(p.config);
       EXPECT_NE(reason, "") << suite_name << " case " << i << ": " << planned_line(p, b.op());
       EXPECT_EQ(p.call, "outside the envelope: " + reason) << suite_name << " case " << i;
-      if (reason.rfind("strided layouts", 0) == 0)  // really strided: not a compact call over one slot
-        EXPECT_FALSE(is_contiguous(materialize(p.config).initial_state.dl())) << planned_line(p, b.op());
+      if (reason.rfind("strided layouts", 0) == 0) {  // really strided: not a compact call over one slot
+        EXPECT_FALSE(is_contiguous(materialize_replayssm_case(p.config).initial_state.dl())) << planned_line(p, b.op());
+      }
       why.insert(reason);
     }
     return why;

@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <set>
 
-#include "cases/case_tensors.hpp"
 #include "engine/backends/function_backend.hpp"
 #include "engine/backends/plugin_backend.hpp"
 #include "engine/description/operator.hpp"
@@ -16,6 +15,7 @@
 #include "engine/driver/run_case.hpp"
 #include "engine/driver/suites.hpp"
 #include "operators/kda_replayssm/reference_step.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 
 namespace kda::engine {
 namespace {
@@ -99,7 +99,7 @@ TEST(PaddedEnds, OneCaseInFourPadsBothEndsAndLeavesTheLastSlotUnnamed) {
     EXPECT_EQ(i % kPaddedEndsEvery, static_cast<uint64_t>(kPaddedEndsEvery - 1));
     ASSERT_GE(c.B, 3) << to_string(c);
     EXPECT_EQ(parse_case_config(to_string(c)), c) << "the config line carries padends";
-    const CaseTensors t = materialize(c);
+    const CaseTensors t = materialize_replayssm_case(c);
     EXPECT_LT(t.ssm_state_indices.get_linear(0), 0);
     EXPECT_LT(t.ssm_state_indices.get_linear(c.B - 1), 0);
     for (int64_t row = 0; row < c.B; ++row)

@@ -6,9 +6,9 @@
 
 #include <vector>
 
-#include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
 #include "engine/description/operator.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 
 namespace kda::engine {
 namespace {
@@ -32,7 +32,7 @@ TEST(KdaView, MadeAgainInItsStorageIsTheFreshView) {
   for (const char* line : {"B=3 H=2 HV=4 K=32 V=8 L=5 slots=6 steps=2 seed=4 ring=bf16",
                            "B=3 H=2 HV=4 K=32 V=8 L=5 slots=6 steps=2 seed=5 ring=f32",  // another ring dtype
                            "B=2 H=1 HV=2 K=64 V=8 L=3 slots=4 steps=2 seed=6"}) {       // other dims
-    CaseTensors t = materialize(op.fit_case(parse_case_config(line)));
+    CaseTensors t = materialize_replayssm_case(op.fit_case(parse_case_config(line)));
     const Dims d = op.validate(op.bind(t.args()), kda::Backend::Cpu);
     for (int change = 0; change < 4; ++change) {
       if (change > 0) {  // a step's appends: a few records' gates change (NaN ones included)

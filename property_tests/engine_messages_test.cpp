@@ -9,15 +9,15 @@
 #include <cmath>
 #include <cstring>
 
-#include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/row_plan.hpp"
 #include "engine/reports/case_report.hpp"
 #include "engine/reports/element_note.hpp"
-#include "engine/description/operator.hpp"
-#include "reference/compare.hpp"
-#include "engine/description/row_plan.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "operators/replayssm_family/footprint.hpp"
 #include "operators/replayssm_family/row_plan.hpp"
+#include "reference/compare.hpp"
 
 namespace kda::engine {
 namespace {
@@ -27,7 +27,7 @@ bool contains(const std::string& s, const std::string& part) { return s.find(par
 // A case with a slot that no row names (slots > rows), every row appending at cursor 0.
 CaseTensors unnamed_slot_case() {
   CaseConfig c = parse_case_config("B=2 H=1 HV=2 K=4 V=4 L=3 slots=4 pad=0 flush=0 rcur=0 steps=1 seed=3");
-  return materialize(c);
+  return materialize_replayssm_case(c);
 }
 
 int64_t unnamed_slot(const CaseTensors& t) {

@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
-#include "cases/case_tensors.hpp"
 #include "contract/step_fields.hpp"
 #include "engine/description/operator.hpp"
 #include "engine/description/row_plan.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 
 namespace kda::engine {
 namespace {
@@ -27,7 +27,7 @@ std::string index_text(const std::vector<int64_t>& idx) {
 // A case of the operator with every optional tensor it takes present (cache_base, which no
 // case config makes, as a [B] int32 tensor of zeros).
 CaseTensors full_case(const OperatorDescription& op) {
-  CaseTensors t = materialize(op.fit_case(parse_case_config("B=2 H=1 HV=2 K=4 V=4 L=3 slots=3 ff=1 steps=1 seed=5")));
+  CaseTensors t = materialize_replayssm_case(op.fit_case(parse_case_config("B=2 H=1 HV=2 K=4 V=4 L=3 slots=3 ff=1 steps=1 seed=5")));
   for (const TensorField& f : kStepTensors)
     if (takes(op, f.name) && f.get(t.args()) == nullptr) {
       HostTensor made(ScalarType::Int32, {t.config.B});
@@ -66,7 +66,7 @@ TEST(NothingWritten, NamesAWriteToAnyOneTensorOfEachOperator) {
 // A byte between the elements of a strided layout (a gap no step may write) is named too.
 TEST(NothingWritten, NamesAByteInAGapOfAStridedLayout) {
   const OperatorDescription& op = default_operator();
-  CaseTensors t = materialize(op.fit_case(parse_case_config("B=2 H=1 HV=2 K=4 V=4 L=3 slots=3 env=1 steps=1 seed=5")));
+  CaseTensors t = materialize_replayssm_case(op.fit_case(parse_case_config("B=2 H=1 HV=2 K=4 V=4 L=3 slots=3 env=1 steps=1 seed=5")));
   const StepArgs args = op.bind(t.args());
   const WrittenBytes before = snapshot_written(args);
   // initial_state's slot stride is its slot size + 257 elements: the element just past slot 0.

@@ -15,9 +15,9 @@
 
 #include <fmt/format.h>
 
-#include "cases/case_tensors.hpp"
 #include "engine/description/operator.hpp"
 #include "operators/gdn_replayssm/plain_recurrence.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "reference/rounding.hpp"
 
 namespace kda::gdn::test {
@@ -69,7 +69,7 @@ Outcome rollout(int64_t L, uint64_t seed, bool circular_rule) {
   c.pad_fraction = 0.25;
   c.seed = seed;
   const engine::OperatorDescription& op = engine::find_operator("gdn_replayssm");
-  CaseTensors t = materialize(op.fit_case(c));
+  CaseTensors t = materialize_replayssm_case(op.fit_case(c));
   const Dims dims{c.B, c.H, c.HV, c.K, c.V, c.L, c.slots};
   reference::PlainState<double> truth(dims);
   for (int64_t row = 0; row < c.B; ++row) {
@@ -133,7 +133,7 @@ TEST(GdnCircularRollout, EveryStepRebuildsThePlainStateThroughTheAdvancedCursor)
       const Outcome o = rollout(L, seed, true);
       EXPECT_LT(o.worst_state, kFloat32Rollout) << "L=" << L << " seed=" << seed;
       EXPECT_LT(o.worst_out, kFloat32Rollout) << "L=" << L << " seed=" << seed;
-      if (L == 1) EXPECT_EQ(o.history_steps, 0) << "L = 1 never takes the history path";
+      if (L == 1) { EXPECT_EQ(o.history_steps, 0) << "L = 1 never takes the history path"; }
       all.worst_state = std::max(all.worst_state, o.worst_state), all.worst_out = std::max(all.worst_out, o.worst_out);
       all.history_steps += o.history_steps, all.full_steps += o.full_steps, all.appends += o.appends, all.wrapped += o.wrapped;
     }

@@ -16,8 +16,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "cases/case_tensors.hpp"
 #include "engine/description/operator.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/plain_recurrence.hpp"
 #include "reference/rounding.hpp"
@@ -93,7 +93,7 @@ Outcome rollout(const Variant& var, int64_t L, uint64_t seed, Options opt = {}) 
   c.seed = seed;
   const engine::OperatorDescription& op = engine::find_operator("kda_triton_replayssm");
   c = op.fit_case(c);
-  CaseTensors t = materialize(c);
+  CaseTensors t = materialize_replayssm_case(c);
   const Dims dims{c.B, c.H, c.HV, c.K, c.V, c.L, c.slots};
   const auto base_of = [&](int64_t row) { return c.circular ? static_cast<int64_t>(t.cache_base->get({row})) : 0; };
   reference::PlainState<double> truth(dims);
@@ -161,7 +161,7 @@ TEST(KdaTritonRollout, EveryStepRebuildsThePlainStateThroughTheAdvancedCursor) {
         const Outcome o = rollout(var, L, seed);
         EXPECT_LT(o.worst_state, kFloat32Rollout) << var.name << " L=" << L << " seed=" << seed;
         EXPECT_LT(o.worst_out, kFloat32Rollout) << var.name << " L=" << L << " seed=" << seed;
-        if (L == 1) EXPECT_EQ(o.history_steps, 0) << "L = 1 never takes the history path";
+        if (L == 1) { EXPECT_EQ(o.history_steps, 0) << "L = 1 never takes the history path"; }
         all.worst_state = std::max(all.worst_state, o.worst_state), all.worst_out = std::max(all.worst_out, o.worst_out);
         all.history_steps += o.history_steps, all.full_steps += o.full_steps, all.appends += o.appends,
             all.wrapped += o.wrapped;
@@ -169,8 +169,8 @@ TEST(KdaTritonRollout, EveryStepRebuildsThePlainStateThroughTheAdvancedCursor) {
     // Each variant reached every kind of step its ring has, and windows that wrap.
     EXPECT_GT(all.full_steps, 30) << var.name;
     EXPECT_GT(all.appends, 100) << var.name;
-    if (var.circular) EXPECT_GT(all.history_steps, 30) << var.name;
-    if (var.circular) EXPECT_GT(all.wrapped, 30) << var.name;
+    if (var.circular) { EXPECT_GT(all.history_steps, 30) << var.name; }
+    if (var.circular) { EXPECT_GT(all.wrapped, 30) << var.name; }
     std::printf("%-26s worst state %.3e (%.4f of the bound), worst out %.3e (%.4f); %lld history, %lld full, "
                 "%lld appends (%lld wrapped)\n",
                 var.name, all.worst_state, all.worst_state / kFloat32Rollout, all.worst_out,

@@ -16,12 +16,12 @@
 #include <set>
 #include <string>
 
-#include "cases/case_tensors.hpp"
 #include "cases/rng.hpp"
 #include "contract/ring_protocol.hpp"
 #include "engine/backends/cuda_backend.hpp"
 #include "engine/driver/run_case.hpp"
 #include "operators/gdn_replayssm/description.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 
 namespace kda::testing {
@@ -37,7 +37,7 @@ struct Coverage {
   int64_t full = 0, history = 0, appends = 0, padding = 0;
 
   void add(const CaseConfig& c) {
-    CaseTensors t = materialize(c);
+    CaseTensors t = materialize_replayssm_case(c);
     for (int64_t step = 0; step < c.steps; ++step) {
       if (step > 0) fill_token(t, step);
       for (int64_t row = 0; row < c.B; ++row) {

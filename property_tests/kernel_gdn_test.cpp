@@ -16,15 +16,15 @@
 #include <string>
 #include <vector>
 
-#include "cases/case_tensors.hpp"
 #include "cases/rng.hpp"
 #include "contract/scalar_type.hpp"
 #include "contract/tensor_view.hpp"
 #include "engine/backends/device_mirror.hpp"
 #include "engine/description/row_plan.hpp"
-#include "operators/replayssm_family/row_plan.hpp"
 #include "kernels/replayssm_decode.hpp"
 #include "operators/gdn_replayssm/cuda_launch.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
+#include "operators/replayssm_family/row_plan.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 
 namespace kda::testing {
@@ -99,7 +99,7 @@ struct Counts {
 void gdn_matches_kda(const CaseConfig& c, Counts& counts) {
   SCOPED_TRACE(to_string(c));
   ASSERT_TRUE(c.a_3d && c.dt_bias_2d && !c.envelope && c.index_dtype == ScalarType::Int32);
-  CaseTensors kda = materialize(c);
+  CaseTensors kda = materialize_replayssm_case(c);
   broadcast_gate_logits(kda);
   broadcast_head_parameters(kda);
   GdnCall gdn(kda);

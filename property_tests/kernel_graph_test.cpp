@@ -7,12 +7,12 @@
 #include <cstring>
 #include <vector>
 
-#include "cases/case_tensors.hpp"
-#include "kernels/replayssm_decode.hpp"
 #include "engine/backends/device_mirror.hpp"
-#include "property_tests/kernel_gpu_env.hpp"
 #include "engine/description/row_plan.hpp"
+#include "kernels/replayssm_decode.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "operators/replayssm_family/row_plan.hpp"
+#include "property_tests/kernel_gpu_env.hpp"
 
 namespace kda::testing {
 using ::kda::engine::DeviceMirror;
@@ -27,7 +27,7 @@ bool same_bytes(const HostTensor& x, const HostTensor& y) {
 }
 
 void replay_matches_eager(const CaseConfig& c) {
-  CaseTensors eager = materialize(c), graph = materialize(c);
+  CaseTensors eager = materialize_replayssm_case(c), graph = materialize_replayssm_case(c);
   DeviceMirror eager_dev, graph_dev;
   const StepArgs dev = graph_dev.upload(graph.args());
   DLTensor* status = graph_dev.status_tensor(c.B);

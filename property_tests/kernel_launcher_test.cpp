@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "cases/case_tensors.hpp"
 #include "contract/validate.hpp"
+#include "engine/backends/device_mirror.hpp"
 #include "kernels/replayssm_decode.hpp"
 #include "kernels/replayssm_params.hpp"
-#include "engine/backends/device_mirror.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 
 namespace kda::testing {
@@ -83,7 +83,7 @@ std::string contract_error_of(const std::function<void()>& f) {
 const char* kCase = "B=3 H=2 HV=4 K=16 V=16 L=4 slots=5 ff=1";
 
 TEST(KernelLauncher, ContractErrorsAreValidatesOwn) {
-  CaseTensors host = materialize(parse_case_config(kCase));
+  CaseTensors host = materialize_replayssm_case(parse_case_config(kCase));
   for (const Mutation& m : mutations()) {
     EditableCall call(host.args());
     call.relabel(kDLCUDA);
@@ -95,7 +95,7 @@ TEST(KernelLauncher, ContractErrorsAreValidatesOwn) {
 }
 
 TEST(KernelLauncher, CpuTensorsAreRefused) {
-  CaseTensors host = materialize(parse_case_config(kCase));
+  CaseTensors host = materialize_replayssm_case(parse_case_config(kCase));
   const std::string got = contract_error_of([&] { cuda::replayssm_decode(host.args(), nullptr); });
   EXPECT_EQ(got.substr(0, got.find('|')), error_id::kBackendCuda) << got;
 }
@@ -118,7 +118,7 @@ TEST(KernelLauncher, ShortRingSplitsHeadsOnlyOnSmallGrids) {
 }
 
 TEST(KernelLauncher, MalformedStatusTensorIsRefusedBeforeLaunch) {
-  CaseTensors host = materialize(parse_case_config(kCase));
+  CaseTensors host = materialize_replayssm_case(parse_case_config(kCase));
   EditableCall call(host.args());
   call.relabel(kDLCUDA);
   HostTensor bad = HostTensor::metadata({kDLInt, 64, 1}, {3}, {1}, {kDLCUDA, 0});
@@ -130,7 +130,7 @@ TEST(KernelLauncher, MalformedStatusTensorIsRefusedBeforeLaunch) {
 // On a GPU: a refused call leaves every byte of every tensor as it was.
 TEST(KernelLauncher, RefusedCallTouchesNothing) {
   KDA_REQUIRE_GPU();
-  CaseTensors host = materialize(parse_case_config(kCase));
+  CaseTensors host = materialize_replayssm_case(parse_case_config(kCase));
   DeviceMirror mirror;
   const StepArgs dev = mirror.upload(host.args());
   for (const Mutation& m : mutations()) {
@@ -139,7 +139,7 @@ TEST(KernelLauncher, RefusedCallTouchesNothing) {
     mirror.poison_out(host.args());
     EXPECT_THROW(cuda::replayssm_decode(call.args, mirror.stream()), ContractError) << m.name;
     check_cuda(cudaStreamSynchronize(mirror.stream()), "sync");
-    CaseTensors after = materialize(parse_case_config(kCase));
+    CaseTensors after = materialize_replayssm_case(parse_case_config(kCase));
     for (auto [from, to] : {std::pair{&host.initial_state, &after.initial_state}, {&host.d_cache, &after.d_cache},
                             {&host.k_cache, &after.k_cache}, {&host.g_cache, &after.g_cache}, {&host.out, &after.out}})
       mirror.device_of(from->dl()).download(*to);

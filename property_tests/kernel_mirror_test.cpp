@@ -7,8 +7,8 @@
 #include <cstring>
 #include <vector>
 
-#include "cases/case_tensors.hpp"
 #include "engine/backends/device_mirror.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
 
 namespace kda::testing {
@@ -40,11 +40,11 @@ TEST(KernelMirror, DeviceMemoryDoesNotGrowWithTheCasesSeen) {
   // All cases stay alive, so no host tensor's address is reused by a later case.
   std::vector<CaseTensors> cases;
   cases.reserve(31);
-  cases.push_back(materialize(big_case(1)));
+  cases.push_back(materialize_replayssm_case(big_case(1)));
   mirror.step(cases.back().args());
   const std::size_t after_first = free_device_bytes();
   for (uint64_t seed = 2; seed <= 31; ++seed) {
-    cases.push_back(materialize(big_case(seed)));
+    cases.push_back(materialize_replayssm_case(big_case(seed)));
     mirror.step(cases.back().args());
   }
   // Each case holds ~4 MiB of checkpoints: 30 more cases kept on the device would take 120 MiB.
@@ -65,7 +65,7 @@ TEST(KernelMirror, ReusedBuffersGiveTheBytesOfAFreshMirror) {
                          "B=8 H=2 HV=8 K=128 V=128 L=8 slots=8 steps=3 seed=8"};
   for (const char* line : lines) {
     const CaseConfig c = parse_case_config(line);
-    CaseTensors a = materialize(c), b = materialize(c);
+    CaseTensors a = materialize_replayssm_case(c), b = materialize_replayssm_case(c);
     DeviceMirror fresh;
     for (int64_t t = 0; t < c.steps; ++t) {
       if (t > 0) {

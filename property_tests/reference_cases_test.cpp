@@ -1,5 +1,5 @@
 // The case generator (cases/): the one-line CaseConfig round trip, validity, the counter-based
-// generator, and the tensors materialize() builds (valid under the contract, deterministic,
+// generator, and the tensors materialize_replayssm_case() builds (valid under the contract, deterministic,
 // distinct slots, NaN wherever a step must not read, the caller's cursor protocol).
 #include <gtest/gtest.h>
 
@@ -8,10 +8,10 @@
 #include <set>
 #include <stdexcept>
 
-#include "cases/case_tensors.hpp"
 #include "cases/rng.hpp"
 #include "cases/store_run.hpp"
 #include "contract/validate.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
 #include "reference/tolerance.hpp"
@@ -89,24 +89,24 @@ TEST(CaseConfig, Validity) {
   EXPECT_FALSE(with("state=i32"));
   EXPECT_FALSE(with("pad=1.5"));
   EXPECT_TRUE(with("B=1 H=1 HV=8 K=16 V=256 L=1 slots=1"));
-  EXPECT_THROW(materialize(parse_case_config("K=48")), std::invalid_argument);
+  EXPECT_THROW(materialize_replayssm_case(parse_case_config("K=48")), std::invalid_argument);
 }
 
 TEST(CaseTensors, MaterializedCasesAreValidDeterministicAndPoisoned) {
   check_property("materialize", 300, [] {
     const CaseConfig c = *gen_case(engine::limits::reference_suites(64, 2e7), nullptr);
-    CaseTensors t = materialize(c);
+    CaseTensors t = materialize_replayssm_case(c);
     const Dims dims = validate(t.args(), Backend::Cpu);
     check_runtime_values(t.args(), dims);
     RC_ASSERT(dims == (Dims{c.B, c.H, c.HV, c.K, c.V, c.L, c.slots}));
     // Deterministic, and the seed matters.
-    CaseTensors again = materialize(c);
+    CaseTensors again = materialize_replayssm_case(c);
     RC_ASSERT(again.initial_state.storage() == t.initial_state.storage());
     RC_ASSERT(again.mixed_qkv.storage() == t.mixed_qkv.storage());
     RC_ASSERT(again.k_cache.storage() == t.k_cache.storage());
     CaseConfig other = c;
     other.seed ^= 1;
-    RC_ASSERT(materialize(other).mixed_qkv.storage() != t.mixed_qkv.storage());
+    RC_ASSERT(materialize_replayssm_case(other).mixed_qkv.storage() != t.mixed_qkv.storage());
     // Distinct slots for named rows, -1 for padding; NaN wherever a step must not read.
     std::set<int64_t> named;
     for (int64_t row = 0; row < c.B; ++row) {
@@ -145,7 +145,7 @@ TEST(CaseTensors, UnnormalizedKeysStayBelowTheAmplificationLimit) {
     limits.K = {1, 16};
     CaseConfig c = *gen_case(limits);
     c.l2norm = false;
-    CaseTensors t = materialize(c);
+    CaseTensors t = materialize_replayssm_case(c);
     const auto norm_of = [&](const HostTensor& x, std::vector<int64_t> index) {
       double ss = 0;
       for (index.back() = 0; index.back() < c.K; ++index.back()) ss += x.get(index) * x.get(index);
@@ -177,7 +177,7 @@ TEST(CaseTensors, ThreadedFillGivesTheSameBytes) {
   const CaseConfig c = parse_case_config("B=8 H=2 HV=8 K=128 V=64 L=6 slots=9 env=1 ff=1 state=bf16 seed=17");
   const auto fill = [&c](const char* threads) {
     setenv("KDA_FILL_THREADS", threads, 1);
-    CaseTensors t = materialize(c);  // 8 rows x 65536 state values: eight threads
+    CaseTensors t = materialize_replayssm_case(c);  // 8 rows x 65536 state values: eight threads
     fill_token(t, 3);                // 16384 values: two threads
     unsetenv("KDA_FILL_THREADS");
     return t;
@@ -215,7 +215,7 @@ TEST(CaseTensors, StoreRunGivesTheBytesOfSetLinear) {
 
 TEST(CaseTensors, TokensDependOnlyOnTheirIndex) {
   const CaseConfig c = parse_case_config("B=4 H=2 HV=4 K=32 V=16 L=8 slots=6 steps=8 flush=0.5 values=adv seed=3");
-  CaseTensors direct = materialize(c), walked = materialize(c);
+  CaseTensors direct = materialize_replayssm_case(c), walked = materialize_replayssm_case(c);
   fill_token(direct, 5);
   for (int64_t t = 1; t <= 5; ++t) fill_token(walked, t);
   EXPECT_EQ(direct.mixed_qkv.storage(), walked.mixed_qkv.storage());
@@ -227,7 +227,7 @@ TEST(CaseTensors, TokensDependOnlyOnTheirIndex) {
 }
 
 TEST(CaseTensors, AdvanceCursorsFollowsTheCallersProtocol) {
-  CaseTensors t = materialize(parse_case_config("B=4 H=1 HV=1 K=16 V=16 L=4 slots=4 pad=0 rcur=0 seed=5"));
+  CaseTensors t = materialize_replayssm_case(parse_case_config("B=4 H=1 HV=1 K=16 V=16 L=4 slots=4 pad=0 rcur=0 seed=5"));
   const int64_t cursors[] = {3, 1, 0, 2}, forced[] = {0, 1, 0, 0}, expected[] = {0, 0, 1, 3};
   for (int64_t row = 0; row < 4; ++row) {
     t.write_pos.set_linear(row, static_cast<double>(cursors[row]));
@@ -241,7 +241,7 @@ TEST(CaseTensors, AdvanceCursorsFollowsTheCallersProtocol) {
 }
 
 TEST(CaseTensors, EnvelopeLayoutsPadSlotsAndPages) {
-  CaseTensors t = materialize(parse_case_config("B=2 H=1 HV=2 K=16 V=32 L=4 slots=3 env=1 seed=2"));
+  CaseTensors t = materialize_replayssm_case(parse_case_config("B=2 H=1 HV=2 K=16 V=32 L=4 slots=3 env=1 seed=2"));
   EXPECT_EQ(t.initial_state.strides()[0], 2 * 32 * 16 + 257);
   EXPECT_EQ(t.k_cache.strides()[0], 1 * 4 * 16 + 257);
   EXPECT_EQ(t.d_cache.strides()[2], 3 * 2 * 32 + 257);  // page-major: the cursor dim is outermost

@@ -9,8 +9,8 @@
 
 #include <cstring>
 
-#include "cases/case_tensors.hpp"
 #include "engine/description/operator.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
 
@@ -61,7 +61,7 @@ bool same_bytes(const HostTensor& x, const HostTensor& y) {
 TEST(FlaPackedDecodeProperty, AtOneTokenTheTwoReferencesAgreeBitForBit) {
   check_property("fla_recurrent_kda at T = 1 == kda_packed_decode", case_count("KDA_REFERENCE_CASES", 150), [] {
     const CaseConfig c = packed().fit_case(*gen_case(engine::limits::reference_suites(8)).as("config"));
-    CaseTensors p = materialize(c);
+    CaseTensors p = materialize_replayssm_case(c);
     for (int64_t token = 0; token < c.steps; ++token) {
       if (token > 0) fill_token(p, token);
       StepTensors f = as_fla_call(p);
@@ -79,7 +79,7 @@ TEST(FlaPackedDecodeProperty, AKFirstReadingOfTheSamePoolDiffers) {
   CaseConfig c = packed().fit_case(CaseConfig{});
   c.K = c.V = 16;
   c.pad_fraction = 0;
-  CaseTensors p = materialize(c);
+  CaseTensors p = materialize_replayssm_case(c);
   StepTensors f = as_fla_call(p);
   f.state_v_first = false;
   packed().reference_step(packed().bind(p.args()), reference::Rounding::Kernel);

@@ -13,11 +13,11 @@
 #include <cstring>
 #include <vector>
 
-#include "cases/case_tensors.hpp"
 #include "contract/contract_error.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
-#include "operators/kda_replayssm/reference_step.hpp"
 
 namespace kda::testing {
 namespace {
@@ -73,7 +73,7 @@ TEST(ReferenceFootprint, StepWritesExactlyItsFootprint) {
   check_property("footprint of a step", case_count("KDA_REFERENCE_CASES_FOOTPRINT", 300), [] {
     const CaseConfig c = *gen_case(engine::limits::reference_suites(8, 4e6));
     const Rounding rounding = *rc::gen::element(Rounding::Kernel, Rounding::Off);
-    CaseTensors t = materialize(c);
+    CaseTensors t = materialize_replayssm_case(c);
     const int64_t group = c.HV / c.H;
     for (int64_t token = 0; token < c.steps; ++token) {
       if (token > 0) fill_token(t, token);
@@ -133,7 +133,7 @@ TEST(ReferenceFootprint, ErrorsWriteNothing) {
     c.pad_fraction = 0;  // every row names a slot
     const int kind = *rc::gen::inRange(0, 5);
     if (kind == 3 && c.B < 2) c.B = 2, c.slots = std::max<int64_t>(c.slots, 2);
-    CaseTensors t = materialize(c);
+    CaseTensors t = materialize_replayssm_case(c);
     const int64_t row = *rc::gen::inRange<int64_t>(0, c.B);
     std::string expected;
     switch (kind) {

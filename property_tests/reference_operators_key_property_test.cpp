@@ -9,13 +9,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "cases/case_tensors.hpp"
-#include "engine/description/operator.hpp"
-#include "property_tests/rc_chooser.hpp"
-#include "property_tests/reference_property.hpp"
 #include "engine/backends/reference_backend.hpp"
+#include "engine/description/operator.hpp"
 #include "engine/driver/run_case.hpp"
 #include "engine/oracles/truth_oracle.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
+#include "property_tests/rc_chooser.hpp"
+#include "property_tests/reference_property.hpp"
 #include "reference/tolerance.hpp"
 
 namespace kda::testing {
@@ -32,7 +32,7 @@ engine::CaseReport rollout(const engine::OperatorDescription& op, const CaseConf
 // dtype or not.
 engine::CaseReport rollout_vs(const engine::OperatorDescription& stepped, const CaseConfig& c, bool beta_through_b) {
   const auto backend = engine::make_reference_backend(reference::Rounding::Kernel, stepped);
-  CaseTensors t = materialize(c);
+  CaseTensors t = materialize_replayssm_case(c);
   engine::CaseReport r = engine::start_report(c, *backend, "truth");
   const auto oracle = engine::truth_oracle(reference::rollout_bounds(c), beta_through_b);
   engine::run_case({t, c.steps, [&t](int64_t token) { fill_token(t, token); }, true, nullptr}, *backend, *oracle, r);
@@ -70,7 +70,7 @@ TEST(OperatorsKeyProperty, WithFloat32BetaTheTwoRolloutsAgree) {
   check_property("the two rollouts agree", case_count("KDA_REFERENCE_CASES", 100), [] {
     CaseConfig c = packed().fit_case(*gen_case(engine::limits::reference_suites(8)).as("config"));
     c.act_dtype = c.state_dtype = c.out_dtype = ScalarType::Float32;
-    CaseTensors x = materialize(c), y = materialize(c);
+    CaseTensors x = materialize_replayssm_case(c), y = materialize_replayssm_case(c);
     for (int64_t t = 0; t < c.steps; ++t) {
       if (t > 0) fill_token(x, t), fill_token(y, t);
       packed().reference_step(packed().bind(x.args()), reference::Rounding::Kernel);

@@ -12,11 +12,11 @@
 #include <cstdio>
 #include <cstring>
 
-#include "cases/case_tensors.hpp"
+#include "operators/kda_replayssm/reference_step.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
 #include "reference/plain_recurrence.hpp"
-#include "operators/kda_replayssm/reference_step.hpp"
 #include "reference/tensor_io.hpp"
 #include "reference/tolerance.hpp"
 
@@ -93,7 +93,7 @@ TEST(ReferenceProperties, PlainRecurrenceMatchesScalarLoops) {
     engine::SampleLimits limits = engine::limits::reference_suites(6, 2e6);
     limits.strided = false;  // the loops index initial_state compactly
     const CaseConfig c = *gen_case(limits);
-    CaseTensors t = materialize(c);
+    CaseTensors t = materialize_replayssm_case(c);
     const Dims d = dims_of(c);
     ScalarLoops loops(c, t);
     auto plain = PlainState<double>::from_tensor(t.initial_state.dl(), d);
@@ -134,7 +134,7 @@ TEST(ReferenceProperties, LEqualsOneIsOnePlainDecodeStep) {
     engine::SampleLimits limits = engine::limits::reference_suites(1);
     limits.ring_length = {1, 1};
     const CaseConfig c = *gen_case(limits);
-    CaseTensors t = materialize(c);
+    CaseTensors t = materialize_replayssm_case(c);
     const Dims d = dims_of(c);
     const StepArgs args = t.args();
     auto plain = PlainState<double>::from_tensor(t.initial_state.dl(), d);
@@ -168,7 +168,7 @@ TEST(ReferenceProperties, Float32PlainWithinFloat32Bounds) {
   double worst_out = 0, worst_state = 0;
   check_property("plain float32 == plain float64 within float32 bounds", case_count("KDA_REFERENCE_CASES_F32", 300), [&] {
     const CaseConfig c = *gen_case(engine::limits::reference_suites(32, 1e7));
-    CaseTensors t = materialize(c);
+    CaseTensors t = materialize_replayssm_case(c);
     const Dims d = dims_of(c);
     const StepArgs args = t.args();
     auto p32 = PlainState<float>::from_tensor(t.initial_state.dl(), d);

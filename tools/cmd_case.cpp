@@ -11,19 +11,20 @@
 
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
-#include "golden/golden_verify.hpp"
-#include "golden/safetensors.hpp"
-#include "engine/oracles/truth_oracle.hpp"
 #include "engine/backends/backend.hpp"
+#include "engine/description/operator.hpp"
+#include "engine/description/operator_words.hpp"
 #include "engine/driver/case_driver.hpp"
 #include "engine/driver/case_line.hpp"
 #include "engine/driver/fatal_signal.hpp"
-#include "engine/oracles/refusal.hpp"
 #include "engine/driver/run_case.hpp"
+#include "engine/oracles/refusal.hpp"
+#include "engine/oracles/truth_oracle.hpp"
+#include "golden/golden_verify.hpp"
+#include "golden/safetensors.hpp"
 #include "tools/argument_checks.hpp"
-#include "engine/description/operator.hpp"
-#include "engine/description/operator_words.hpp"
 #include "tools/subcommands.hpp"
 
 namespace kda::cli {
@@ -86,51 +87,66 @@ int run_file(const CaseArgs& a) {
   return verdict(v.pass(), fmt::format("{} on {}", c.name, backend->name()));
 }
 
+// What a config line's run ends in: whether it passed, and the verdict line's words.
+struct Outcome {
+  bool pass;
+  std::string what;
+};
+
+// The line's case run by pure-double (the float64 model with float64 rings) against the truth.
+Outcome run_pure_double(const engine::OperatorCase& c) {
+  const engine::CaseReport r = engine::reference_vs_truth(c, engine::ReferenceModel::PureDouble);
+  std::cout << "pure-double vs the float64 plain recurrence:\n" << r.summary() << "\n";
+  return {r.pass(), fmt::format("pure-double vs the float64 plain recurrence, {} step(s)", c.config.steps)};
+}
+
+// The line's case on a backend: outside its envelope, refused with nothing written; else run
+// against the truth or the CPU reference. Nothing when the backend cannot be made (make says why).
+std::optional<Outcome> run_on_backend(const CaseArgs& a, const engine::OperatorCase& c) {
+  const std::unique_ptr<engine::Backend> backend = make(a, *c.op);
+  if (!backend) return std::nullopt;
+  if (const std::string outside = backend->envelope().excludes(c.config); !outside.empty()) {
+    CaseTensors t = engine::materialize_case(*c.op, c.config);
+    const std::string why = engine::refusal_problem(*backend, t.args());
+    std::cout << fmt::format("{}: the case lies outside its envelope ({}): {}\n", backend->name(), outside,
+                             why.empty() ? "refused, nothing written" : why);
+    return Outcome{why.empty(), fmt::format("{} refuses a case outside its envelope", backend->name())};
+  }
+  const engine::CaseReport r = a.against == "reference" ? engine::run_vs_reference(c, *backend)
+                                                        : engine::run_vs_truth(c, *backend);
+  std::cout << r.summary() << "\n  replay: " << r.replay() << "\n";
+  return Outcome{r.pass(), fmt::format("{} vs the {}, {}", backend->name(),
+                                       a.against == "reference" ? "CPU reference" : "float64 plain recurrence",
+                                       r.tokens_run())};
+}
+
 int run_config(const CaseArgs& a) {
   if (a.target.find_first_not_of(" \t\r\n") == std::string::npos) {
     std::cerr << "kda-harness case: usage error: the config line is empty (e.g. \"B=3 H=2 HV=4 K=16 V=16 L=4 "
                  "slots=5 steps=9 seed=5\"; keys left out take their defaults)\n";
     return kUsage;
   }
+  if (a.backend == "pure-double" && a.against != "truth") {
+    std::cerr << "kda-harness case: pure-double is judged against the truth only\n";
+    return kUsage;
+  }
+  const engine::OperatorDescription& otherwise = op_of(a);
+  const engine::OperatorGiven given{a.op_option->count() > 0 ? &engine::find_operator(a.op) : nullptr, "--op",
+                                    &otherwise};
   engine::OperatorCase c;
   try {
-    const bool op_given = a.op_option->count() > 0;
-    c = engine::read_case_line(a.target, {op_given ? &engine::find_operator(a.op) : nullptr, "--op", &op_of(a)},
-                               a.budget);
+    c = engine::read_case_line(a.target, given, a.budget);
   } catch (const engine::CaseLineError& e) {
     std::cerr << "kda-harness case: " << e.what()
               << (e.kind == engine::CaseLineError::Kind::Syntax ? " (not a file either)\n" : "\n");
     return kUsage;
   }
-  const CaseConfig& config = c.config;
-  std::cout << "config: " << engine::config_line(config, *c.op) << "\n";
+  std::cout << "config: " << engine::config_line(c.config, *c.op) << "\n";
   std::cout << fmt::format("memory: about {:.0f} MiB (budget {:.0f} MiB)\n",
-                           engine::case_memory_bytes(config) / (1 << 20), a.budget.memory_mib);
+                           engine::case_memory_bytes(c.config) / (1 << 20), a.budget.memory_mib);
   std::cout.flush();
-  if (a.backend == "pure-double") {
-    if (a.against != "truth") {
-      std::cerr << "kda-harness case: pure-double is judged against the truth only\n";
-      return kUsage;
-    }
-    const engine::CaseReport r = engine::reference_vs_truth(c, engine::ReferenceModel::PureDouble);
-    std::cout << "pure-double vs the float64 plain recurrence:\n" << r.summary() << "\n";
-    return verdict(r.pass(), fmt::format("pure-double vs the float64 plain recurrence, {} step(s)", config.steps));
-  }
-  const std::unique_ptr<engine::Backend> backend = make(a, *c.op);
-  if (!backend) return kUsage;
-  if (const std::string outside = backend->envelope().excludes(config); !outside.empty()) {
-    CaseTensors t = engine::materialize_case(*c.op, config);
-    const std::string why = engine::refusal_problem(*backend, t.args());
-    std::cout << fmt::format("{}: the case lies outside its envelope ({}): {}\n", backend->name(), outside,
-                             why.empty() ? "refused, nothing written" : why);
-    return verdict(why.empty(), fmt::format("{} refuses a case outside its envelope", backend->name()));
-  }
-  const engine::CaseReport r = a.against == "reference" ? engine::run_vs_reference(c, *backend)
-                                                        : engine::run_vs_truth(c, *backend);
-  std::cout << r.summary() << "\n  replay: " << r.replay() << "\n";
-  return verdict(r.pass(), fmt::format("{} vs the {}, {}", backend->name(),
-                                       a.against == "reference" ? "CPU reference" : "float64 plain recurrence",
-                                       r.tokens_run()));
+  const std::optional<Outcome> o = a.backend == "pure-double" ? run_pure_double(c) : run_on_backend(a, c);
+  return o ? verdict(o->pass, o->what) : kUsage;
 }
 
 }  // namespace

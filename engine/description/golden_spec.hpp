@@ -7,13 +7,11 @@
 #pragma once
 #include <cstdint>
 #include <map>
-#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "cases/case_config.hpp"
-#include "cases/case_tensors.hpp"
 
 namespace kda::golden {
 
@@ -58,16 +56,5 @@ class GenerationError : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
 };
-
-// Replaces the generator's force_flush draw of step t by the spec's script, if any.
-void apply_script(const GoldenSpec& spec, CaseTensors& t, int64_t step);
-// Adds the row patterns of the current step of t to `seen`.
-void note_features(const CaseTensors& t, int64_t step, std::set<Feature>& seen);
-// The row patterns a rollout of the spec's config exhibits (with the spec's scripted
-// flushes), from the index tensors alone.
-std::set<Feature> row_features(const GoldenSpec& spec);
-// The first seed from `first` on (in steps of `stride`) whose rollout shows every row pattern
-// the spec claims; GenerationError when none of 200 does.
-uint64_t seed_showing(GoldenSpec spec, uint64_t first, uint64_t stride);
 
 }  // namespace kda::golden

@@ -17,7 +17,8 @@ struct CaseBudget {
   double work = 1e10;
 };
 
-// Bytes of the host tensors materialize() allocates for the config (envelope gaps included).
+// Bytes of the host tensors of the config's ReplaySSM case (the family's materialize_replayssm_case,
+// envelope gaps included): the budget's estimate for every operator's case of the config.
 double case_tensor_bytes(const CaseConfig& c);
 // Upper estimate of the run's peak memory: the tensors, a copy of them, and the float64
 // state and rings the rollout keeps (model, plain recurrence, error budget).

@@ -27,10 +27,10 @@ OperatorCase read_case_line(std::string_view line, const OperatorGiven& given, c
   } catch (const std::invalid_argument& e) {
     throw CaseLineError(CaseLineError::Kind::Syntax, e.what());
   }
+  // The config checked where it was read; an unknown or conflicting operator is said first.
+  const std::string invalid = invalid_line_message(parsed);
   const OperatorDescription& op = operator_of(parsed, given);
-  if (const std::string field = invalid_config_field(parsed.config); !field.empty())
-    throw CaseLineError(CaseLineError::Kind::Invalid, fmt::format("the config does not describe a valid call: {} (in {})",
-                                                                   field, to_string(parsed.config, parsed.op)));
+  if (!invalid.empty()) throw CaseLineError(CaseLineError::Kind::Invalid, invalid);
   OperatorCase c = fit(op, parsed.config);
   if (const std::string why = over_budget(c.config, budget); !why.empty())
     throw CaseLineError(CaseLineError::Kind::OverBudget, why);

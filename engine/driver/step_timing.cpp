@@ -9,6 +9,7 @@
 
 #include "cases/case_tensors.hpp"
 #include "engine/description/operator_words.hpp"
+#include "engine/driver/case_driver.hpp"
 
 namespace kda::engine {
 namespace {
@@ -22,11 +23,13 @@ std::string class_name(const OperatorDescription& op, const CaseConfig& c) {
 }
 
 // The case's tensors made the timed call: every ring record finite (the generator leaves the
-// records at and past each cursor NaN) and every row's cursor at c.cursor.
+// records at and past each cursor NaN) and every row's cursor at c.cursor (an operator whose
+// call has no rings or cursors keeps its tensors as made).
 void set_cursors(CaseTensors& t, int64_t cursor) {
   for (HostTensor* ring : {&t.d_cache, &t.k_cache, &t.g_cache})
     for (int64_t i = 0; i < ring->numel(); ++i)
       if (std::isnan(ring->get_linear(i))) ring->set_linear(i, 0.0);
+  if (t.write_pos.numel() != t.config.B) return;
   for (int64_t row = 0; row < t.config.B; ++row) t.write_pos.set_linear(row, static_cast<double>(cursor));
 }
 
@@ -100,7 +103,7 @@ TimingReport time_backend(Backend& backend, const TimingBudget& budget) {
     ct.cls = cls;
     ct.bytes = class_bytes(cls);
     try {
-      CaseTensors t = materialize(cls.config);
+      CaseTensors t = materialize_case(backend.op(), cls.config);
       set_cursors(t, cls.cursor);
       const StepTimes times = backend.time_steps(backend.op().bind(t.args()), budget);
       r.clock = times.clock;

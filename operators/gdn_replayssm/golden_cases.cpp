@@ -13,6 +13,8 @@
 
 #include <array>
 
+#include "operators/replayssm_family/golden_features.hpp"
+
 namespace kda::golden {
 namespace {
 

@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "cases/row_padding.hpp"
+#include "operators/replayssm_family/golden_features.hpp"
 
 namespace kda::golden {
 namespace {

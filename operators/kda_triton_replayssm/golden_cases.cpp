@@ -8,6 +8,8 @@
 // case: the Helion wrapper's flat gate, which this wrapper refuses (K17).
 #include "operators/kda_triton_replayssm/golden_cases.hpp"
 
+#include "operators/replayssm_family/golden_features.hpp"
+
 namespace kda::golden {
 namespace {
 

@@ -48,7 +48,7 @@ std::unique_ptr<Oracle> truth(const CaseTensors& t, const OperatorDescription& o
 
 const CaseDriver& replayssm_case_driver() {
   static const CaseDriver driver{
-      .materialize = &materialize,
+      .materialize = &materialize_replayssm_case,
       .fill_step = &fill_token,
       .loader = &prefetching_loader,
       .dims = &ring_dims,

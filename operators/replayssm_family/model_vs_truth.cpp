@@ -2,9 +2,9 @@
 
 #include <vector>
 
-#include "cases/case_tensors.hpp"
 #include "engine/driver/run_case.hpp"
 #include "engine/oracles/truth_oracle.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/replayssm_model.hpp"
 #include "reference/tensor_io.hpp"
@@ -53,7 +53,7 @@ class ModelBackend final : public Backend, public OwnResults {
 }  // namespace
 
 CaseReport run_model_vs_truth(const CaseConfig& config, const OperatorDescription& op) {
-  CaseTensors t = materialize(config);
+  CaseTensors t = materialize_replayssm_case(config);
   ModelBackend model(op, t, Dims{config.B, config.H, config.HV, config.K, config.V, config.L, config.slots});
   CaseReport r = start_report(config, model, "truth");
   reference::RolloutBounds fixed;  // no rates: fixed bounds, no budget

@@ -12,14 +12,14 @@
 #pragma once
 #include <memory>
 
-#include "cases/case_tensors.hpp"
-#include "engine/oracles/oracle.hpp"
 #include "engine/description/operator.hpp"
 #include "engine/description/profile.hpp"
+#include "engine/oracles/oracle.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 
 namespace kda::engine {
 
-// For a case as materialize() made it (of an operator's config: OperatorDescription::fit_case),
+// For a case as materialize_replayssm_case() made it (of an operator's config: OperatorDescription::fit_case),
 // before any step; the oracle keeps its own copy. Each later token's inputs come from the
 // backend's tensors, which the driver filled (fill_token) before the step.
 // directed: the backend rounds the worst way (engine/description/profile.hpp's bounds of directed rounding).

@@ -9,13 +9,13 @@
 #include <cstdint>
 #include <exception>
 
-#include "cases/case_tensors.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 
 namespace kda::engine {
 
 class TokenPrefetch {
  public:
-  // For a case as materialize() made it; no thread starts before start().
+  // For a case as materialize_replayssm_case() made it; no thread starts before start().
   explicit TokenPrefetch(const CaseTensors& materialized);
   ~TokenPrefetch();  // waits for a fill in progress
   TokenPrefetch(const TokenPrefetch&) = delete;

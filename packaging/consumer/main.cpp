@@ -3,16 +3,16 @@
 #include <cstdio>
 #include <string>
 
-#include "kda_harness/cases/case_tensors.hpp"
 #include "kda_harness/contract/metadata_json.hpp"
 #include "kda_harness/contract/validate.hpp"
 #include "kda_harness/engine/backends/backend.hpp"
 #include "kda_harness/engine/driver/run_case.hpp"
+#include "kda_harness/operators/replayssm_family/case_tensors.hpp"
 #include "kda_harness/plugin.h"
 
 int main() {
   const kda::CaseConfig c = kda::parse_case_config("B=3 H=2 HV=4 K=16 V=16 L=4 slots=5 steps=6 seed=2");
-  kda::CaseTensors t = kda::materialize(c);
+  kda::CaseTensors t = kda::materialize_replayssm_case(c);
   const kda::Dims d = kda::validate(t.args(), kda::Backend::Cpu);
   // The metadata as a std::string, read back: the overload for JSON text is chosen.
   const std::string metadata = kda::call_metadata_json(t.args()).dump();

@@ -1,4 +1,4 @@
-#include "cases/case_tensors.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -203,8 +203,8 @@ void fill_slot(CaseTensors& t, int64_t slot, const RingCursor& ring, std::span<c
 
 }  // namespace
 
-CaseTensors materialize(const CaseConfig& c) {
-  if (!is_valid_config(c)) throw std::invalid_argument("materialize: invalid case config: " + to_string(c));
+CaseTensors materialize_replayssm_case(const CaseConfig& c) {
+  if (!is_valid_config(c)) throw std::invalid_argument("materialize_replayssm_case: invalid case config: " + to_string(c));
   CaseTensors t;
   t.config = c;
   t.use_qk_l2norm_in_kernel = c.l2norm;
