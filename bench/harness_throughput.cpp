@@ -6,7 +6,7 @@
 #include "cases/case_config.hpp"
 #include "engine/description/operator.hpp"
 #include "engine/driver/case_driver.hpp"
-#include "engine/oracles/truth_oracle.hpp"
+#include "engine/driver/reference_vs_truth.hpp"
 
 namespace {
 

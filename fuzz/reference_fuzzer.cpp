@@ -19,7 +19,7 @@
 
 #include "cases/case_config.hpp"
 #include "engine/description/suite_limits.hpp"
-#include "engine/oracles/truth_oracle.hpp"
+#include "engine/driver/reference_vs_truth.hpp"
 #include "fuzz/fdp_chooser.hpp"
 #include "fuzz/fuzz_finding.hpp"
 #include "operators/replayssm_family/sample_space.hpp"

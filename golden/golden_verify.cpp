@@ -11,14 +11,15 @@
 
 #include "contract/error_catalog.hpp"
 #include "contract/metadata_json.hpp"
-#include "engine/driver/case_driver.hpp"
-#include "engine/reports/element_note.hpp"
-#include "engine/oracles/refusal.hpp"
 #include "engine/description/row_plan.hpp"
+#include "engine/driver/case_driver.hpp"
 #include "engine/driver/run_case.hpp"
+#include "engine/oracles/refusal.hpp"
+#include "engine/reports/element_note.hpp"
 #include "golden/call_tensors.hpp"
 #include "golden/golden_generate.hpp"
 #include "golden/verify_blocks.hpp"
+#include "operators/replayssm_family/replayssm_driver.hpp"
 #include "reference/tolerance.hpp"
 
 namespace kda::golden {
@@ -114,8 +115,8 @@ std::vector<int64_t> slot_shape(const HostTensor& state) { return {state.shape()
 // rings, and each row's records up to its cursor), checked before anything reads it: only
 // the backend's step validates a call, after the model has read it, and a backend need not
 // validate at all. The dims come from the operator's contract on the call (its tensors'
-// shapes); the model's view of it (the operator's as_kda_call, else the call itself, whose
-// rings the plain packed decode does not validate) must have the state, rings and index
+// shapes); the model's view of it (its ReplaySSM driver's as_kda_call, else the call itself,
+// whose rings the plain packed decode does not validate) must have the state, rings and index
 // tensors of those dims, and index values that name a slot (or padding) and a record of the
 // ring (contract/runtime_values.cpp). A file that breaks any of this is no valid case.
 Dims checked_file_call(const engine::OperatorDescription& op, StepTensors& call, int64_t t) {
@@ -125,7 +126,8 @@ Dims checked_file_call(const engine::OperatorDescription& op, StepTensors& call,
   if (call.d_cache.shape().size() != 4) throw invalid("d_cache is not 4-D");
   Dims d = engine::case_dims(op, call);
   std::vector<HostTensor> storage;
-  const StepArgs view = op.as_kda_call ? op.as_kda_call(call.args(), d, storage) : call.args();
+  const engine::KdaCallView as_kda = engine::replayssm_driver_of(op).as_kda_call;
+  const StepArgs view = as_kda ? as_kda(call.args(), d, storage) : call.args();
   const auto require = [&](std::string_view name, const DLTensor* x, const std::vector<int64_t>& shape) {
     if (x == nullptr) return;
     const std::vector<int64_t> has(x->shape, x->shape + x->ndim);
@@ -295,7 +297,8 @@ void verify_replayssm_case(const GoldenCase& c, engine::Backend& backend, StepTe
   const bool model_mode = !c.has_expected();
   const CaseConfig bc = bounds_config(c, call, d);
   if (!c.config) r.config = bc;
-  ExpectedOracle oracle(c, call, d, model_mode, bounds_for(bc, model_mode, backend.profile()), backend.op().as_kda_call);
+  ExpectedOracle oracle(c, call, d, model_mode, bounds_for(bc, model_mode, backend.profile()),
+                        engine::replayssm_driver_of(backend.op()).as_kda_call);
   const auto load = [&](int64_t t) {
     load_step_inputs(c, t, call);
     checked_file_call(backend.op(), call, t);

@@ -12,10 +12,11 @@
 
 #include "contract/host_tensor.hpp"
 #include "contract/step_args.hpp"
-#include "engine/reports/case_report.hpp"
 #include "engine/description/operator.hpp"
 #include "engine/description/profile.hpp"
+#include "engine/reports/case_report.hpp"
 #include "golden/golden_case.hpp"
+#include "operators/replayssm_family/truth_oracle.hpp"
 #include "reference/compare.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/replayssm_model.hpp"

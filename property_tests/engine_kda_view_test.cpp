@@ -1,4 +1,4 @@
-// An operator's view of its call as kda_replayssm's (OperatorDescription::as_kda_call), made
+// An operator's view of its call as kda_replayssm's (its ReplaySSM driver's as_kda_call), made
 // again in the same storage step after step (the oracles keep it): it must hold what a view
 // made afresh holds, whatever changed in between (gdn_replayssm repeats a ring record's gate
 // again only where its bytes changed).
@@ -9,6 +9,7 @@
 #include "contract/validate.hpp"
 #include "engine/description/operator.hpp"
 #include "operators/replayssm_family/case_tensors.hpp"
+#include "operators/replayssm_family/replayssm_driver.hpp"
 
 namespace kda::engine {
 namespace {
@@ -27,7 +28,8 @@ void expect_same_view(const StepArgs& kept, const StepArgs& fresh, const char* w
 
 TEST(KdaView, MadeAgainInItsStorageIsTheFreshView) {
   const OperatorDescription& op = find_operator("gdn_replayssm");
-  ASSERT_NE(op.as_kda_call, nullptr);
+  const KdaCallView as_kda = replayssm_driver_of(op).as_kda_call;
+  ASSERT_NE(as_kda, nullptr);
   std::vector<HostTensor> kept;
   for (const char* line : {"B=3 H=2 HV=4 K=32 V=8 L=5 slots=6 steps=2 seed=4 ring=bf16",
                            "B=3 H=2 HV=4 K=32 V=8 L=5 slots=6 steps=2 seed=5 ring=f32",  // another ring dtype
@@ -41,7 +43,7 @@ TEST(KdaView, MadeAgainInItsStorageIsTheFreshView) {
         t.a.set_linear(change, 0.5 * change);
       }
       std::vector<HostTensor> fresh;
-      expect_same_view(op.as_kda_call(t.args(), d, kept), op.as_kda_call(t.args(), d, fresh), line);
+      expect_same_view(as_kda(t.args(), d, kept), as_kda(t.args(), d, fresh), line);
     }
   }
 }

@@ -9,11 +9,11 @@
 #include <cstdio>
 #include <sstream>
 
-#include "property_tests/rc_chooser.hpp"
 #include "engine/backends/cuda_backend.hpp"
+#include "engine/driver/reference_vs_truth.hpp"
 #include "engine/driver/run_case.hpp"
-#include "engine/oracles/truth_oracle.hpp"
 #include "property_tests/kernel_gpu_env.hpp"
+#include "property_tests/rc_chooser.hpp"
 #include "reference/tolerance.hpp"
 
 namespace kda::testing {

@@ -12,9 +12,10 @@
 #include <map>
 #include <string>
 
+#include "engine/driver/reference_vs_truth.hpp"
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
-#include "engine/oracles/truth_oracle.hpp"
+#include "reference/tolerance.hpp"
 
 namespace kda::testing {
 namespace {

@@ -11,9 +11,10 @@
 
 #include "engine/backends/reference_backend.hpp"
 #include "engine/description/operator.hpp"
+#include "engine/driver/reference_vs_truth.hpp"
 #include "engine/driver/run_case.hpp"
-#include "engine/oracles/truth_oracle.hpp"
 #include "operators/replayssm_family/case_tensors.hpp"
+#include "operators/replayssm_family/truth_oracle.hpp"
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
 #include "reference/tolerance.hpp"

@@ -5,9 +5,9 @@
 // key-norm cap). Every line below failed before its fix.
 #include <gtest/gtest.h>
 
+#include "engine/driver/reference_vs_truth.hpp"
 #include "property_tests/rc_chooser.hpp"
 #include "property_tests/reference_property.hpp"
-#include "engine/oracles/truth_oracle.hpp"
 #include "reference/exp.hpp"
 
 namespace kda::testing {

@@ -14,9 +14,9 @@
 #include "engine/description/restriction.hpp"
 #include "engine/description/suite_limits.hpp"
 #include "engine/driver/backend_cases.hpp"
+#include "engine/driver/reference_vs_truth.hpp"
 #include "engine/driver/run_case.hpp"
 #include "engine/driver/suites.hpp"
-#include "engine/oracles/truth_oracle.hpp"
 #include "golden/golden_verify.hpp"
 #include "reference/rounding.hpp"
 #include "tools/contract_sweep.hpp"
@@ -252,7 +252,9 @@ std::vector<SuiteSpec> build_suites(const CheckOptions& o, const engine::GpuProb
     if (backend && !gpu_skip.empty()) s.skip_reason = gpu_skip;
     // A suite with nothing to test is skipped, saying why, never counted as passed.
     if (info.drawn && gpu_skip.empty() && count > 0) {
-      const engine::PlannedCase first = engine::plan_suite_case(info, *judged(0), engine::SuiteDraws{o.seed}, 0);
+      engine::SuiteDraws draws;
+      draws.seed = o.seed;
+      const engine::PlannedCase first = engine::plan_suite_case(info, *judged(0), draws, 0);
       if (first.kind == engine::PlannedCase::Kind::NothingToTest) s.skip_reason = first.problem;
     }
     if (backend) s.backend = judged_name;

@@ -39,11 +39,6 @@ namespace kda::engine {
 struct ContractRestatement;  // engine/description/contract_restatement.hpp
 struct CaseDriver;           // engine/driver/case_driver.hpp
 
-// A call viewed as the KDA ReplaySSM recurrence's (the default operator's): tensors it must
-// re-lay (an operator's scalar gates repeated over the key channels, a circular ring in logical
-// order) are made in `storage`, the others shared.
-using KdaCallView = StepArgs (*)(const StepArgs& args, const Dims& dims, std::vector<HostTensor>& storage);
-
 struct OperatorDescription {
   std::string_view name;                      // as --op and the plugin ABI's kda_call name it
   std::string_view summary;                   // one line
@@ -71,11 +66,6 @@ struct OperatorDescription {
   Dims (*dims_of)(const CallConfig& c);
   // A case config made one of this operator's (the fields it has no use for neutral).
   CaseConfig (*fit_case)(CaseConfig c);
-  // Its function rounds beta through b's dtype (ReplaySSM) or keeps it in float32.
-  bool beta_through_b = true;
-  // The call as the default operator's function reads it, for the float64 truth (the KDA recurrence,
-  // reference/truth_tracker.hpp); null where it already is one.
-  KdaCallView as_kda_call = nullptr;
   // "ok B=3 H=2 HV=4 K=128 V=128 slots=5": what `validate` prints for an accepted call.
   std::string (*ok_line)(const Dims& d);
   // Its curated golden cases (engine/description/golden_spec.hpp), in the order the set lists them; null:

@@ -1,9 +1,10 @@
 // The operator's CPU reference judged against the truth: the driver (run_case.hpp) with the
 // truth oracle and a reference backend, or the operator's own float64 model.
+#include "engine/driver/reference_vs_truth.hpp"
+
 #include "engine/backends/reference_backend.hpp"
 #include "engine/driver/case_driver.hpp"
 #include "engine/driver/run_case.hpp"
-#include "engine/oracles/truth_oracle.hpp"
 
 namespace kda::engine {
 

@@ -43,7 +43,6 @@ const OperatorDescription& fla_recurrent_gdn_operator() {
       .valid_spec = &fla_recurrent_gdn_valid_spec,
       .dims_of = &fla_dims_of,
       .fit_case = [](CaseConfig c) { return fit_fla_case(c, FlaGate::PerHead); },
-      .beta_through_b = false,
       .ok_line = &fla_ok_line,
       .golden_cases = &golden_cases,
       .case_driver = &fla_recurrent_driver()};

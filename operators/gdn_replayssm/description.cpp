@@ -210,6 +210,8 @@ const OperatorDescription& gdn_replayssm_operator() {
       "G32", "X-DTYPE-FLOAT", "X-STRIDES", "X-EXTENTS", "X-BACKEND-CPU", "X-BACKEND-CUDA", "X-GDN-RING-RANK",
       "X-GDN-EMPTY-HEADS", "X-GDN-NK", "X-GDN-GATE-STRIDES", "X-GDN-DEVICE", "X-SLOT-INDEX", "X-WRITE-POS",
       "X-CACHE-BASE", "X-DUP-SLOT"};
+  // The truth reads a call with its scalar gates repeated over the key channels.
+  static const ReplaySSMDriver driver = replayssm_case_driver(&as_kda);
   static const OperatorDescription op{
       .name = "gdn_replayssm",
       .summary = "SGLang's GDN ReplaySSM decode step (Qwen3-Next): ReplaySSM with one scalar gate per value head",
@@ -233,14 +235,12 @@ const OperatorDescription& gdn_replayssm_operator() {
         c.K = std::max(c.K, int64_t{32});  // the smallest power of two past G32
         return c;
       },
-      .beta_through_b = true,
-      .as_kda_call = &as_kda,
       .ok_line = [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
       },
       .golden_cases = &gdn_replayssm_golden_cases,
       .restated_contract = &restated::gdn_replayssm,
-      .case_driver = &replayssm_case_driver(),
+      .case_driver = &driver,
       // prefix_gate_cache is accepted and ignored (raw gates either way): no variant of GDN.
       .ring_variants = KDA_RING_LINEAR | KDA_RING_CIRCULAR};
   return op;

@@ -41,6 +41,7 @@ const OperatorDescription& kda_packed_decode_operator() {
       "V17", "V18", "V19", "V20", "V21", "V22", "X-DTYPE-FLOAT", "X-DTYPE-INDEX", "X-STRIDES", "X-EXTENTS",
       "X-BACKEND-CPU", "X-BACKEND-CUDA", "X-SLOT-INDEX", "X-DUP-SLOT"};
   static const ContractRestatement restatement = restated::kda_contract_restated(true);
+  static const ReplaySSMDriver driver = replayssm_case_driver(nullptr, /*beta_through_b=*/false);
   static const OperatorDescription op{
       .name = "kda_packed_decode",
       .summary = "SGLang's plain packed KDA decode: the state read and written every token, no rings",
@@ -75,13 +76,12 @@ const OperatorDescription& kda_packed_decode_operator() {
         c.ring_dtype = ScalarType::BFloat16;  // the config line's default: its line leaves the ring out
         return c;
       },
-      .beta_through_b = false,
       .ok_line = [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.slots);
       },
       .golden_cases = &kda_packed_decode_golden_cases,
       .restated_contract = &restatement,
-      .case_driver = &replayssm_case_driver()};
+      .case_driver = &driver};
   return op;
 }
 

@@ -30,6 +30,7 @@ const OperatorDescription& kda_replayssm_operator() {
     r.reference_step_holds = &restated::kda_replayssm_reference_step;
     return r;
   }();
+  static const ReplaySSMDriver driver = replayssm_case_driver();
   static const OperatorDescription op{
       .name = "kda_replayssm",
       .summary = "SGLang's ReplaySSM decode step: checkpoint state plus rings of (delta, key, gate) records",
@@ -49,13 +50,12 @@ const OperatorDescription& kda_replayssm_operator() {
         c.circular = c.prefix_gates = c.predecayed_keys = false;  // the Helion wrapper has no ring variants
         return c;
       },
-      .beta_through_b = true,
       .ok_line = [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
       },
       .golden_cases = &kda_replayssm_golden_cases,
       .restated_contract = &restatement,
-      .case_driver = &replayssm_case_driver()};
+      .case_driver = &driver};
   return op;
 }
 

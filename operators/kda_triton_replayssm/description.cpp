@@ -108,6 +108,9 @@ const OperatorDescription& kda_triton_replayssm_operator() {
       "P3", "P4", "P5", "P6", "P7", "P8", "P9", "G30", "G31", "G32", "X-DTYPE-FLOAT", "X-STRIDES", "X-EXTENTS",
       "X-BACKEND-CPU", "X-BACKEND-CUDA", "X-GDN-RING-RANK", "X-GDN-EMPTY-HEADS", "X-GDN-NK",
       "X-GDN-GATE-STRIDES", "X-GDN-DEVICE", "X-SLOT-INDEX", "X-WRITE-POS", "X-CACHE-BASE", "X-DUP-SLOT"};
+  // The truth reads its calls through kda_view (the rings in logical order, raw gates and raw
+  // keys); beta is rounded through b's dtype, the view giving pre-decayed calls a float32 b.
+  static const ReplaySSMDriver driver = replayssm_case_driver(&kda_triton::kda_view);
   static const OperatorDescription op{
       .name = "kda_triton_replayssm",
       .summary = "The KDA path of SGLang's Triton ReplaySSM decode step, with circular rings, prefix gates and pre-decayed keys",
@@ -124,14 +127,12 @@ const OperatorDescription& kda_triton_replayssm_operator() {
       .valid_spec = [](const CallConfig& c) { return triton_valid_spec(kda_call(c), true); },
       .dims_of = [](const CallConfig& c) { return kda_call(c).dims(); },
       .fit_case = &fit_kda_case,
-      .beta_through_b = true,  // the view gives pre-decayed calls a float32 b
-      .as_kda_call = &kda_triton::kda_view,
       .ok_line = [](const Dims& d) {
         return fmt::format("ok B={} H={} HV={} K={} V={} L={} slots={}", d.B, d.H, d.HV, d.K, d.V, d.L, d.slots);
       },
       .golden_cases = &kda_triton_replayssm_golden_cases,
       .restated_contract = nullptr,
-      .case_driver = &replayssm_case_driver(),
+      .case_driver = &driver,
       .ring_variants = KDA_RING_ALL};
   return op;
 }

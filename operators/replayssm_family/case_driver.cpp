@@ -2,7 +2,7 @@
 
 #include <memory>
 
-#include "engine/oracles/truth_oracle.hpp"
+#include "operators/replayssm_family/case_tensors.hpp"
 #include "operators/replayssm_family/footprint.hpp"
 #include "operators/replayssm_family/reference_oracle.hpp"
 #include "operators/replayssm_family/row_plan.hpp"
@@ -41,13 +41,15 @@ void after_step(StepTensors& t, std::vector<RowPlan>& plans, bool advance) {
 }
 
 std::unique_ptr<Oracle> truth(const CaseTensors& t, const OperatorDescription& op, Profile profile, bool directed) {
-  return truth_oracle(bounds_vs_truth(t.config, profile, directed), op.beta_through_b, op.as_kda_call);
+  const ReplaySSMDriver& driver = replayssm_driver_of(op);
+  return truth_oracle(bounds_vs_truth(t.config, profile, directed), driver.beta_through_b, driver.as_kda_call);
 }
 
 }  // namespace
 
-const CaseDriver& replayssm_case_driver() {
-  static const CaseDriver driver{
+ReplaySSMDriver replayssm_case_driver(KdaCallView as_kda_call, bool beta_through_b) {
+  ReplaySSMDriver driver;
+  static_cast<CaseDriver&>(driver) = CaseDriver{
       .materialize = &materialize_replayssm_case,
       .fill_step = &fill_token,
       .loader = &prefetching_loader,
@@ -60,6 +62,8 @@ const CaseDriver& replayssm_case_driver() {
       .model_vs_truth = &run_model_vs_truth,
       .golden_rings = true,
   };
+  driver.as_kda_call = as_kda_call;
+  driver.beta_through_b = beta_through_b;
   return driver;
 }
 

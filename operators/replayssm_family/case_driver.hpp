@@ -1,15 +1,16 @@
 // How the engine's driver (engine/driver/run_case.hpp) plays the ReplaySSM family's cases (the
 // KDA and GDN ReplaySSM operators, and the plain packed decode as the call at L = 1): the case
-// tensors of cases/case_tensors.hpp, each token's inputs made ahead on a spare core
+// tensors of case_tensors.hpp, each token's inputs made ahead on a spare core
 // (token_prefetch.hpp), the ring length from d_cache, rows planned from the rings' cursors
 // (engine/description/row_plan.hpp), the caller's cursor protocol between steps, the CPU
 // reference in lockstep and the float64 recurrence as oracles, and the float64 ReplaySSM model.
 #pragma once
-#include "engine/driver/case_driver.hpp"
+#include "operators/replayssm_family/replayssm_driver.hpp"
 
 namespace kda::engine {
 
-const CaseDriver& replayssm_case_driver();
+// The family's driver for an operator (its description's case_driver points at one it keeps).
+ReplaySSMDriver replayssm_case_driver(KdaCallView as_kda_call = nullptr, bool beta_through_b = true);
 
 // The float64 ReplaySSM model (reference::ReplayModel<double>: float64 arithmetic and float64
 // rings) rolled out over `config` through the driver against the same recurrence within

@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "engine/driver/run_case.hpp"
-#include "engine/oracles/truth_oracle.hpp"
 #include "operators/replayssm_family/case_tensors.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/replayssm_model.hpp"
@@ -19,7 +18,7 @@ namespace {
 class ModelBackend final : public Backend, public OwnResults {
  public:
   ModelBackend(const OperatorDescription& op, StepTensors& tensors, const Dims& dims)
-      : op_(op), tensors_(tensors), dims_(dims) {
+      : op_(op), as_kda_(replayssm_driver_of(op).as_kda_call), tensors_(tensors), dims_(dims) {
     envelope_.ring_modes = KDA_RING_ALL;
     const StepArgs args = kda_args();
     params_ = reference::load_params<double>(args, dims_);
@@ -38,9 +37,10 @@ class ModelBackend final : public Backend, public OwnResults {
   reference::Matrix<double> checkpoint(int64_t slot, int64_t hv) const override { return model_.checkpoint(slot, hv); }
 
  private:
-  StepArgs kda_args() { return op_.as_kda_call ? op_.as_kda_call(tensors_.args(), dims_, storage_) : tensors_.args(); }
+  StepArgs kda_args() { return as_kda_ ? as_kda_(tensors_.args(), dims_, storage_) : tensors_.args(); }
 
   const OperatorDescription& op_;
+  KdaCallView as_kda_;
   StepTensors& tensors_;
   Dims dims_;
   std::vector<HostTensor> storage_;  // of the re-laid tensors of the KDA view
@@ -59,7 +59,7 @@ CaseReport run_model_vs_truth(const CaseConfig& config, const OperatorDescriptio
   reference::RolloutBounds fixed;  // no rates: fixed bounds, no budget
   fixed.output = fixed.state = reference::kPureDoubleBound;
   // The model rounds beta through b's dtype (ReplaySSM's function) whatever the operator.
-  const std::unique_ptr<Oracle> oracle = truth_oracle(fixed, true, op.as_kda_call, &model);
+  const std::unique_ptr<Oracle> oracle = truth_oracle(fixed, true, replayssm_driver_of(op).as_kda_call, &model);
   run_case({t, config.steps, [&t](int64_t token) { fill_token(t, token); }, true, nullptr}, model, *oracle, r);
   return r;
 }

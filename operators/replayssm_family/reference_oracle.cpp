@@ -12,9 +12,10 @@
 
 #include "cases/case_tensors.hpp"
 #include "contract/tensor_view.hpp"
+#include "engine/oracles/spare_cores.hpp"
 #include "engine/reports/element_note.hpp"
 #include "engine/reports/phase_times.hpp"
-#include "engine/oracles/spare_cores.hpp"
+#include "operators/replayssm_family/replayssm_driver.hpp"
 #include "reference/layer_inputs.hpp"
 #include "reference/replayssm_model.hpp"
 #include "reference/tolerance.hpp"
@@ -233,7 +234,7 @@ void copy_indices_as_reference_sees(const StepTensors& gpu, CaseTensors& ref, co
 class ReferenceOracle final : public Oracle {
  public:
   ReferenceOracle(const CaseTensors& materialized, const OperatorDescription& op, Profile profile, bool directed)
-      : op_(op), budgets_(materialized.config, profile, directed),
+      : op_(op), as_kda_(replayssm_driver_of(op).as_kda_call), budgets_(materialized.config, profile, directed),
         records_(bounds_vs_reference(materialized.config, profile, directed).records(0)), ref_(materialized) {}
 
   void before_step(const StepView& v) override {
@@ -242,7 +243,7 @@ class ReferenceOracle final : public Oracle {
     // Beside a backend's step in flight, the reference's step too (else only once judged:
     // a step the backend refuses as it must is not).
     stepped_ = v.step_in_flight;
-    bounds_ = head_bounds(ref_, v.dims, v.plans, op_.as_kda_call, kda_storage_, budgets_, max_gate_mass_,
+    bounds_ = head_bounds(ref_, v.dims, v.plans, as_kda_, kda_storage_, budgets_, max_gate_mass_,
                           stepped_ ? std::function<void()>([this] { reference_step(); }) : nullptr);
   }
   void judge_step(const StepView& v, CaseReport& r) override {
@@ -255,6 +256,7 @@ class ReferenceOracle final : public Oracle {
 
  private:
   const OperatorDescription& op_;
+  KdaCallView as_kda_;  // its calls as kda_replayssm's (its driver's view)
   StepBudgets budgets_;
   reference::RecordBounds records_;  // the k and g records' bounds (the d record's is per head)
   CaseTensors ref_;

@@ -1,4 +1,4 @@
-#include "engine/oracles/truth_oracle.hpp"
+#include "operators/replayssm_family/truth_oracle.hpp"
 
 #include <optional>
 
