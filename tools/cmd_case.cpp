@@ -11,7 +11,6 @@
 
 #include <filesystem>
 #include <iostream>
-#include <optional>
 
 #include "engine/backends/backend.hpp"
 #include "engine/description/operator.hpp"
@@ -93,31 +92,28 @@ struct Outcome {
   std::string what;
 };
 
-// The line's case run by pure-double (the float64 model with float64 rings) against the truth.
-Outcome run_pure_double(const engine::OperatorCase& c) {
-  const engine::CaseReport r = engine::reference_vs_truth(c, engine::ReferenceModel::PureDouble);
-  std::cout << "pure-double vs the float64 plain recurrence:\n" << r.summary() << "\n";
-  return {r.pass(), fmt::format("pure-double vs the float64 plain recurrence, {} step(s)", c.config.steps)};
-}
-
-// The line's case on a backend: outside its envelope, refused with nothing written; else run
-// against the truth or the CPU reference. Nothing when the backend cannot be made (make says why).
-std::optional<Outcome> run_on_backend(const CaseArgs& a, const engine::OperatorCase& c) {
-  const std::unique_ptr<engine::Backend> backend = make(a, *c.op);
-  if (!backend) return std::nullopt;
+// The line's case played on `backend`: outside its envelope, refused with nothing written; else
+// run against the truth or the CPU reference. No backend: by pure-double (the float64 model
+// with float64 rings) against the truth.
+Outcome play(const CaseArgs& a, const engine::OperatorCase& c, engine::Backend* backend) {
+  if (backend == nullptr) {
+    const engine::CaseReport r = engine::reference_vs_truth(c, engine::ReferenceModel::PureDouble);
+    std::cout << "pure-double vs the float64 plain recurrence:\n" << r.summary() << "\n";
+    return {r.pass(), fmt::format("pure-double vs the float64 plain recurrence, {} step(s)", c.config.steps)};
+  }
   if (const std::string outside = backend->envelope().excludes(c.config); !outside.empty()) {
     CaseTensors t = engine::materialize_case(*c.op, c.config);
     const std::string why = engine::refusal_problem(*backend, t.args());
     std::cout << fmt::format("{}: the case lies outside its envelope ({}): {}\n", backend->name(), outside,
                              why.empty() ? "refused, nothing written" : why);
-    return Outcome{why.empty(), fmt::format("{} refuses a case outside its envelope", backend->name())};
+    return {why.empty(), fmt::format("{} refuses a case outside its envelope", backend->name())};
   }
   const engine::CaseReport r = a.against == "reference" ? engine::run_vs_reference(c, *backend)
                                                         : engine::run_vs_truth(c, *backend);
   std::cout << r.summary() << "\n  replay: " << r.replay() << "\n";
-  return Outcome{r.pass(), fmt::format("{} vs the {}, {}", backend->name(),
-                                       a.against == "reference" ? "CPU reference" : "float64 plain recurrence",
-                                       r.tokens_run())};
+  return {r.pass(), fmt::format("{} vs the {}, {}", backend->name(),
+                                a.against == "reference" ? "CPU reference" : "float64 plain recurrence",
+                                r.tokens_run())};
 }
 
 int run_config(const CaseArgs& a) {
@@ -145,8 +141,11 @@ int run_config(const CaseArgs& a) {
   std::cout << fmt::format("memory: about {:.0f} MiB (budget {:.0f} MiB)\n",
                            engine::case_memory_bytes(c.config) / (1 << 20), a.budget.memory_mib);
   std::cout.flush();
-  const std::optional<Outcome> o = a.backend == "pure-double" ? run_pure_double(c) : run_on_backend(a, c);
-  return o ? verdict(o->pass, o->what) : kUsage;
+  const bool pure_double = a.backend == "pure-double";
+  const std::unique_ptr<engine::Backend> backend = pure_double ? nullptr : make(a, *c.op);
+  if (!pure_double && !backend) return kUsage;
+  const Outcome o = play(a, c, backend.get());
+  return verdict(o.pass, o.what);
 }
 
 }  // namespace
