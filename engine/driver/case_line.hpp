@@ -1,9 +1,10 @@
 // The one way a case line comes into the harness, for every entry point that takes one
 // (`kda-harness case "<line>"`, the C library's kda_case_materialize and the config of
 // kda_check_plugin and kda_shrink_case, and through them Python's case() and check(config=)):
-// the line read (cases/case_config.hpp, op= included), its operator resolved, the config
-// checked (invalid_config_field), made the operator's case once (fit()) and held to the
-// budgets (engine/driver/case_budget.hpp) before anything is allocated.
+// the line read and its config checked (cases/case_config.hpp: op= included, invalid_line_message),
+// its operator resolved (an unknown or conflicting one said before an invalid config), made the
+// operator's case once (fit()) and held to the budgets (engine/driver/case_budget.hpp) before
+// anything is allocated.
 #pragma once
 #include <stdexcept>
 #include <string>

@@ -41,6 +41,7 @@ const OperatorDescription& kda_packed_decode_operator() {
       "V17", "V18", "V19", "V20", "V21", "V22", "X-DTYPE-FLOAT", "X-DTYPE-INDEX", "X-STRIDES", "X-EXTENTS",
       "X-BACKEND-CPU", "X-BACKEND-CUDA", "X-SLOT-INDEX", "X-DUP-SLOT"};
   static const ContractRestatement restatement = restated::kda_contract_restated(true);
+  // Its function keeps beta in float32 (no rounding through b's dtype); its calls are kda_replayssm's at L = 1.
   static const ReplaySSMDriver driver = replayssm_case_driver(nullptr, /*beta_through_b=*/false);
   static const OperatorDescription op{
       .name = "kda_packed_decode",
