@@ -14,7 +14,7 @@
 // by at most u times itself), plus u * smallest_normal per element in the subnormal range.
 // (b) A token maps S -> S diag(exp(g)) (I - beta k k^T) + beta v k^T with g <= 0, beta in
 // (0, 1), beta ||k||^2 < 2 (normalized keys, or the generator's keys of norm <= 1.25 when the
-// step does not normalize: cases/case_tensors.cpp): both factors have spectral norm <= 1, so an error already in the state never grows; it decays with the
+// step does not normalize: operators/replayssm_family/case_tensors.cpp): both factors have spectral norm <= 1, so an error already in the state never grows; it decays with the
 // columns it sits in. (c) Independent rounding errors add in quadrature: the first-order
 // probabilistic model of Higham and Mary (SIAM J. Sci. Comput. 41(5), 2019), whose
 // dot-product bound lambda sqrt(n) u holds with probability >= 1 - 2 exp(-lambda^2 / 2);
