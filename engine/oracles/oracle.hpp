@@ -2,8 +2,7 @@
 // plays the case, steps the backend and checks what any step must show (refusals, row
 // status, footprint, guards); the oracle knows what the step should have computed:
 //   - the CPU reference stepped in lockstep (each case driver's reference_oracle),
-//   - the float64 recurrence (each case driver's truth_oracle: the ReplaySSM family's is
-//     operators/replayssm_family/truth_oracle.hpp),
+//   - the float64 recurrence (each case driver's truth_oracle, kept in its family's folder),
 //   - a golden file's expected tensors (golden/golden_verify.cpp).
 #pragma once
 #include <cstdint>
